@@ -1,0 +1,36 @@
+// Time types for the whole stack. Both worlds measure time in microseconds from an arbitrary
+// origin (the scheduler's start), so virtual and real time have the same type.
+#ifndef NET_BASE_TIME_H_
+#define NET_BASE_TIME_H_
+
+#include <chrono>
+#include <cstdint>
+
+namespace netstack {
+
+// A span of time. std::chrono literals (250ms, 10s) convert to it implicitly.
+using TimeDelta = std::chrono::microseconds;
+
+// The clock behind TimeTicks. It has no now(): time is read from a Scheduler, never from a
+// global, so that tests and the simulator control it.
+struct TickClock {
+  using rep = int64_t;
+  using period = std::micro;
+  using duration = TimeDelta;
+  using time_point = std::chrono::time_point<TickClock>;
+  static constexpr bool is_steady = true;
+};
+
+// A point in time on a Scheduler's clock.
+using TimeTicks = TickClock::time_point;
+
+// Milliseconds as a double, for output (JSON timings, NetLog).
+inline double ToMilliseconds(TimeDelta d) { return static_cast<double>(d.count()) / 1000.0; }
+inline double ToMilliseconds(TimeTicks t) { return ToMilliseconds(t.time_since_epoch()); }
+
+inline TimeDelta Milliseconds(int64_t ms) { return std::chrono::milliseconds(ms); }
+inline TimeDelta Seconds(int64_t s) { return std::chrono::seconds(s); }
+
+}  // namespace netstack
+
+#endif  // NET_BASE_TIME_H_
