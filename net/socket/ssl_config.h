@@ -1,0 +1,22 @@
+// TLS settings of a stack (one per context), as the CLI sets them.
+#ifndef NET_SOCKET_SSL_CONFIG_H_
+#define NET_SOCKET_SSL_CONFIG_H_
+
+#include <string>
+
+namespace netstack {
+
+struct SslConfig {
+  // Verify the server's chain and host name (curl's default); false is `-k`.
+  bool verify_peer = true;
+  // PEM file of trusted CAs (`--cacert`); empty means the system store.
+  std::string ca_file;
+  // Resume sessions per host:port (Chrome and curl do).
+  bool enable_session_cache = true;
+  // Highest version offered: "1.2" or "1.3" (default). The simulator models the same knob.
+  std::string max_version = "1.3";
+};
+
+}  // namespace netstack
+
+#endif  // NET_SOCKET_SSL_CONFIG_H_
