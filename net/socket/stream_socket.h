@@ -52,6 +52,10 @@ class StreamSocket {
   // ("TLSv1.3"); defaults for plain sockets.
   virtual bool WasSessionResumed() const { return false; }
   virtual std::string TlsVersion() const { return {}; }
+
+  // A sentence about the last failure when the transport knows more than the error code (for
+  // TLS, the certificate verification error); empty otherwise.
+  virtual std::string GetErrorDetail() const { return {}; }
 };
 
 }  // namespace netstack

@@ -53,3 +53,58 @@ TEST_CASE("netlog: a default NetLogWithSource drops events") {
   none.AddEvent(NetLogEventType::FAILED);
   CHECK_FALSE(none.IsCapturing());
 }
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "net/base/net_error.h"
+#include "net/base/net_log_file_writer.h"
+
+TEST_CASE("netlog file: Chrome's layout with the constants the viewer requires") {
+  VirtualScheduler clock;
+  NetLog log(clock);
+  std::string path = std::string("/tmp/netstack-netlog-test-") + std::to_string(::getpid()) + ".json";
+  std::string error;
+  auto writer = NetLogFileWriter::Create(path, &log, NetLogConstants(1700000000000, "test"),
+                                         &error, /*max_events=*/2);
+  REQUIRE(writer);
+  auto src = NetLogWithSource::Make(&log, NetLogSourceType::SOCKET);
+  clock.AdvanceBy(std::chrono::milliseconds(12));
+  src.BeginEvent(NetLogEventType::TCP_CONNECT,
+                 [] { return nlohmann::json{{"address", "\"<x>\""}}; });
+  src.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, OK);
+  src.AddEvent(NetLogEventType::SOCKET_CLOSED);  // over max_events: dropped
+  REQUIRE(writer->Finish({{"hostResolverInfo", nlohmann::json::object()}}, &error));
+
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str());
+  for (const char* key : {"logEventTypes", "clientInfo", "logEventPhase", "logSourceType",
+                          "loadFlag", "netError", "addressFamily", "timeTickOffset"})
+    CHECK(j["constants"].contains(key));
+  CHECK(j["constants"]["logFormatVersion"] == 1);
+  CHECK(j["constants"]["logEventPhase"]["PHASE_END"] == 2);
+  CHECK(j["constants"]["netError"]["ERR_NAME_NOT_RESOLVED"] == -105);
+  REQUIRE(j["events"].size() == 2);
+  CHECK(j["events"][0]["time"] == "12");
+  CHECK(j["events"][0]["type"] == j["constants"]["logEventTypes"]["TCP_CONNECT"]);
+  CHECK(j["events"][0]["phase"] == 1);
+  CHECK(j["events"][0]["params"]["address"] == "\"<x>\"");
+  CHECK_FALSE(j["events"][1].contains("params"));
+  CHECK(j["polledData"]["netstackEventsDropped"] == 1);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("netlog file: an unwritable path is a clear error") {
+  VirtualScheduler clock;
+  NetLog log(clock);
+  std::string error;
+  auto writer = NetLogFileWriter::Create("/nonexistent-dir/x.json", &log,
+                                         NetLogConstants(0, ""), &error);
+  CHECK_FALSE(writer);
+  CHECK(error.find("/nonexistent-dir/x.json") != std::string::npos);
+}

@@ -1,0 +1,325 @@
+#include "net/http/http_stream_parser.h"
+
+#include <algorithm>
+#include <climits>
+#include <mutex>
+
+#include "net/http/http_util.h"
+
+namespace netstack {
+
+namespace {
+
+// http-parser's own header limit is process-wide (80 KiB by default, below Chrome's 256 KiB).
+// This class enforces its per-response bound itself, so the library's is raised once above
+// the largest bound an Options may ask for.
+void RaiseLibraryHeaderLimitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    http_parser_set_max_header_size(
+        static_cast<uint32_t>(HttpStreamParser::kMaxMaxHeaderBytes + 1024));
+  });
+}
+
+bool IsValidTarget(std::string_view target) {
+  if (target.empty()) return false;
+  for (char c : target) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7f) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+HttpStreamParser::HttpStreamParser(const Options& options)
+    : options_{options.head_request, std::min(options.max_header_bytes, kMaxMaxHeaderBytes)} {
+  RaiseLibraryHeaderLimitOnce();
+  ResetForNextMessage();
+}
+
+HttpStreamParser::~HttpStreamParser() = default;
+
+std::string HttpStreamParser::RequestLine(const HttpRequestMessage& request) {
+  return request.method + " " + request.target + " HTTP/1.1\r\n";
+}
+
+int HttpStreamParser::SerializeRequest(const HttpRequestMessage& request, std::string* out) {
+  if (!IsHttpToken(request.method) || !IsValidTarget(request.target) ||
+      !IsValidHeaderValue(request.host)) {
+    return ERR_INVALID_ARGUMENT;
+  }
+  const HttpRequestHeaders& headers = request.headers;
+  std::string wire = RequestLine(request);
+  if (!request.host.empty() && !headers.HasHeader(HttpRequestHeaders::kHost)) {
+    wire.append("Host: ").append(request.host).append("\r\n");
+  }
+  std::string headers_text = headers.ToString();  // ends with the empty line
+  wire.append(headers_text, 0, headers_text.size() - 2);
+  bool body_method =
+      request.method == "POST" || request.method == "PUT" || request.method == "PATCH";
+  if ((!request.body.empty() || body_method) &&
+      !headers.HasHeader(HttpRequestHeaders::kContentLength)) {
+    wire.append("Content-Length: ").append(std::to_string(request.body.size())).append("\r\n");
+  }
+  wire.append("\r\n");
+  wire.append(request.body);
+  *out = std::move(wire);
+  return OK;
+}
+
+void HttpStreamParser::ResetForNextMessage() {
+  http_parser_init(&parser_, HTTP_RESPONSE);
+  parser_.data = this;
+  // A response with both Transfer-Encoding: chunked and Content-Length is read as chunked
+  // (RFC 9112 section 6.3), like browsers do, but the connection is not reused after it.
+  parser_.allow_chunked_length = 1;
+  pending_headers_.clear();
+  reason_.clear();
+  field_.clear();
+  value_.clear();
+  last_was_value_ = false;
+  interim_ = false;
+}
+
+int HttpStreamParser::Fail(int error, std::string message) {
+  state_ = State::kError;
+  error_ = error;
+  error_message_ = std::move(message);
+  return error_;
+}
+
+int HttpStreamParser::FailFromParser() {
+  auto err = HTTP_PARSER_ERRNO(&parser_);
+  std::string what = http_errno_description(err);
+  if (err == HPE_HEADER_OVERFLOW) {
+    return Fail(ERR_RESPONSE_HEADERS_TOO_BIG, "response headers too big: " + what);
+  }
+  return Fail(ERR_INVALID_HTTP_RESPONSE, "malformed HTTP response: " + what + " (after " +
+                                             std::to_string(bytes_received_) + " bytes)");
+}
+
+int HttpStreamParser::Consume(const char* data, size_t len) {
+  if (state_ == State::kError) return error_;
+  size_t offset = 0;
+  while (offset < len) {
+    if (state_ == State::kDone || eof_seen_) {
+      leftover_bytes_ += len - offset;
+      return OK;
+    }
+    size_t chunk = len - offset;
+    const bool in_headers = state_ == State::kHeaders;
+    if (in_headers) {
+      size_t budget =
+          options_.max_header_bytes - std::min(header_bytes_, options_.max_header_bytes);
+      if (budget == 0) {
+        return Fail(
+            ERR_RESPONSE_HEADERS_TOO_BIG,
+            "response headers larger than " + std::to_string(options_.max_header_bytes) + " bytes");
+      }
+      chunk = std::min(chunk, budget);
+    }
+    size_t n = http_parser_execute(&parser_, &Settings(), data + offset, chunk);
+    offset += n;
+    bytes_received_ += static_cast<int64_t>(n);
+    // A pause at the end of the headers stops before their final LF, which is then counted
+    // with the body: the bound is exact to within that byte.
+    if (in_headers) header_bytes_ += n;
+    if (state_ == State::kError) return error_;  // a callback failed
+    auto err = HTTP_PARSER_ERRNO(&parser_);
+    if (err == HPE_PAUSED) {
+      http_parser_pause(&parser_, 0);
+      if (paused_for_message_) {
+        paused_for_message_ = false;
+        if (interim_) {
+          ResetForNextMessage();
+        } else {
+          state_ = State::kDone;
+        }
+      }
+      continue;
+    }
+    if (err != HPE_OK) return FailFromParser();
+    if (n < chunk) {
+      // The library stops early without an error only for protocol upgrades, which end the
+      // message first (handled above); anything else is a surprise.
+      return Fail(ERR_INVALID_HTTP_RESPONSE, "malformed HTTP response: parser stopped early");
+    }
+  }
+  return OK;
+}
+
+int HttpStreamParser::ConsumeEof() {
+  if (state_ == State::kError) return error_;
+  if (eof_seen_) return state_ == State::kDone ? OK : error_;
+  eof_seen_ = true;
+  switch (state_) {
+    case State::kDone:
+      return OK;
+    case State::kHeaders:
+      if (bytes_received_ == 0) {
+        return Fail(ERR_EMPTY_RESPONSE, "the server closed the connection without a response");
+      }
+      return Fail(ERR_INVALID_HTTP_RESPONSE,
+                  "malformed HTTP response: connection closed inside the response headers");
+    case State::kBody:
+      break;
+    case State::kError:
+      return error_;
+  }
+  http_parser_execute(&parser_, &Settings(), nullptr, 0);
+  if (state_ == State::kError) return error_;
+  if (paused_for_message_) {
+    http_parser_pause(&parser_, 0);
+    paused_for_message_ = false;
+    state_ = State::kDone;
+    ended_by_close_ = true;
+    return OK;
+  }
+  if (parser_.flags & F_CHUNKED) {
+    return Fail(ERR_INCOMPLETE_CHUNKED_ENCODING, "connection closed inside a chunked body after " +
+                                                     std::to_string(body_bytes_received_) +
+                                                     " body bytes");
+  }
+  int64_t expected = headers_ ? headers_->GetContentLength() : -1;
+  return Fail(ERR_CONTENT_LENGTH_MISMATCH,
+              "connection closed after " + std::to_string(body_bytes_received_) + " of " +
+                  (expected >= 0 ? std::to_string(expected) : std::string("?")) +
+                  " body bytes (Content-Length)");
+}
+
+size_t HttpStreamParser::ReadBody(char* buf, size_t len) {
+  size_t n = std::min(len, buffered_body_bytes());
+  std::copy_n(body_.data() + body_offset_, n, buf);
+  ConsumeBody(n);
+  return n;
+}
+
+void HttpStreamParser::ConsumeBody(size_t n) {
+  body_offset_ += std::min(n, buffered_body_bytes());
+  if (body_offset_ == body_.size()) {
+    body_.clear();
+    body_offset_ = 0;
+  }
+}
+
+bool HttpStreamParser::CanReuseConnection() const {
+  return state_ == State::kDone && keep_alive_ && !ended_by_close_ && !eof_seen_ &&
+         leftover_bytes_ == 0 && !ambiguous_framing_;
+}
+
+void HttpStreamParser::FinishPendingHeader() {
+  if (!field_.empty()) {
+    pending_headers_.push_back({std::move(field_), std::string(TrimHttpWhitespace(value_))});
+  }
+  field_.clear();
+  value_.clear();
+  last_was_value_ = false;
+}
+
+bool HttpStreamParser::CountTrailerBytes(size_t len) {
+  header_bytes_ += len;
+  if (header_bytes_ > options_.max_header_bytes) {
+    Fail(ERR_RESPONSE_HEADERS_TOO_BIG, "chunked trailers over the response header limit");
+    return false;
+  }
+  return true;
+}
+
+// static
+int HttpStreamParser::OnStatus(http_parser* p, const char* at, size_t len) {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  self->reason_.append(at, len);
+  return 0;
+}
+
+// static
+int HttpStreamParser::OnHeaderField(http_parser* p, const char* at, size_t len) {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  if (self->state_ == State::kBody) return self->CountTrailerBytes(len) ? 0 : -1;
+  if (self->last_was_value_) self->FinishPendingHeader();
+  self->field_.append(at, len);
+  return 0;
+}
+
+// static
+int HttpStreamParser::OnHeaderValue(http_parser* p, const char* at, size_t len) {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  if (self->state_ == State::kBody) return self->CountTrailerBytes(len) ? 0 : -1;
+  // An obsolete line folding arrives as more value text; its line break is replaced by the
+  // whitespace that follows it.
+  self->value_.append(at, len);
+  self->last_was_value_ = true;
+  return 0;
+}
+
+// static
+int HttpStreamParser::OnHeadersComplete(http_parser* p) {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  self->FinishPendingHeader();
+  int code = static_cast<int>(p->status_code);
+  if (code < 100) {
+    self->Fail(ERR_INVALID_HTTP_RESPONSE,
+               "malformed HTTP response: invalid HTTP status code " + std::to_string(code));
+    return -1;
+  }
+  auto headers = std::make_shared<HttpResponseHeaders>(HttpVersion{p->http_major, p->http_minor},
+                                                       code, std::move(self->reason_));
+  for (auto& h : self->pending_headers_) headers->AddHeader(std::move(h.name), std::move(h.value));
+  self->pending_headers_.clear();
+
+  self->interim_ = code / 100 == 1 && code != 101;
+  if (self->interim_) {
+    ++self->informational_responses_;
+  } else {
+    self->headers_ = std::move(headers);
+    self->state_ = State::kBody;
+    if ((p->flags & F_CHUNKED) && (p->flags & F_CONTENTLENGTH)) self->ambiguous_framing_ = true;
+  }
+  // Stop here so that Consume sees where the header bytes end.
+  http_parser_pause(p, 1);
+  bool no_body = self->options_.head_request || code / 100 == 1 || code == 204 || code == 304;
+  return no_body ? 1 : 0;  // 1: the library skips the body
+}
+
+// static
+int HttpStreamParser::OnBody(http_parser* p, const char* at, size_t len) {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  if (self->body_offset_ == self->body_.size()) {
+    self->body_.clear();
+    self->body_offset_ = 0;
+  }
+  self->body_.append(at, len);
+  self->body_bytes_received_ += static_cast<int64_t>(len);
+  return 0;
+}
+
+// static
+int HttpStreamParser::OnMessageComplete(http_parser* p) {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  if (!self->interim_) {
+    // 101 switches to another protocol: this connection can no longer carry HTTP/1.1.
+    self->keep_alive_ = http_should_keep_alive(p) && p->status_code != 101;
+  }
+  self->paused_for_message_ = true;
+  http_parser_pause(p, 1);
+  return 0;
+}
+
+// static
+const http_parser_settings& HttpStreamParser::Settings() {
+  static const http_parser_settings settings = [] {
+    http_parser_settings s;
+    http_parser_settings_init(&s);
+    s.on_status = &OnStatus;
+    s.on_header_field = &OnHeaderField;
+    s.on_header_value = &OnHeaderValue;
+    s.on_headers_complete = &OnHeadersComplete;
+    s.on_body = &OnBody;
+    s.on_message_complete = &OnMessageComplete;
+    return s;
+  }();
+  return settings;
+}
+
+}  // namespace netstack

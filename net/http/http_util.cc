@@ -1,0 +1,145 @@
+#include "net/http/http_util.h"
+
+#include <cstdint>
+
+namespace netstack {
+
+namespace {
+
+bool IsTokenChar(unsigned char c) {
+  if (c <= 0x20 || c >= 0x7f) return false;
+  switch (c) {
+    case '(':
+    case ')':
+    case '<':
+    case '>':
+    case '@':
+    case ',':
+    case ';':
+    case ':':
+    case '\\':
+    case '"':
+    case '/':
+    case '[':
+    case ']':
+    case '?':
+    case '=':
+    case '{':
+    case '}':
+      return false;
+    default:
+      return true;
+  }
+}
+
+char ToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+}  // namespace
+
+bool IsHttpToken(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!IsTokenChar(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+bool IsValidHeaderValue(std::string_view s) {
+  for (char c : s) {
+    if (c == '\0' || c == '\r' || c == '\n') return false;
+  }
+  return true;
+}
+
+bool EqualsCaseInsensitiveAscii(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ToLower(a[i]) != ToLower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string ToLowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ToLower(c);
+  return out;
+}
+
+std::string_view TrimHttpWhitespace(std::string_view s) {
+  size_t begin = 0;
+  size_t end = s.size();
+  while (begin < end && (s[begin] == ' ' || s[begin] == '\t')) ++begin;
+  while (end > begin && (s[end - 1] == ' ' || s[end - 1] == '\t')) --end;
+  return s.substr(begin, end - begin);
+}
+
+std::vector<std::string_view> SplitHttpList(std::string_view value) {
+  std::vector<std::string_view> items;
+  bool in_quotes = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= value.size(); ++i) {
+    if (i < value.size()) {
+      char c = value[i];
+      if (in_quotes && c == '\\' && i + 1 < value.size()) {
+        ++i;  // A quoted-pair: the next character is literal.
+        continue;
+      }
+      if (c == '"') in_quotes = !in_quotes;
+      if (c != ',' || in_quotes) continue;
+    }
+    std::string_view item = TrimHttpWhitespace(value.substr(start, i - start));
+    if (!item.empty()) items.push_back(item);
+    start = i + 1;
+  }
+  return items;
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is invalid.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t len;
+  uint32_t min;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2, min = 0x80, cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3, min = 0x800, cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4, min = 0x10000, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  // Overlong forms, UTF-16 surrogates and values past U+10FFFF are invalid.
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+std::string SanitizeUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+}  // namespace netstack

@@ -1,0 +1,39 @@
+// Small HTTP text helpers shared by the header classes and the stream parser: token and value
+// validation (RFC 9110 section 5), case-insensitive ASCII comparison and whitespace trimming.
+// Pure functions, no state.
+#ifndef NET_HTTP_HTTP_UTIL_H_
+#define NET_HTTP_HTTP_UTIL_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netstack {
+
+// True for a non-empty RFC 9110 token (header names, methods, content codings).
+bool IsHttpToken(std::string_view s);
+
+// True if `s` may be sent as a header value: no NUL, CR or LF (the characters that would let a
+// value smuggle another header or request).
+bool IsValidHeaderValue(std::string_view s);
+
+// ASCII-only case-insensitive equality (header names and tokens are ASCII).
+bool EqualsCaseInsensitiveAscii(std::string_view a, std::string_view b);
+
+std::string ToLowerAscii(std::string_view s);
+
+// Strips leading and trailing optional whitespace (SP and HTAB).
+std::string_view TrimHttpWhitespace(std::string_view s);
+
+// Splits a comma-separated header value into trimmed, non-empty items. Commas inside a
+// quoted-string ("a, b") do not split. Used by EnumerateHeader and Content-Encoding parsing.
+std::vector<std::string_view> SplitHttpList(std::string_view value);
+
+// `s` if it is valid UTF-8, else a copy with each invalid byte replaced by U+FFFD. Header text
+// is bytes, but nlohmann::json refuses to dump invalid UTF-8, so everything that goes into JSON
+// (NetLog params, --json records) passes through here.
+std::string SanitizeUtf8(std::string_view s);
+
+}  // namespace netstack
+
+#endif  // NET_HTTP_HTTP_UTIL_H_

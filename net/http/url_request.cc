@@ -1,0 +1,173 @@
+#include "net/http/url_request.h"
+
+#include "net/http/url_request_context.h"
+
+namespace netstack {
+namespace {
+
+constexpr int kReadBufferBytes = 32 * 1024;
+// A redirect body larger than this is not worth draining: the socket is closed instead.
+constexpr int64_t kMaxDrainBytes = 64 * 1024;
+
+}  // namespace
+
+UrlRequest::UrlRequest(UrlRequestContext* context, const Params& params, Delegate* delegate)
+    : context_(context),
+      params_(params),
+      delegate_(delegate),
+      net_log_(NetLogWithSource::Make(context->net_log(), NetLogSourceType::URL_REQUEST)),
+      url_(params.request.url),
+      method_(params.request.method),
+      body_(params.request.body),
+      buffer_(kReadBufferBytes) {}
+
+UrlRequest::~UrlRequest() {
+  if (!finished_) net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, ERR_ABORTED);
+}
+
+void UrlRequest::Start() {
+  start_time_ = context_->scheduler().Now();
+  net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
+    return nlohmann::json{{"url", url_.spec()},
+                          {"method", method_},
+                          {"priority", RequestPriorityToString(params_.priority)}};
+  });
+  // Post, so the delegate never hears back inside Start().
+  context_->scheduler().PostTask([weak = weak_factory_.GetWeakPtr()] {
+    if (weak) weak->StartHop();
+  });
+}
+
+void UrlRequest::StartHop() {
+  net_log_.BeginEvent(NetLogEventType::URL_REQUEST_START_JOB, [this] {
+    return nlohmann::json{{"url", url_.spec()}, {"method", method_}};
+  });
+  HttpRequestInfo info = params_.request;
+  info.url = url_;
+  info.method = method_;
+  info.body = body_;
+  transaction_ = std::make_unique<HttpNetworkTransaction>(context_, params_.priority, net_log_);
+  int rv = transaction_->Start(info, [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnHopStarted(rv);
+  });
+  if (rv != ERR_IO_PENDING) OnHopStarted(rv);
+}
+
+void UrlRequest::OnHopStarted(int rv) {
+  net_log_.EndEventWithNetErrorCode(NetLogEventType::URL_REQUEST_START_JOB, rv);
+  if (rv != OK) {
+    RecordHop();
+    Finish(rv, transaction_->error_detail());
+    return;
+  }
+  OnHeaders();
+}
+
+void UrlRequest::OnHeaders() {
+  headers_ = transaction_->response_headers();
+  std::string location;
+  if (params_.follow_redirects && headers_->IsRedirect(&location)) {
+    std::string message;
+    Url target;
+    if (url_.Resolve(location, &target, &message) != OK) {
+      RecordHop();
+      Finish(ERR_INVALID_REDIRECT, "bad redirect from " + url_.spec() + ": " + message);
+      return;
+    }
+    if (static_cast<int>(redirect_chain_.size()) >= params_.max_redirects) {
+      RecordHop();
+      Finish(ERR_TOO_MANY_REDIRECTS, "more than " + std::to_string(params_.max_redirects) +
+                                         " redirects (last to " + target.spec() + ")");
+      return;
+    }
+    redirect_target_ = target;
+    DrainRedirectBody();
+    return;
+  }
+  delegate_->OnResponseStarted(this);
+  ReadBody();
+}
+
+void UrlRequest::DrainRedirectBody() {
+  draining_ = true;
+  drained_bytes_ = 0;
+  ReadBody();
+}
+
+void UrlRequest::ReadBody() {
+  // Loops while reads complete synchronously; an asynchronous one resumes in OnReadComplete.
+  for (;;) {
+    int rv = transaction_->Read(buffer_.data(), kReadBufferBytes,
+                                [weak = weak_factory_.GetWeakPtr()](int rv) {
+                                  if (weak) weak->OnReadComplete(rv);
+                                });
+    if (rv == ERR_IO_PENDING || !ConsumeRead(rv)) return;
+  }
+}
+
+void UrlRequest::OnReadComplete(int rv) {
+  if (ConsumeRead(rv)) ReadBody();
+}
+
+bool UrlRequest::ConsumeRead(int rv) {
+  if (rv > 0) {
+    if (!draining_) {
+      decoded_bytes_ += rv;
+      delegate_->OnReadData(this, buffer_.data(), rv);
+      return true;
+    }
+    drained_bytes_ += rv;
+    if (drained_bytes_ <= kMaxDrainBytes) return true;
+    FollowRedirect();  // The transaction closes the undrained socket.
+    return false;
+  }
+  if (draining_) {
+    // An error while draining a redirect body only costs the socket; follow anyway.
+    FollowRedirect();
+    return false;
+  }
+  RecordHop();
+  Finish(rv, rv < 0 ? transaction_->error_detail() : std::string());
+  return false;
+}
+
+void UrlRequest::FollowRedirect() {
+  draining_ = false;
+  int code = headers_->response_code();
+  net_log_.AddEvent(NetLogEventType::URL_REQUEST_REDIRECTED, [this, code] {
+    return nlohmann::json{{"location", redirect_target_.spec()}, {"status", code}};
+  });
+  // Browsers turn POST into GET on 301/302 and everything but HEAD into GET on 303; 307 and
+  // 308 keep the method and body.
+  if ((code == 303 && method_ != "HEAD") || ((code == 301 || code == 302) && method_ == "POST")) {
+    method_ = "GET";
+    body_.clear();
+  }
+  transaction_.reset();  // Returns a drained socket to the pool (or closes it).
+  redirect_chain_.push_back(redirect_target_.spec());
+  url_ = redirect_target_;
+  headers_.reset();
+  StartHop();
+}
+
+void UrlRequest::RecordHop() {
+  if (!transaction_) return;
+  timing_ = transaction_->GetLoadTimingInfo();
+  connection_ = transaction_->connection_info();
+  encoded_bytes_ = transaction_->encoded_body_bytes();
+}
+
+void UrlRequest::Finish(int result, std::string message) {
+  end_time_ = context_->scheduler().Now();
+  error_ = result;
+  if (result != OK) {
+    error_message_ = ErrorToMessage(result);
+    if (!message.empty()) error_message_ += ": " + message;
+  }
+  transaction_.reset();
+  finished_ = true;
+  net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, result);
+  delegate_->OnComplete(this, result);  // May destroy this.
+}
+
+}  // namespace netstack

@@ -1,0 +1,117 @@
+// UrlRequest: one fetch as a user asks for it: a URL, followed through redirects, its body
+// decoded and streamed to a delegate, with the timing of every step. Each hop is an
+// HttpNetworkTransaction; redirect bodies are drained so their keep-alive socket is reused.
+#ifndef NET_HTTP_URL_REQUEST_H_
+#define NET_HTTP_URL_REQUEST_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/base/load_timing_info.h"
+#include "net/base/net_log.h"
+#include "net/base/weak_ptr.h"
+#include "net/http/http_network_transaction.h"
+
+namespace netstack {
+
+class UrlRequestContext;
+
+class UrlRequest {
+ public:
+  class Delegate {
+   public:
+    virtual ~Delegate() = default;
+    // The final response's headers arrived (after any redirects). Optional.
+    virtual void OnResponseStarted(UrlRequest* request) {}
+    // Decoded body bytes, in order. `data` is valid only during the call. Must not destroy
+    // the request (OnComplete may).
+    virtual void OnReadData(UrlRequest* request, const char* data, int len) = 0;
+    // The fetch ended: OK or a net error. Runs exactly once, never inside Start(), unless the
+    // request is destroyed first. The delegate may destroy the request here.
+    virtual void OnComplete(UrlRequest* request, int result) = 0;
+  };
+
+  struct Params {
+    HttpRequestInfo request;
+    bool follow_redirects = true;
+    int max_redirects = 20;  // Chrome's and curl's limit
+    RequestPriority priority = MEDIUM;
+  };
+
+  // `context` and `delegate` must outlive the request.
+  UrlRequest(UrlRequestContext* context, const Params& params, Delegate* delegate);
+  // Cancels: sockets in use are closed, the delegate is not called again.
+  ~UrlRequest();
+  UrlRequest(const UrlRequest&) = delete;
+  UrlRequest& operator=(const UrlRequest&) = delete;
+
+  // Starts the fetch; the delegate hears back later.
+  void Start();
+
+  // After OnResponseStarted: the final response's headers (null if none arrived).
+  std::shared_ptr<const HttpResponseHeaders> response_headers() const { return headers_; }
+  const Url& original_url() const { return params_.request.url; }
+  // The URL of the last hop.
+  const Url& url() const { return url_; }
+  // URLs redirected to, in order (the final URL last when redirects were followed).
+  const std::vector<std::string>& redirect_chain() const { return redirect_chain_; }
+  // Timing of the last hop; request_start of the first hop is start_time().
+  const LoadTimingInfo& load_timing_info() const { return timing_; }
+  TimeTicks start_time() const { return start_time_; }
+  TimeTicks end_time() const { return end_time_; }
+  const ConnectionInfo& connection_info() const { return connection_; }
+  int64_t decoded_body_bytes() const { return decoded_bytes_; }
+  int64_t encoded_body_bytes() const { return encoded_bytes_; }
+  // The error, and a one-line message naming what went wrong (empty while no error).
+  int error() const { return error_; }
+  const std::string& error_message() const { return error_message_; }
+  const NetLogWithSource& net_log() const { return net_log_; }
+
+ private:
+  void StartHop();
+  void OnHopStarted(int rv);
+  // Handles the headers of a hop: follows a redirect or starts reading the body.
+  void OnHeaders();
+  void ReadBody();
+  // Drains a redirect's body (bounded) so its socket can be reused, then follows it.
+  void DrainRedirectBody();
+  void FollowRedirect();
+  void OnReadComplete(int rv);
+  // Takes a body read's result; returns true to keep reading.
+  bool ConsumeRead(int rv);
+  void RecordHop();
+  // Ends the fetch with `result`, posting OnComplete so it never runs re-entrantly.
+  void Finish(int result, std::string message = {});
+
+  UrlRequestContext* const context_;
+  Params params_;
+  Delegate* const delegate_;
+  NetLogWithSource net_log_;
+
+  Url url_;
+  std::string method_;
+  std::string body_;
+  Url redirect_target_;
+  std::unique_ptr<HttpNetworkTransaction> transaction_;
+  std::shared_ptr<const HttpResponseHeaders> headers_;
+  std::vector<std::string> redirect_chain_;
+  std::vector<char> buffer_;
+  bool draining_ = false;
+  int64_t drained_bytes_ = 0;
+
+  LoadTimingInfo timing_;
+  ConnectionInfo connection_;
+  TimeTicks start_time_{}, end_time_{};
+  int64_t decoded_bytes_ = 0;
+  int64_t encoded_bytes_ = 0;
+  int error_ = OK;
+  std::string error_message_;
+  bool finished_ = false;
+
+  WeakPtrFactory<UrlRequest> weak_factory_{this};
+};
+
+}  // namespace netstack
+
+#endif  // NET_HTTP_URL_REQUEST_H_

@@ -1,0 +1,162 @@
+// Host cache and socket pool behaviour seen from outside: dnsmasq's query log and nginx's
+// access log ($connection) against the CLI's JSON records (socket.id, socket.reused).
+#include <algorithm>
+#include <cstdio>
+
+#include "tests/integration/fault_http_server.h"
+#include "tests/integration/fetch_test_util.h"
+#include "tests/integration/local_dns.h"
+
+namespace netstack::test {
+namespace {
+
+TEST_CASE("20 sequential fetches to one host make one DNS query and one connection",
+          "[fetch][reuse]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  LocalDns dns;
+  START_OR_SKIP(dns, {{"a.test", "127.0.0.1", "", 60}});
+
+  const std::string url = nginx.HttpUrl("/small.txt", "a.test");
+  NetstackRun run = RunFetchJson(Concat({"--dns-server", dns.server()}, Repeat(url, 20)));
+  CHECK_FETCH_OK(run, 20u);
+
+  for (const nlohmann::json& r : run.records) {
+    CHECK(JsonInt(r, "status") == 200);
+    CHECK(JsonInt(r, "bytes") == 612);
+  }
+  CHECK(run.SocketIds().size() == 1);
+  CHECK_FALSE(JsonBool(run.records[0], "socket/reused", true));
+  CHECK(run.ReusedCount() == 19);
+  CHECK(JsonString(run.records[0], "socket/address") ==
+        "127.0.0.1:" + std::to_string(nginx.http_port()));
+
+  // One A query (an AAAA query for the same name is allowed, once).
+  INFO(dns.ReadLog());
+  CHECK(dns.CountQueries("a.test", "A") == 1);
+  CHECK(dns.CountQueries("a.test", "AAAA") <= 1);
+
+  std::vector<NginxLogEntry> log = nginx.ReadAccessLog();
+  REQUIRE(log.size() == 20);
+  CHECK(Connections(log).size() == 1);
+  CHECK(log.back().connection_requests == 20);
+  CHECK(log.front().host == "a.test");
+}
+
+TEST_CASE("parallel 20 to one host never opens more than 6 connections", "[fetch][reuse]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  LocalDns dns;
+  START_OR_SKIP(dns, {{"a.test", "127.0.0.1", "", 60}});
+
+  const std::string url = nginx.HttpUrl("/1m.bin", "a.test");
+  NetstackRun run =
+      RunFetchJson(Concat({"--dns-server", dns.server(), "--parallel", "20"}, Repeat(url, 20)));
+  CHECK_FETCH_OK(run, 20u);
+  for (const nlohmann::json& r : run.records) CHECK(JsonInt(r, "bytes") == 1048576);
+
+  std::set<int64_t> ids = run.SocketIds();
+  std::set<uint64_t> connections = Connections(nginx.ReadAccessLog());
+  std::printf("--parallel 20: %zu sockets (netstack), %zu connections (nginx)\n", ids.size(),
+              connections.size());
+  CHECK(ids.size() >= 1);
+  CHECK(ids.size() <= 6);
+  CHECK(connections.size() <= 6);
+  CHECK(connections.size() == ids.size());
+  // The concurrent lookups for one name are merged into one job.
+  INFO(dns.ReadLog());
+  CHECK(dns.CountQueries("a.test", "A") == 1);
+}
+
+TEST_CASE("max-sockets-per-group bounds the connections to one host", "[fetch][reuse]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  const std::string url = nginx.HttpUrl("/1m.bin");
+  NetstackRun run =
+      RunFetchJson(Concat({"--parallel", "10", "--max-sockets-per-group", "2"}, Repeat(url, 10)));
+  CHECK_FETCH_OK(run, 10u);
+  CHECK(run.SocketIds().size() <= 2);
+  CHECK(Connections(nginx.ReadAccessLog()).size() <= 2);
+}
+
+TEST_CASE("a second name with the same address gets its own group", "[fetch][reuse]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  LocalDns dns;
+  START_OR_SKIP(dns, {{"a.test", "127.0.0.1", "", 60}, {"b.test", "127.0.0.1", "", 60}});
+
+  const std::string a = nginx.HttpUrl("/small.txt", "a.test");
+  const std::string b = nginx.HttpUrl("/small.txt", "b.test");
+  NetstackRun run = RunFetchJson({"--dns-server", dns.server(), a, b, a, b});
+  CHECK_FETCH_OK(run, 4u);
+  const auto id = [&](size_t i) { return JsonInt(run.records[i], "socket/id"); };
+  CHECK(id(0) != id(1));
+  CHECK(id(0) == id(2));
+  CHECK(id(1) == id(3));
+  CHECK_FALSE(JsonBool(run.records[1], "socket/reused", true));
+  CHECK(JsonBool(run.records[2], "socket/reused"));
+  CHECK(JsonBool(run.records[3], "socket/reused"));
+
+  std::vector<NginxLogEntry> log = nginx.ReadAccessLog();
+  REQUIRE(log.size() == 4);
+  CHECK(Connections(log).size() == 2);
+  CHECK(log[0].connection != log[1].connection);
+  CHECK(log[1].host == "b.test");
+  CHECK(dns.CountQueries("a.test") == 1);
+  CHECK(dns.CountQueries("b.test") == 1);
+}
+
+TEST_CASE("a name whose TTL expired is resolved again but a fresh one is not", "[fetch][dns]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  FaultHttpServer fault;
+  std::string error;
+  REQUIRE(fault.Start(0, &error));
+  LocalDns dns;
+  START_OR_SKIP(dns, {{"ttl.test", "127.0.0.1", "", 1}, {"a.test", "127.0.0.1", "", 60}});
+
+  // Connection: close makes every fetch connect (and so resolve) again: no idle socket spares
+  // the later fetches a lookup. The fault server's delay lets the 1 s TTL run out in between.
+  const std::string ttl = nginx.HttpUrl("/small.txt", "ttl.test");
+  const std::string a = nginx.HttpUrl("/small.txt", "a.test");
+  NetstackRun run = RunFetchJson({"--dns-server", dns.server(), "-H", "Connection: close", ttl, a,
+                                  fault.Url("/delay/2500"), ttl, a});
+  CHECK_FETCH_OK(run, 5u);
+  INFO(dns.ReadLog());
+  CHECK(dns.CountQueries("ttl.test") == 2);
+  CHECK(dns.CountQueries("a.test") == 1);
+  CHECK_FALSE(JsonBool(run.records[0], "dns/from_cache", true));
+  CHECK_FALSE(JsonBool(run.records[3], "dns/from_cache", true));
+  CHECK(JsonBool(run.records[4], "dns/from_cache"));
+  CHECK(run.ReusedCount() == 0);
+  CHECK(Connections(nginx.ReadAccessLog()).size() == 4);
+}
+
+TEST_CASE("stale-dns serves an expired entry while it is refreshed", "[fetch][dns]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  FaultHttpServer fault;
+  std::string error;
+  REQUIRE(fault.Start(0, &error));
+  LocalDns dns;
+  START_OR_SKIP(dns, {{"ttl.test", "127.0.0.1", "", 1}});
+
+  const std::string ttl = nginx.HttpUrl("/small.txt", "ttl.test");
+  NetstackRun run = RunFetchJson({"--dns-server", dns.server(), "--stale-dns", "-H",
+                                  "Connection: close", ttl, fault.Url("/delay/2500"), ttl});
+  CHECK_FETCH_OK(run, 3u);
+  CHECK(JsonInt(run.records[2], "status") == 200);
+  CHECK(JsonBool(run.records[2], "dns/stale"));
+  CHECK(JsonBool(run.records[2], "dns/from_cache"));
+  INFO(dns.ReadLog());
+  CHECK(dns.CountQueries("ttl.test") >= 1);
+}
+
+}  // namespace
+}  // namespace netstack::test

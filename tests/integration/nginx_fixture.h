@@ -1,0 +1,105 @@
+// A real nginx on 127.0.0.1 for integration tests: HTTP, HTTPS (TLS 1.2 and 1.3) and
+// HTTPS with TLS 1.2 only, on free ports, with a test CA made at start, generated static files,
+// gzip for everything, redirect chains, and an access log that records the connection serial
+// number of every request (so tests can count connections and reuse).
+//
+// Everything lives in one temp dir: config, pid file, logs, temp paths, certificates, docroot.
+// nginx runs in the foreground (daemon off) as a child process and is stopped by the destructor.
+#ifndef TESTS_INTEGRATION_NGINX_FIXTURE_H_
+#define TESTS_INTEGRATION_NGINX_FIXTURE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/integration/process_runner.h"
+#include "tests/integration/temp_dir.h"
+#include "tests/integration/test_certificates.h"
+
+namespace netstack::test {
+
+// One line of the access log.
+struct NginxLogEntry {
+  uint64_t connection = 0;           // $connection: the connection serial number
+  uint64_t connection_requests = 0;  // $connection_requests: nth request on that connection
+  int status = 0;                    // $status
+  std::string request_uri;           // $request_uri
+  std::string host;                  // $host
+  int server_port = 0;               // $server_port
+  std::string ssl_protocol;          // $ssl_protocol, "-" over plain HTTP
+  std::string ssl_session_reused;    // $ssl_session_reused: "r" if resumed, "." if not
+  uint64_t bytes_sent = 0;           // $bytes_sent (headers + body as sent)
+  std::string accept_encoding;       // $http_accept_encoding
+};
+
+class NginxFixture {
+ public:
+  // Paths served (under the docroot):
+  //   /small.txt   612 bytes of text
+  //   /text.txt    100 KiB of repetitive text (gzip shrinks it a lot)
+  //   /1m.bin      1 MiB of pseudo-random bytes
+  //   /page.html   an HTML page linking /res/0.txt ... /res/9.txt (small text files)
+  //   /redirect/3  301 -> /redirect/2 (relative Location)
+  //   /redirect/2  302 -> http(s)://host:port/redirect/1 (absolute Location)
+  //   /redirect/1  301 -> /small.txt
+  //   /loop        302 -> /loop
+  static constexpr int kRedirectChainLength = 3;
+
+  NginxFixture();
+  ~NginxFixture();
+  NginxFixture(const NginxFixture&) = delete;
+  NginxFixture& operator=(const NginxFixture&) = delete;
+
+  // Makes the certificates, files and config and starts nginx, waiting until all ports accept.
+  // Returns true when it is serving. Otherwise skipped() tells whether the test should be
+  // skipped (nginx or openssl missing and not installable) rather than fail, and message()
+  // says why (with nginx's error log).
+  bool Start();
+  bool skipped() const { return skipped_; }
+  const std::string& message() const { return message_; }
+
+  // Stops nginx (SIGTERM, then SIGKILL). Called by the destructor.
+  void Stop();
+
+  int http_port() const { return http_port_; }
+  int https_port() const { return https_port_; }
+  // HTTPS that offers only TLS 1.2 (where session resumption saves a round trip).
+  int https12_port() const { return https12_port_; }
+
+  // "http://host:http_port" + path, and the same for the HTTPS ports.
+  std::string HttpUrl(const std::string& path, const std::string& host = "127.0.0.1") const;
+  std::string HttpsUrl(const std::string& path, const std::string& host = "localhost") const;
+  std::string Https12Url(const std::string& path, const std::string& host = "localhost") const;
+
+  // The test CA's certificate (PEM), for --cacert.
+  const std::string& ca_cert() const { return certs_.ca_cert(); }
+  // The absolute path of a served file (e.g. "/small.txt"), to compare bodies and sizes.
+  std::string DocPath(const std::string& url_path) const;
+  // The size of a served file, or -1.
+  long FileSize(const std::string& url_path) const;
+
+  // Parses the access log written so far (nginx writes each line when a request finishes).
+  std::vector<NginxLogEntry> ReadAccessLog() const;
+  std::string ReadErrorLog() const;
+
+  const std::string& dir() const { return dir_.path(); }
+
+ private:
+  bool MakeDocroot(std::string* error);
+  std::string MakeConfig() const;
+  bool TryStart(std::string* error);
+
+  TempDir dir_;
+  TestCertificates certs_;
+  ChildProcess nginx_;
+  std::string nginx_path_;
+  int http_port_ = 0;
+  int https_port_ = 0;
+  int https12_port_ = 0;
+  bool skipped_ = false;
+  std::string message_;
+};
+
+}  // namespace netstack::test
+
+#endif  // TESTS_INTEGRATION_NGINX_FIXTURE_H_

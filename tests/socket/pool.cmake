@@ -1,0 +1,12 @@
+# Unit tests of the client socket pool and connect jobs, on virtual time with fakes.
+netstack_test(pool_tests
+  ${CMAKE_CURRENT_SOURCE_DIR}/connect_job_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/fake_client_socket_factory.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/fake_host_resolver.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_binding_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_backup_flush_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_idle_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_invariants_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_limits_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_test_util.cc
+  LIBS net_socket)

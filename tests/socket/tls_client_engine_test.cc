@@ -1,0 +1,293 @@
+// TlsClientEngine and SslClientContext with no socket at all: the engine's ciphertext is moved
+// by hand to and from an in-memory OpenSSL server. Certificates are made at test time.
+#include "net/socket/tls_client_engine.h"
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "net/socket/ssl_client_context.h"
+#include "tests/socket/tls_memory_server.h"
+#include "tests/socket/tls_test_certs.h"
+
+namespace netstack {
+namespace {
+
+using test::TestCertificate;
+using test::TestCertificateAuthority;
+using test::TlsMemoryServer;
+using test::TlsMemoryServerContext;
+
+struct Pki {
+  TestCertificateAuthority ca{"netstack test CA"};
+  TestCertificateAuthority other_ca{"someone else's CA"};
+  TestCertificate leaf = ca.Issue("localhost", {"localhost"}, {"127.0.0.1"});
+  test::TempDir dir;
+  std::string ca_file = dir.WriteFile("ca.pem", ca.cert_pem());
+  std::string other_ca_file = dir.WriteFile("other.pem", other_ca.cert_pem());
+};
+
+Pki& SharedPki() {
+  static Pki pki;
+  return pki;
+}
+
+std::unique_ptr<SslClientContext> MakeContext(const std::string& ca_file,
+                                              const std::string& max_version = "1.3",
+                                              bool verify = true) {
+  SslConfig config;
+  config.ca_file = ca_file;
+  config.max_version = max_version;
+  config.verify_peer = verify;
+  std::string error;
+  auto context = SslClientContext::Create(config, &error);
+  INFO(error);
+  REQUIRE(context);
+  return context;
+}
+
+// Moves bytes both ways until neither side makes progress; the client's input is fed only as
+// far as its bounded buffer allows, the rest waits in `to_client`.
+struct Wire {
+  TlsClientEngine& client;
+  TlsMemoryServer& server;
+  std::string to_client = {};
+
+  void Pump() {
+    for (int i = 0; i < 100; ++i) {
+      char buf[4096];
+      std::string to_server;
+      size_t n;
+      while ((n = client.TakeOutput(buf, sizeof(buf))) > 0) to_server.append(buf, n);
+      server.Feed(to_server);
+      server.Handshake();
+      to_client += server.TakeOutput();
+      size_t fed = client.FeedInput(to_client.data(), to_client.size());
+      to_client.erase(0, fed);
+      if (to_server.empty() && fed == 0) return;
+    }
+  }
+
+  // Runs the client handshake to completion or failure.
+  int Handshake() {
+    int rv = ERR_IO_PENDING;
+    for (int i = 0; i < 50 && rv == ERR_IO_PENDING; ++i) {
+      rv = client.Handshake();
+      Pump();
+    }
+    return rv;
+  }
+
+  // Reads what the server sent (processing tickets on the way).
+  std::string ReadAll() {
+    std::string out;
+    char buf[4096];
+    for (int i = 0; i < 100; ++i) {
+      Pump();
+      int rv = client.Read(buf, sizeof(buf));
+      if (rv > 0) {
+        out.append(buf, rv);
+      } else if (rv == ERR_IO_PENDING && to_client.empty()) {
+        return out;
+      } else if (rv != ERR_IO_PENDING) {
+        return out;
+      }
+    }
+    return out;
+  }
+};
+
+TEST_CASE("tls engine: a handshake over bytes only, with SNI, ALPN and data both ways") {
+  Pki& pki = SharedPki();
+  auto context = MakeContext(pki.ca_file);
+  TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
+  TlsClientEngine client(context.get(), "localhost", 443);
+  TlsMemoryServer server(server_context);
+  Wire wire{client, server};
+  REQUIRE(client.init_result() == OK);
+
+  // Nothing happens until the engine is asked: it does no I/O of its own.
+  CHECK(client.OutputPending() == 0);
+  CHECK(client.Handshake() == ERR_IO_PENDING);
+  CHECK(client.want() == TlsClientEngine::Want::kInput);
+  CHECK(client.OutputPending() > 0);  // The ClientHello.
+
+  REQUIRE(wire.Handshake() == OK);
+  CHECK(client.handshake_done());
+  CHECK(client.version() == "TLSv1.3");
+  CHECK_FALSE(client.cipher().empty());
+  CHECK(client.negotiated_protocol() == "http/1.1");
+  CHECK(server.server_name() == "localhost");
+  CHECK(client.session_key() == "localhost:443");
+
+  REQUIRE(client.Write("ping", 4) == 4);
+  wire.Pump();
+  CHECK(server.ReadAll() == "ping");
+  server.Write("pong");
+  CHECK(wire.ReadAll() == "pong");
+
+  // close_notify is a clean end of stream.
+  server.SendCloseNotify();
+  wire.Pump();
+  char buf[16];
+  CHECK(client.Read(buf, sizeof(buf)) == 0);
+}
+
+TEST_CASE("tls engine: the incoming ciphertext buffer is bounded") {
+  Pki& pki = SharedPki();
+  auto context = MakeContext(pki.ca_file);
+  TlsClientEngine client(context.get(), "localhost", 443);
+  std::string flood(100 * 1024, '\x17');
+  size_t accepted = client.FeedInput(flood.data(), flood.size());
+  CHECK(accepted == TlsClientEngine::kBufferSize);
+  CHECK(client.InputSpace() == 0);
+  CHECK(client.FeedInput(flood.data(), flood.size()) == 0);
+  CHECK(client.HasBufferedInput());
+}
+
+TEST_CASE("tls engine: verification failures map to Chrome's certificate errors") {
+  Pki& pki = SharedPki();
+  TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
+
+  SECTION("unknown authority") {
+    auto context = MakeContext(pki.other_ca_file);
+    TlsClientEngine client(context.get(), "localhost", 443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    CHECK(wire.Handshake() == ERR_CERT_AUTHORITY_INVALID);
+    CHECK(client.last_error_detail() == "unable to get local issuer certificate");
+  }
+  SECTION("wrong host name") {
+    auto context = MakeContext(pki.ca_file);
+    TlsClientEngine client(context.get(), "www.example.test", 443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    CHECK(wire.Handshake() == ERR_CERT_COMMON_NAME_INVALID);
+    CHECK(client.last_error_detail() == "hostname mismatch");
+  }
+  SECTION("wrong IP address") {
+    auto context = MakeContext(pki.ca_file);
+    TlsClientEngine client(context.get(), "127.0.0.2", 443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    CHECK(wire.Handshake() == ERR_CERT_COMMON_NAME_INVALID);
+    CHECK(server.server_name().empty());  // No SNI for IP literals.
+  }
+  SECTION("expired certificate") {
+    TestCertificate expired = pki.ca.Issue("localhost", {"localhost"}, {}, -7200, -3600);
+    TlsMemoryServerContext expired_context(expired.cert_pem, expired.key_pem);
+    auto context = MakeContext(pki.ca_file);
+    TlsClientEngine client(context.get(), "localhost", 443);
+    TlsMemoryServer server(expired_context);
+    Wire wire{client, server};
+    CHECK(wire.Handshake() == ERR_CERT_DATE_INVALID);
+    CHECK(client.last_error_detail() == "certificate has expired");
+  }
+  SECTION("-k accepts all of that") {
+    auto context = MakeContext(pki.other_ca_file, "1.3", /*verify=*/false);
+    TlsClientEngine client(context.get(), "www.example.test", 443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    CHECK(wire.Handshake() == OK);
+  }
+}
+
+TEST_CASE("tls engine: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH") {
+  Pki& pki = SharedPki();
+  TlsMemoryServerContext tls13_only(pki.leaf.cert_pem, pki.leaf.key_pem, TLS1_3_VERSION);
+  auto context = MakeContext(pki.ca_file, "1.2");
+  TlsClientEngine client(context.get(), "localhost", 443);
+  TlsMemoryServer server(tls13_only);
+  Wire wire{client, server};
+  CHECK(wire.Handshake() == ERR_SSL_VERSION_OR_CIPHER_MISMATCH);
+  CHECK_FALSE(client.last_error_detail().empty());
+}
+
+TEST_CASE("tls engine: the second connection to a host:port resumes its session") {
+  Pki& pki = SharedPki();
+  const bool tls13 = GENERATE(true, false);
+  CAPTURE(tls13);
+  auto context = MakeContext(pki.ca_file, tls13 ? "1.3" : "1.2");
+  TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
+  {
+    TlsClientEngine client(context.get(), "localhost", 8443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    REQUIRE(wire.Handshake() == OK);
+    CHECK_FALSE(client.session_resumed());
+    CHECK(client.version() == (tls13 ? "TLSv1.3" : "TLSv1.2"));
+    // TLS 1.3 tickets come after the handshake and are stored when read.
+    server.Write("x");
+    CHECK(wire.ReadAll() == "x");
+  }
+  CHECK(context->session_count() == 1);
+  {
+    // Another port is another cache key: a full handshake.
+    TlsClientEngine client(context.get(), "localhost", 9443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    REQUIRE(wire.Handshake() == OK);
+    CHECK_FALSE(client.session_resumed());
+  }
+  {
+    TlsClientEngine client(context.get(), "localhost", 8443);
+    TlsMemoryServer server(server_context);
+    Wire wire{client, server};
+    REQUIRE(wire.Handshake() == OK);
+    CHECK(client.session_resumed());
+    CHECK(server.resumed());
+  }
+}
+
+TEST_CASE("ssl client context: bad settings are one-line errors") {
+  SslConfig config;
+  std::string error;
+  config.max_version = "1.1";
+  CHECK(SslClientContext::Create(config, &error) == nullptr);
+  CHECK(error.find("1.1") != std::string::npos);
+  config.max_version = "1.3";
+  config.ca_file = "/nonexistent/ca.pem";
+  CHECK(SslClientContext::Create(config, &error) == nullptr);
+  CHECK(error.find("/nonexistent/ca.pem") != std::string::npos);
+  config.ca_file.clear();
+  CHECK(SslClientContext::Create(config, &error) != nullptr);  // The system store.
+}
+
+// A resumable TLS 1.2 session object (an id is all OpenSSL needs to call it resumable).
+SslSessionPtr FakeSession() {
+  SSL_SESSION* session = SSL_SESSION_new();
+  static const unsigned char kId[] = {1, 2, 3, 4};
+  SSL_SESSION_set1_id(session, kId, sizeof(kId));
+  SSL_SESSION_set_protocol_version(session, TLS1_2_VERSION);
+  SSL_SESSION_set_time(session, static_cast<long>(time(nullptr)));
+  SSL_SESSION_set_timeout(session, 300);
+  return SslSessionPtr(session);
+}
+
+TEST_CASE("ssl client context: the session cache is bounded, LRU, and can be flushed") {
+  SslConfig config;
+  config.verify_peer = false;
+  std::string error;
+  auto context = SslClientContext::Create(config, &error, /*max_sessions=*/2);
+  REQUIRE(context);
+  CHECK(SslClientContext::SessionKey("::1", 443) == "[::1]:443");
+  context->InsertSession("a:443", FakeSession());
+  context->InsertSession("b:443", FakeSession());
+  CHECK(context->LookupSession("a:443") != nullptr);  // "a" is now the most recent.
+  context->InsertSession("c:443", FakeSession());
+  CHECK(context->session_count() == 2);
+  CHECK(context->LookupSession("b:443") == nullptr);  // Evicted.
+  CHECK(context->LookupSession("a:443") != nullptr);
+  CHECK(context->LookupSession("c:443") != nullptr);
+  context->ClearSessionCache();
+  CHECK(context->session_count() == 0);
+  CHECK(context->LookupSession("a:443") == nullptr);
+
+  config.enable_session_cache = false;
+  auto disabled = SslClientContext::Create(config, &error);
+  disabled->InsertSession("a:443", FakeSession());
+  CHECK(disabled->session_count() == 0);
+}
+
+}  // namespace
+}  // namespace netstack

@@ -1,0 +1,56 @@
+// Test PKI made at test time with the OpenSSL API: a CA and server certificates it signs, as
+// PEM text and files in a temporary directory. Nothing is checked in; every run has new keys.
+#ifndef TESTS_SOCKET_TLS_TEST_CERTS_H_
+#define TESTS_SOCKET_TLS_TEST_CERTS_H_
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include <string>
+#include <vector>
+
+namespace netstack::test {
+
+struct TestCertificate {
+  std::string cert_pem;
+  std::string key_pem;
+};
+
+// A self-signed CA (EC P-256) that issues server certificates.
+class TestCertificateAuthority {
+ public:
+  explicit TestCertificateAuthority(const std::string& common_name);
+  ~TestCertificateAuthority();
+  TestCertificateAuthority(const TestCertificateAuthority&) = delete;
+  TestCertificateAuthority& operator=(const TestCertificateAuthority&) = delete;
+
+  const std::string& cert_pem() const { return cert_pem_; }
+
+  // A server certificate with subjectAltName DNS `dns_names` and IP `ips`, valid from
+  // now + `not_before_s` to now + `not_after_s` (seconds; negative is the past).
+  TestCertificate Issue(const std::string& common_name, const std::vector<std::string>& dns_names,
+                        const std::vector<std::string>& ips, long not_before_s = -3600,
+                        long not_after_s = 86400) const;
+
+ private:
+  EVP_PKEY* key_ = nullptr;
+  X509* cert_ = nullptr;
+  std::string cert_pem_;
+};
+
+// A directory under $TMPDIR removed (with its files) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  // Writes `contents` to path()/name and returns the full path.
+  std::string WriteFile(const std::string& name, const std::string& contents) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace netstack::test
+
+#endif  // TESTS_SOCKET_TLS_TEST_CERTS_H_

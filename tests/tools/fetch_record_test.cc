@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "net/base/net_error.h"
+#include "tools/netstack/fetch_record.h"
+
+using namespace netstack;
+
+TEST_CASE("fetch record: JSON has every field of the contract") {
+  FetchRecord r;
+  r.url = r.final_url = "http://a.test/";
+  r.method = "GET";
+  r.status = 200;
+  r.status_text = "OK";
+  r.bytes = 10;
+  r.dns_ms = 1.23456;
+  r.total_ms = 5;
+  r.socket_id = 7;
+  auto j = FetchRecordToJson(r);
+  for (const char* key : {"url", "status", "headers", "bytes", "error", "timing", "socket",
+                          "cache", "speculative", "redirects", "dns"})
+    CHECK(j.contains(key));
+  for (const char* key :
+       {"dns_ms", "connect_ms", "tls_ms", "send_ms", "ttfb_ms", "receive_ms", "total_ms"})
+    CHECK(j["timing"].contains(key));
+  CHECK(j["timing"]["dns_ms"] == Approx(1.235));
+  CHECK(j["error"].is_null());
+  CHECK(j["socket"]["id"] == 7);
+  CHECK(j["socket"]["reused"] == false);
+  CHECK(j["cache"] == "bypass");
+}
+
+TEST_CASE("fetch record: errors carry a message and Chrome's name") {
+  FetchRecord r;
+  r.url = "http://nx.test/";
+  r.error = ERR_NAME_NOT_RESOLVED;
+  r.error_message = ErrorToMessage(ERR_NAME_NOT_RESOLVED);
+  auto j = FetchRecordToJson(r);
+  CHECK(j["error_code"] == "ERR_NAME_NOT_RESOLVED");
+  CHECK(j["status"] == 0);
+  std::string line = FetchRecordToLine(r);
+  CHECK(line.find("ERR_NAME_NOT_RESOLVED") != std::string::npos);
+  CHECK(line.find('\n') == std::string::npos);
+}
+
+TEST_CASE("fetch record: the human line shows status, size, timing and reuse") {
+  FetchRecord r;
+  r.final_url = "http://a.test/x";
+  r.status = 404;
+  r.status_text = "Not Found";
+  r.bytes = 20000;
+  r.total_ms = 12.34;
+  r.socket_id = 3;
+  r.socket_reused = true;
+  std::string line = FetchRecordToLine(r);
+  CHECK(line.rfind("404 Not Found", 0) == 0);
+  CHECK(line.find("19.5 KiB") != std::string::npos);
+  CHECK(line.find("12.3 ms") != std::string::npos);
+  CHECK(line.find("socket 3 reused") != std::string::npos);
+}

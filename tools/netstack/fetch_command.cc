@@ -1,0 +1,220 @@
+#include "tools/netstack/fetch_command.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <list>
+#include <memory>
+#include <vector>
+
+#include "net/base/net_log_file_writer.h"
+#include "net/http/url_request.h"
+#include "tools/netstack/fetch_record.h"
+#include "tools/netstack/live_stack.h"
+
+namespace netstack {
+namespace {
+
+double Ms(TimeTicks from, TimeTicks to) {
+  if (from == TimeTicks{} || to == TimeTicks{} || to < from) return 0;
+  return ToMilliseconds(to - from);
+}
+
+LiveStackOptions MakeStackOptions(const FetchOptions& o) {
+  LiveStackOptions s;
+  s.context.pool.max_sockets = o.max_sockets;
+  s.context.pool.max_sockets_per_group = o.max_sockets_per_group;
+  s.context.pool.connect_timeout =
+      TimeDelta(static_cast<int64_t>(std::llround(o.connect_timeout_s * 1e6)));
+  s.context.stream.idle_timeout =
+      TimeDelta(static_cast<int64_t>(std::llround(o.timeout_s * 1e6)));
+  s.context.stream.max_body_bytes = static_cast<int64_t>(o.max_body);
+  s.context.resolver.allow_stale = o.stale_dns;
+  s.dns.servers = o.dns_servers;
+  s.dns.timeout = Milliseconds(o.dns_timeout_ms);
+  s.dns.tries = o.dns_tries;
+  // Names given on the command line are meant exactly when a server is named.
+  s.dns.use_search_domains = o.dns_servers.empty();
+  s.ssl.verify_peer = !o.insecure;
+  s.ssl.ca_file = o.cacert;
+  s.overrides = o.resolves;
+  return s;
+}
+
+// One URL's fetch: owns its UrlRequest and output file, and turns the result into a record.
+class FetchJob : public UrlRequest::Delegate {
+ public:
+  FetchJob(size_t index, const FetchOptions& options, UrlRequestContext* context,
+           std::function<void(FetchJob*)> on_done)
+      : index_(index), options_(options), context_(context), on_done_(std::move(on_done)) {}
+
+  ~FetchJob() override {
+    if (output_ && output_ != stdout) std::fclose(output_);
+  }
+
+  void Start() {
+    if (index_ < options_.outputs.size()) {
+      const std::string& path = options_.outputs[index_];
+      output_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+      if (!output_) {
+        record_.url = options_.urls[index_].spec();
+        record_.error = ERR_FAILED;
+        record_.error_message = "cannot write " + path + ": " + std::strerror(errno);
+        // Report asynchronously like every other outcome.
+        context_->scheduler().PostTask([this] { on_done_(this); });
+        return;
+      }
+    }
+    UrlRequest::Params params;
+    params.request.url = options_.urls[index_];
+    params.request.method = options_.method;
+    params.request.body = options_.data;
+    for (const auto& [name, value] : options_.headers)
+      params.request.extra_headers.SetHeader(name, value);
+    params.follow_redirects = !options_.no_follow;
+    params.max_redirects = options_.max_redirects;
+    request_ = std::make_unique<UrlRequest>(context_, params, this);
+    request_->Start();
+  }
+
+  void OnReadData(UrlRequest*, const char* data, int len) override {
+    if (output_ && !write_failed_ && std::fwrite(data, 1, static_cast<size_t>(len), output_) !=
+                                         static_cast<size_t>(len)) {
+      write_failed_ = true;
+      write_error_ = std::strerror(errno);
+    }
+  }
+
+  void OnComplete(UrlRequest* request, int result) override {
+    FillRecord(*request, result);
+    on_done_(this);
+  }
+
+  const FetchRecord& record() const { return record_; }
+  bool failed() const { return record_.error != OK; }
+
+ private:
+  void FillRecord(const UrlRequest& r, int result) {
+    FetchRecord& rec = record_;
+    rec.url = r.original_url().spec();
+    rec.final_url = r.url().spec();
+    rec.method = options_.method;
+    if (auto headers = r.response_headers()) {
+      rec.status = headers->response_code();
+      rec.status_text = headers->reason();
+      rec.headers = headers->ToJson();
+    }
+    rec.bytes = static_cast<uint64_t>(r.decoded_body_bytes());
+    rec.encoded_bytes = static_cast<uint64_t>(r.encoded_body_bytes());
+    rec.error = result;
+    rec.error_message = r.error_message();
+    if (result == OK && write_failed_) {
+      rec.error = ERR_FAILED;
+      rec.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
+    }
+    const LoadTimingInfo& t = r.load_timing_info();
+    const ConnectTiming& c = t.connect_timing;
+    rec.dns_ms = Ms(c.dns_start, c.dns_end);
+    rec.connect_ms = Ms(c.connect_start, c.ssl_start != TimeTicks{} ? c.ssl_start : c.connect_end);
+    rec.tls_ms = Ms(c.ssl_start, c.ssl_end);
+    rec.send_ms = Ms(t.send_start, t.send_end);
+    rec.ttfb_ms = Ms(t.send_end, t.receive_headers_start);
+    rec.receive_ms = Ms(t.receive_headers_start, t.receive_end);
+    rec.total_ms = Ms(r.start_time(), r.end_time());
+    const ConnectionInfo& conn = r.connection_info();
+    rec.socket_id = conn.socket_id;
+    rec.socket_reused = conn.reused;
+    rec.socket_address = conn.peer_address;
+    rec.tls_version = conn.tls_version;
+    rec.tls_resumed = conn.tls_resumed;
+    rec.dns_from_cache = conn.dns_from_cache;
+    rec.redirects = r.redirect_chain();
+  }
+
+  const size_t index_;
+  const FetchOptions& options_;
+  UrlRequestContext* const context_;
+  std::function<void(FetchJob*)> on_done_;
+  std::unique_ptr<UrlRequest> request_;
+  FILE* output_ = nullptr;
+  bool write_failed_ = false;
+  std::string write_error_;
+  FetchRecord record_;
+};
+
+}  // namespace
+
+int RunFetchCommand(const FetchOptions& options, const std::string& command_line) {
+  std::string error;
+  std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeStackOptions(options), &error);
+  if (!stack) {
+    std::fprintf(stderr, "netstack: %s\n", error.c_str());
+    return 2;
+  }
+  std::unique_ptr<NetLogFileWriter> netlog;
+  if (!options.netlog_path.empty()) {
+    netlog = NetLogFileWriter::Create(
+        options.netlog_path, stack->net_log(),
+        NetLogConstants(stack->time_tick_offset_ms(), command_line), &error);
+    if (!netlog) {
+      std::fprintf(stderr, "netstack: %s\n", error.c_str());
+      return 2;
+    }
+  }
+
+  // When the body goes to stdout, the per-URL lines go to stderr so they don't mix.
+  bool body_to_stdout = false;
+  for (const std::string& out : options.outputs) body_to_stdout |= out == "-";
+  FILE* report = body_to_stdout ? stderr : stdout;
+
+  std::list<std::unique_ptr<FetchJob>> active;
+  std::vector<FetchJob*> finished;
+  size_t next = 0;
+  bool any_failed = false;
+  std::function<void()> start_more;
+  auto on_done = [&](FetchJob* job) {
+    const FetchRecord& rec = job->record();
+    std::string line =
+        options.json ? FetchRecordToJson(rec).dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace)
+                     : FetchRecordToLine(rec);
+    std::fprintf(report, "%s\n", line.c_str());
+    std::fflush(report);
+    if (job->failed()) {
+      any_failed = true;
+      // Errors always reach stderr as one line (unless the human line already went there).
+      if (options.json || report != stderr)
+        std::fprintf(stderr, "netstack: %s: %s (%s)\n", rec.url.c_str(),
+                     rec.error_message.c_str(), ErrorToString(rec.error).c_str());
+    }
+    // Freed on the next task: the job may be inside its request's callback now.
+    finished.push_back(job);
+    stack->scheduler().PostTask(start_more);
+  };
+  start_more = [&] {
+    for (FetchJob* done : finished)
+      active.remove_if([done](const std::unique_ptr<FetchJob>& j) { return j.get() == done; });
+    finished.clear();
+    while (active.size() < static_cast<size_t>(options.parallel) && next < options.urls.size()) {
+      active.push_back(std::make_unique<FetchJob>(next++, options, stack->context(), on_done));
+      active.back()->Start();
+    }
+    // Idle keep-alive sockets and DNS sockets keep the loop alive: stop it explicitly.
+    if (active.empty() && next == options.urls.size()) stack->Stop();
+  };
+  start_more();
+  stack->Run();
+
+  if (netlog && !netlog->Finish(stack->context()->GetPolledData(), &error)) {
+    std::fprintf(stderr, "netstack: %s\n", error.c_str());
+    any_failed = true;
+  }
+  netlog.reset();
+  active.clear();
+  stack.reset();
+  return any_failed ? 1 : 0;
+}
+
+}  // namespace netstack

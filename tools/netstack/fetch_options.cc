@@ -1,0 +1,177 @@
+#include "tools/netstack/fetch_options.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "net/base/net_error.h"
+
+namespace netstack {
+namespace {
+
+// A request body read with -d @FILE is bounded like a response body would be.
+constexpr uint64_t kMaxRequestBody = 64 * 1024 * 1024;
+constexpr size_t kMaxHeaderLine = 64 * 1024;
+
+bool ValidToken(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::strchr("!#$%&'*+-.^_`|~", c);
+  });
+}
+
+bool ParseHeaderLine(const std::string& line, std::pair<std::string, std::string>* out,
+                     std::string* message) {
+  size_t colon = line.find(':');
+  if (colon == std::string::npos || line.size() > kMaxHeaderLine) {
+    *message = "bad header \"" + line + "\": expected 'Name: value'";
+    return false;
+  }
+  std::string name = line.substr(0, colon);
+  std::string value = line.substr(colon + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+  if (!ValidToken(name) || value.find_first_of("\r\n") != std::string::npos) {
+    *message = "bad header \"" + line + "\": invalid name or a line break in the value";
+    return false;
+  }
+  *out = {name, value};
+  return true;
+}
+
+bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* message) {
+  // HOST:PORT:ADDR, where ADDR may be an IPv6 literal with or without brackets.
+  size_t first = text.find(':');
+  size_t second = first == std::string::npos ? first : text.find(':', first + 1);
+  if (second == std::string::npos) {
+    *message = "bad --resolve \"" + text + "\": expected HOST:PORT:ADDR";
+    return false;
+  }
+  std::string host = text.substr(0, first);
+  std::string port_text = text.substr(first + 1, second - first - 1);
+  std::string addr = text.substr(second + 1);
+  if (addr.size() > 2 && addr.front() == '[' && addr.back() == ']')
+    addr = addr.substr(1, addr.size() - 2);
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  auto ip = IPAddress::Parse(addr);
+  if (host.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
+      port == 0 || port > 65535 || !ip) {
+    *message = "bad --resolve \"" + text + "\": expected HOST:PORT:ADDR with a numeric port "
+               "and an IP address";
+    return false;
+  }
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  *out = {host, static_cast<uint16_t>(port), *ip};
+  return true;
+}
+
+}  // namespace
+
+void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
+  cmd->add_option("url", o->url_texts, "URLs to fetch, in order")->required();
+  cmd->add_option("-o,--output", o->outputs, "write the n-th URL's body to FILE (- = stdout)");
+  cmd->add_option("-H,--header", o->header_lines, "extra request header 'Name: value'");
+  cmd->add_option("-X,--request", o->method, "request method: GET, HEAD or POST");
+  cmd->add_option("-d,--data", o->data, "request body (POST); @FILE reads it from FILE");
+  cmd->add_flag("-I,--head", o->head, "HEAD request");
+  cmd->add_option("--max-redirs", o->max_redirects, "follow at most N redirects")
+      ->check(CLI::Range(0, 20));
+  cmd->add_flag("--no-follow", o->no_follow, "do not follow redirects");
+  cmd->add_flag("-k,--insecure", o->insecure, "do not verify the server's certificate");
+  cmd->add_option("--cacert", o->cacert, "trust the CAs in this PEM file")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--resolve", o->resolve_texts, "HOST:PORT:ADDR, skip DNS for HOST:PORT");
+  cmd->add_option("--dns-server", o->dns_server_texts, "DNS server IP[:PORT]");
+  cmd->add_option("--dns-timeout", o->dns_timeout_ms, "first DNS timeout in ms")
+      ->check(CLI::Range(10, 60000));
+  cmd->add_option("--dns-tries", o->dns_tries, "DNS attempts per server")
+      ->check(CLI::Range(1, 10));
+  cmd->add_option("--parallel", o->parallel, "fetches in flight at once")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-sockets-per-group", o->max_sockets_per_group,
+                  "socket pool limit per {scheme, host, port}")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--max-sockets", o->max_sockets, "socket pool limit in all")
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--connect-timeout", o->connect_timeout_s, "connect timeout in seconds")
+      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_option("--timeout", o->timeout_s, "fail a fetch idle for this many seconds")
+      ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--max-body", o->max_body, "largest decoded body in bytes")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
+  cmd->add_flag("--stale-dns", o->stale_dns, "serve expired DNS entries while refreshing");
+  cmd->add_option("--netlog", o->netlog_path, "write Chrome's NetLog JSON to FILE");
+  cmd->add_flag("--json", o->json, "one JSON object per line per URL");
+}
+
+bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
+  o->urls.clear();
+  for (const std::string& text : o->url_texts) {
+    Url url;
+    if (Url::Parse(text, &url, message) != OK) return false;
+    o->urls.push_back(std::move(url));
+  }
+  if (o->outputs.size() > o->urls.size()) {
+    *message = "more -o outputs (" + std::to_string(o->outputs.size()) + ") than URLs (" +
+               std::to_string(o->urls.size()) + ")";
+    return false;
+  }
+  o->headers.clear();
+  for (const std::string& line : o->header_lines) {
+    std::pair<std::string, std::string> header;
+    if (!ParseHeaderLine(line, &header, message)) return false;
+    o->headers.push_back(std::move(header));
+  }
+  o->resolves.clear();
+  for (const std::string& text : o->resolve_texts) {
+    ResolveOverride r;
+    if (!ParseResolve(text, &r, message)) return false;
+    o->resolves.push_back(r);
+  }
+  o->dns_servers.clear();
+  for (const std::string& text : o->dns_server_texts) {
+    auto endpoint = IPEndPoint::Parse(text, 53);
+    if (!endpoint) {
+      *message = "bad --dns-server \"" + text + "\": expected IP or IP:PORT ([IPv6]:PORT)";
+      return false;
+    }
+    o->dns_servers.push_back(*endpoint);
+  }
+  if (!o->data.empty() && o->data.front() == '@') {
+    std::string path = o->data.substr(1);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      *message = "cannot read -d file \"" + path + "\"";
+      return false;
+    }
+    std::string body;
+    char buf[65536];
+    while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+      body.append(buf, static_cast<size_t>(in.gcount()));
+      if (body.size() > kMaxRequestBody) {
+        *message = "-d file \"" + path + "\" is over 64 MiB";
+        return false;
+      }
+    }
+    o->data = std::move(body);
+  }
+  std::transform(o->method.begin(), o->method.end(), o->method.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (o->method.empty()) o->method = o->head ? "HEAD" : !o->data.empty() ? "POST" : "GET";
+  if (o->method != "GET" && o->method != "HEAD" && o->method != "POST") {
+    *message = "unsupported method \"" + o->method + "\" (GET, HEAD or POST)";
+    return false;
+  }
+  if (o->head && o->method != "HEAD") {
+    *message = "-I conflicts with -X " + o->method;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace netstack

@@ -1,0 +1,63 @@
+// `netstack fetch` options: parsed and validated here, used by FetchCommand. Kept apart from
+// the running code so parsing is unit-tested without a network.
+#ifndef TOOLS_NETSTACK_FETCH_OPTIONS_H_
+#define TOOLS_NETSTACK_FETCH_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "net/base/ip_address.h"
+#include "net/base/url.h"
+
+namespace netstack {
+
+struct ResolveOverride {
+  std::string host;
+  uint16_t port = 0;
+  IPAddress address;
+};
+
+struct FetchOptions {
+  std::vector<std::string> url_texts;
+  std::vector<Url> urls;  // parsed from url_texts by Validate
+  std::vector<std::string> outputs;
+  std::vector<std::string> header_lines;
+  std::vector<std::pair<std::string, std::string>> headers;  // parsed from header_lines
+  std::string method;  // empty: GET, or POST with -d, or HEAD with -I
+  std::string data;
+  bool head = false;
+  int max_redirects = 20;
+  bool no_follow = false;
+  bool insecure = false;
+  std::string cacert;
+  std::vector<std::string> resolve_texts;
+  std::vector<ResolveOverride> resolves;
+  std::vector<std::string> dns_server_texts;
+  std::vector<IPEndPoint> dns_servers;
+  int dns_timeout_ms = 2000;
+  int dns_tries = 2;
+  int parallel = 1;
+  int max_sockets_per_group = 6;
+  int max_sockets = 256;
+  double connect_timeout_s = 30;
+  double timeout_s = 30;
+  uint64_t max_body = uint64_t{1} << 30;
+  bool stale_dns = false;
+  std::string netlog_path;
+  bool json = false;
+};
+
+// Adds the fetch subcommand's flags to `cmd`, bound to `options`.
+void AddFetchOptions(CLI::App* cmd, FetchOptions* options);
+
+// Checks and converts what CLI11 cannot (URLs, headers, --resolve, --dns-server, -d @FILE,
+// method). Returns false with a one-line message naming the bad value.
+bool ValidateFetchOptions(FetchOptions* options, std::string* message);
+
+}  // namespace netstack
+
+#endif  // TOOLS_NETSTACK_FETCH_OPTIONS_H_

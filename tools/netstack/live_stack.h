@@ -1,0 +1,65 @@
+// LiveStack: the live world's edges around one UrlRequestContext: a libuv loop, its
+// UvScheduler, c-ares, OpenSSL and the NetLog. Tools create one, run the loop, and destroy it;
+// destruction closes every handle and checks that the loop closes clean.
+#ifndef TOOLS_NETSTACK_LIVE_STACK_H_
+#define TOOLS_NETSTACK_LIVE_STACK_H_
+
+#include <uv.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/base/net_log.h"
+#include "net/base/uv_scheduler.h"
+#include "net/dns/ares_dns_transport.h"
+#include "net/http/url_request_context.h"
+#include "net/socket/ssl_client_context.h"
+#include "net/socket/ssl_config.h"
+#include "tools/netstack/fetch_options.h"
+
+namespace netstack {
+
+struct LiveStackOptions {
+  UrlRequestContext::Config context;
+  AresDnsTransport::Options dns;
+  SslConfig ssl;
+  std::vector<ResolveOverride> overrides;
+};
+
+class LiveStack {
+ public:
+  // Builds the stack on a new loop. Returns null with a one-line `error` when a setting cannot
+  // be applied (unreadable CA file, bad DNS server list).
+  static std::unique_ptr<LiveStack> Create(const LiveStackOptions& options, std::string* error);
+  // Destroys the context, then runs the loop until every handle's close callback has run.
+  ~LiveStack();
+
+  uv_loop_t* loop() { return &loop_; }
+  Scheduler& scheduler() { return *scheduler_; }
+  NetLog* net_log() { return net_log_.get(); }
+  UrlRequestContext* context() { return context_.get(); }
+
+  // Runs the loop until nothing is left to do (no active handles or requests).
+  // Runs the loop until Stop() or until nothing is left to do.
+  void Run() { uv_run(&loop_, UV_RUN_DEFAULT); }
+  // Makes Run() return after the current callback (idle sockets would keep the loop alive).
+  void Stop() { uv_stop(&loop_); }
+  // Wall-clock milliseconds since the Unix epoch at TimeTicks zero (the NetLog's
+  // timeTickOffset).
+  int64_t time_tick_offset_ms() const { return time_tick_offset_ms_; }
+
+ private:
+  LiveStack();
+
+  uv_loop_t loop_;
+  std::unique_ptr<UvScheduler> scheduler_;
+  std::unique_ptr<NetLog> net_log_;
+  std::unique_ptr<SslClientContext> ssl_context_;
+  std::unique_ptr<UrlRequestContext> context_;
+  int64_t time_tick_offset_ms_ = 0;
+};
+
+}  // namespace netstack
+
+#endif  // TOOLS_NETSTACK_LIVE_STACK_H_

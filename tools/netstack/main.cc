@@ -1,0 +1,42 @@
+// netstack: the command-line entry point. Each subcommand lives in its own *_command file.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "tools/netstack/fetch_command.h"
+#include "tools/netstack/fetch_options.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"netstack: a browser-style network stack, simulator and predictor"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "netstack 0.1.0");
+  // One line per error, exit 2 (the contract in DESIGN.md).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("netstack: ") + e.what() + " (see --help)\n";
+  });
+
+  netstack::FetchOptions fetch_options;
+  CLI::App* fetch = app.add_subcommand("fetch", "fetch URLs over the stack (curl-like)");
+  netstack::AddFetchOptions(fetch, &fetch_options);
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (fetch->parsed()) {
+    std::string message;
+    if (!netstack::ValidateFetchOptions(&fetch_options, &message)) {
+      std::fprintf(stderr, "netstack: %s\n", message.c_str());
+      return 2;
+    }
+    return netstack::RunFetchCommand(fetch_options, command_line);
+  }
+  return 2;
+}
