@@ -222,6 +222,7 @@ void HttpNetworkTransaction::RecordConnectionInfo() {
   connection_info_.tls_version = socket->TlsVersion();
   connection_info_.tls_resumed = socket->WasSessionResumed();
   connection_info_.dns_from_cache = handle_.dns_from_cache();
+  connection_info_.dns_stale = handle_.dns_served_stale();
 }
 
 }  // namespace netstack

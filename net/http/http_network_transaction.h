@@ -41,6 +41,7 @@ struct ConnectionInfo {
   std::string tls_version;
   bool tls_resumed = false;
   bool dns_from_cache = false;
+  bool dns_stale = false;
 };
 
 class HttpNetworkTransaction {

@@ -49,6 +49,7 @@ void ClientSocketHandle::ResetInternal(bool cancel_connect_job) {
   idle_time_ = TimeDelta::zero();
   connect_timing_ = ConnectTiming();
   dns_from_cache_ = false;
+  dns_served_stale_ = false;
   connect_error_detail_.clear();
   generation_ = 0;
 }

@@ -80,6 +80,8 @@ class ClientSocketHandle {
   const ConnectTiming& connect_timing() const { return connect_timing_; }
   // Whether the job that made this socket got its addresses from the host cache.
   bool dns_from_cache() const { return dns_from_cache_; }
+  // Whether that entry was stale (ConnectJob::dns_served_stale()).
+  bool dns_served_stale() const { return dns_served_stale_; }
   // After the request failed: the connect job's error detail (ConnectJob::error_detail()).
   const std::string& connect_error_detail() const { return connect_error_detail_; }
 
@@ -108,6 +110,7 @@ class ClientSocketHandle {
   TimeDelta idle_time_{};
   ConnectTiming connect_timing_;
   bool dns_from_cache_ = false;
+  bool dns_served_stale_ = false;
   std::string connect_error_detail_;
   int64_t generation_ = 0;
 };

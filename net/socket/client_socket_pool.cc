@@ -164,6 +164,7 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket,
   handle->generation_ = generation_;
   handle->connect_timing_ = job ? job->connect_timing() : ConnectTiming();
   handle->dns_from_cache_ = job && job->dns_from_cache();
+  handle->dns_served_stale_ = job && job->dns_served_stale();
   if (type == ClientSocketHandle::ReuseType::kReusedIdle) {
     net_log.AddEvent(NetLogEventType::SOCKET_POOL_REUSED_AN_EXISTING_SOCKET, [idle_time] {
       return nlohmann::json{{"idle_ms", static_cast<int64_t>(ToMilliseconds(idle_time))}};

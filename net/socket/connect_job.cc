@@ -91,6 +91,7 @@ int ConnectJob::DoResolveHostComplete(int result) {
   if (result != OK) return result;
   addresses_ = resolve_request_->addresses();
   dns_from_cache_ = resolve_request_->from_cache();
+  dns_served_stale_ = resolve_request_->served_stale();
   if (addresses_.empty()) return ERR_NAME_NOT_RESOLVED;
   next_state_ = State::kTransportConnect;
   return OK;

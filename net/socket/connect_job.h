@@ -80,6 +80,8 @@ class ConnectJob {
   const ConnectTiming& connect_timing() const { return connect_timing_; }
   // True if the addresses came from the host cache (fresh or stale) rather than the network.
   bool dns_from_cache() const { return dns_from_cache_; }
+  // Whether that cache entry was stale (served while an asynchronous refresh runs).
+  bool dns_served_stale() const { return dns_served_stale_; }
   // After a failure: what the transport said beyond the error code (a TLS certificate's
   // verification error), or empty.
   const std::string& error_detail() const { return error_detail_; }
@@ -153,6 +155,7 @@ class ConnectJob {
   bool finished_ = false;
   bool has_established_connection_ = false;
   bool dns_from_cache_ = false;
+  bool dns_served_stale_ = false;
   int last_error_ = ERR_CONNECTION_FAILED;
   std::string error_detail_;
   ConnectTiming connect_timing_;

@@ -130,6 +130,7 @@ class FetchJob : public UrlRequest::Delegate {
     rec.tls_version = conn.tls_version;
     rec.tls_resumed = conn.tls_resumed;
     rec.dns_from_cache = conn.dns_from_cache;
+    rec.dns_stale = conn.dns_stale;
     rec.redirects = r.redirect_chain();
   }
 
