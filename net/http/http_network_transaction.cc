@@ -6,8 +6,8 @@
 namespace netstack {
 namespace {
 
-// Chrome retries a request on a reused socket a few times; one retry on a fresh socket is
-// enough to survive a server that closed an idle keep-alive connection.
+// How often a request is restarted after a reused socket turned out dead. More than one: each
+// restart may pick another idle socket the server has also closed (Chrome allows a few too).
 constexpr int kMaxRetries = 3;
 
 }  // namespace

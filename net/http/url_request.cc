@@ -22,10 +22,16 @@ UrlRequest::UrlRequest(UrlRequestContext* context, const Params& params, Delegat
       buffer_(kReadBufferBytes) {}
 
 UrlRequest::~UrlRequest() {
-  if (!finished_) net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, ERR_ABORTED);
+  if (!in_flight_) return;
+  // Cancelled mid-flight: close the events this request opened, innermost first. A hop whose
+  // headers have not arrived still has URL_REQUEST_START_JOB open.
+  if (transaction_ && !headers_)
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::URL_REQUEST_START_JOB, ERR_ABORTED);
+  net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, ERR_ABORTED);
 }
 
 void UrlRequest::Start() {
+  in_flight_ = true;
   start_time_ = context_->scheduler().Now();
   net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
     return nlohmann::json{{"url", url_.spec()},
@@ -84,7 +90,10 @@ void UrlRequest::OnHeaders() {
     DrainRedirectBody();
     return;
   }
+  // The delegate may destroy the request here (Chrome's delegates may): stop if it did.
+  WeakPtr<UrlRequest> weak = weak_factory_.GetWeakPtr();
   delegate_->OnResponseStarted(this);
+  if (!weak) return;
   ReadBody();
 }
 
@@ -165,7 +174,7 @@ void UrlRequest::Finish(int result, std::string message) {
     if (!message.empty()) error_message_ += ": " + message;
   }
   transaction_.reset();
-  finished_ = true;
+  in_flight_ = false;
   net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, result);
   delegate_->OnComplete(this, result);  // May destroy this.
 }

@@ -22,7 +22,8 @@ class UrlRequest {
   class Delegate {
    public:
     virtual ~Delegate() = default;
-    // The final response's headers arrived (after any redirects). Optional.
+    // The final response's headers arrived (after any redirects). Optional. May destroy the
+    // request.
     virtual void OnResponseStarted(UrlRequest* request) {}
     // Decoded body bytes, in order. `data` is valid only during the call. Must not destroy
     // the request (OnComplete may).
@@ -81,7 +82,8 @@ class UrlRequest {
   // Takes a body read's result; returns true to keep reading.
   bool ConsumeRead(int rv);
   void RecordHop();
-  // Ends the fetch with `result`, posting OnComplete so it never runs re-entrantly.
+  // Ends the fetch with `result` and tells the delegate. Only called from loop callbacks
+  // (Start() posts the first step), so OnComplete never runs inside Start().
   void Finish(int result, std::string message = {});
 
   UrlRequestContext* const context_;
@@ -107,7 +109,8 @@ class UrlRequest {
   int64_t encoded_bytes_ = 0;
   int error_ = OK;
   std::string error_message_;
-  bool finished_ = false;
+  // Between Start() and the end: REQUEST_ALIVE is open.
+  bool in_flight_ = false;
 
   WeakPtrFactory<UrlRequest> weak_factory_{this};
 };

@@ -1,7 +1,6 @@
 #include "tests/request/request_test_env.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <utility>
 
@@ -78,8 +77,7 @@ RequestTestEnv::~RequestTestEnv() {
   scheduler.RunUntilIdle();
 }
 
-void RequestTestEnv::AddHost(const std::string& host, TimeDelta delay,
-                             const std::string& address) {
+void RequestTestEnv::AddHost(const std::string& host, TimeDelta delay, const std::string& address) {
   dns->SetAddresses(host, {address}, Seconds(60), delay);
 }
 
@@ -104,8 +102,22 @@ std::unique_ptr<UrlRequest> RequestTestEnv::Fetch(const UrlRequest::Params& para
                                                   RecordingDelegate* delegate) {
   auto request = MakeRequest(params, delegate);
   delegate->Start(request.get());
-  scheduler.RunAll();
+  bool done = RunUntil([delegate] { return delegate->completions > 0; });
+  INFO("the request never completed");
+  CHECK(done);
   return request;
+}
+
+bool RequestTestEnv::RunUntil(const std::function<bool()>& done) {
+  // Bounded: a test that loops forever fails rather than hangs.
+  for (int step = 0; step < 1'000'000; ++step) {
+    scheduler.RunUntilIdle();
+    if (done()) return true;
+    TimeTicks due;
+    if (!scheduler.NextTaskTime(&due)) return false;
+    scheduler.AdvanceBy(due - scheduler.Now());
+  }
+  return done();
 }
 
 std::string Response(const std::string& status, const std::string& body,

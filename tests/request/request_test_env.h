@@ -93,15 +93,20 @@ struct RequestTestEnv {
                             const std::string& body = {});
   std::unique_ptr<UrlRequest> MakeRequest(const UrlRequest::Params& params,
                                           RecordingDelegate* delegate);
-  // Makes, starts and runs a request to completion (RunAll). The request is returned for
-  // inspection.
+  // Makes, starts and runs a request until its delegate's OnComplete (RunUntil). The request
+  // is returned for inspection.
   std::unique_ptr<UrlRequest> Fetch(const UrlRequest::Params& params, RecordingDelegate* delegate);
+
+  // Runs tasks, advancing virtual time from one due task to the next, until `done` holds or no
+  // task is left. Unlike RunAll it stops as soon as `done` holds, so idle-socket and DNS TTL
+  // timers far in the future do not fire. Returns `done()`.
+  bool RunUntil(const std::function<bool()>& done);
 
   VirtualScheduler scheduler;
   NetLog net_log{scheduler};
   NetLogRecorder recorder{&net_log};
-  ScriptedDnsTransport* dns = nullptr;        // owned by the context
-  ScriptedSocketFactory* factory = nullptr;   // owned by the context
+  ScriptedDnsTransport* dns = nullptr;       // owned by the context
+  ScriptedSocketFactory* factory = nullptr;  // owned by the context
   std::unique_ptr<UrlRequestContext> context;
 };
 

@@ -30,8 +30,8 @@ class ScriptedSocketFactory::Socket : public StreamSocket {
     const ConnectRule& rule = connection_->connect;
     if (rule.sync) return FinishConnect();
     if (rule.hang) return ERR_IO_PENDING;
-    connect_task_ = factory_->scheduler_.PostDelayedTask(
-        rule.delay, [this, callback = std::move(callback)] {
+    connect_task_ =
+        factory_->scheduler_.PostDelayedTask(rule.delay, [this, callback = std::move(callback)] {
           connect_task_ = kNoTask;
           callback(FinishConnect());  // may destroy this
         });

@@ -3,7 +3,6 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "net/http/http_network_transaction.h"
@@ -30,8 +29,7 @@ std::string Gzip(const std::string& in) {
   return out;
 }
 
-TEST_CASE("a simple GET: bytes written, response delivered, timing and connection",
-          "[request]") {
+TEST_CASE("a simple GET: bytes written, response delivered, timing and connection", "[request]") {
   RequestTestEnv env;
   env.AddHost("a.test", Milliseconds(10));
   ScriptedConnection* conn = env.factory->AddSocket(
@@ -43,7 +41,8 @@ TEST_CASE("a simple GET: bytes written, response delivered, timing and connectio
   auto request = env.MakeRequest(env.Params("http://a.test/path/x?q=1#frag"), &delegate);
   delegate.Start(request.get());
   CHECK(delegate.events.empty());  // nothing inside Start()
-  env.scheduler.RunAll();
+  REQUIRE(env.RunUntil([&] { return delegate.completions > 0; }));
+  env.scheduler.RunUntilIdle();
 
   // What went on the wire.
   const std::string& written = conn->script->written();
@@ -186,8 +185,9 @@ TEST_CASE("gzip content reaches the delegate decoded", "[request][decoding]") {
   std::string gz = Gzip(plain);
   REQUIRE(gz.size() < plain.size());
   // Sent in three pieces so the decoder works across reads.
-  std::string wire = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +
-                     std::to_string(gz.size()) + "\r\n\r\n" + gz;
+  std::string wire =
+      "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + std::to_string(gz.size()) +
+      "\r\n\r\n" + gz;
   size_t third = wire.size() / 3;
   env.factory->AddSocket(
       {ScriptedRead::Data(wire.substr(0, third), IoMode::kAsync),
@@ -239,7 +239,7 @@ TEST_CASE("HttpNetworkTransaction on its own: Start, Read to the end, socket bac
   });
   REQUIRE(rv == ERR_IO_PENDING);
   CHECK(callbacks == 0);
-  env.scheduler.RunAll();
+  REQUIRE(env.RunUntil([&] { return callbacks > 0; }));
   CHECK(callbacks == 1);
   REQUIRE(start_result == OK);
   REQUIRE(transaction.response_headers());
@@ -305,9 +305,9 @@ TEST_CASE("NetLog: a request's events carry its source id", "[request][netlog]")
   CHECK(log.Count(NetLogEventType::HTTP_TRANSACTION_READ_RESPONSE_HEADERS, id) == 2);
   CHECK(log.Count(NetLogEventType::SOCKET_POOL, id) >= 2);
   // Nothing of the request went under another source.
-  for (NetLogEventType type : {NetLogEventType::REQUEST_ALIVE,
-                               NetLogEventType::URL_REQUEST_START_JOB,
-                               NetLogEventType::HTTP_TRANSACTION_SEND_REQUEST}) {
+  for (NetLogEventType type :
+       {NetLogEventType::REQUEST_ALIVE, NetLogEventType::URL_REQUEST_START_JOB,
+        NetLogEventType::HTTP_TRANSACTION_SEND_REQUEST}) {
     CHECK(log.Count(type) == log.Count(type, id));
   }
   // REQUEST_ALIVE brackets everything else of the request.

@@ -3,7 +3,6 @@
 // a request's priority orders the pool's queue. Run under ASan (NETSTACK_SANITIZE=ON) to catch
 // use-after-free on these paths.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -40,8 +39,8 @@ TEST_CASE("destroying a request mid-flight is safe and silent", "[request][lifet
     env.AddHost("a.test");
     ConnectRule slow;
     slow.delay = Milliseconds(100);
-    conn = env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "x"), IoMode::kAsync)},
-                                  {}, slow);
+    conn = env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "x"), IoMode::kAsync)}, {},
+                                  slow);
     destroy_at = Milliseconds(50);
     expect_closed = false;
   }
@@ -90,7 +89,8 @@ TEST_CASE("destroying a request mid-flight is safe and silent", "[request][lifet
   const uint32_t id = request->net_log().source().id;
   const std::vector<std::string> events_before = d.events;
   request.reset();
-  env.scheduler.RunAll();
+  // Long enough for every scripted delay; short of the pool's 10 s unused-idle timeout.
+  env.scheduler.AdvanceBy(Seconds(1));
 
   CHECK(d.events == events_before);  // never called after destruction
   CHECK(d.completions == 0);
@@ -137,7 +137,8 @@ TEST_CASE("a delegate may destroy its request in OnComplete", "[request][lifetim
     request.reset();
   };
   d.Start(request.get());
-  env.scheduler.RunAll();
+  env.RunUntil([&] { return request == nullptr; });
+  env.scheduler.AdvanceBy(Seconds(1));
   CHECK(d.completions == 1);
   CHECK(request == nullptr);
   CHECK(d.calls_after_complete == 0);
@@ -146,18 +147,21 @@ TEST_CASE("a delegate may destroy its request in OnComplete", "[request][lifetim
 TEST_CASE("a delegate may destroy its request in OnResponseStarted", "[request][lifetime]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn = env.factory->AddSocket(
-      {ScriptedRead::Data(Response("200 OK", "body"), IoMode::kAsync)});
+  ScriptedConnection* conn =
+      env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "body"), IoMode::kAsync)});
   RecordingDelegate d;
   auto request = env.MakeRequest(env.Params("http://a.test/"), &d);
   d.on_response_started = [&](UrlRequest*) { request.reset(); };
   d.Start(request.get());
-  env.scheduler.RunAll();
+  env.RunUntil([&] { return request == nullptr; });
+  env.scheduler.AdvanceBy(Seconds(1));
   CHECK(request == nullptr);
   CHECK(d.response_started == 1);
   CHECK(d.read_calls == 0);
   CHECK(d.completions == 0);
-  (void)conn;
+  // The body was never read: the socket is closed, not pooled.
+  CHECK(conn->destroyed);
+  CHECK(env.context->socket_pool()->IdleSocketCount() == 0);
 }
 
 TEST_CASE("a request destroyed without being started leaves a clean NetLog",
@@ -196,7 +200,7 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     auto high_r = env.MakeRequest(high, &high_d);
     low_d.Start(low_r.get());
     high_d.Start(high_r.get());
-    env.scheduler.RunAll();
+    env.RunUntil([&] { return low_d.completions + high_d.completions == 2; });
     CHECK(low_d.result == OK);
     CHECK(high_d.result == OK);
     CHECK(completed == std::vector<std::string>{"/high", "/low"});
@@ -232,15 +236,14 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     lowest_d.Start(r1.get());
     medium_d.Start(r2.get());
     highest_d.Start(r3.get());
-    env.scheduler.RunAll();
+    env.RunUntil([&] { return completed.size() == 4; });
     CHECK(completed == std::vector<std::string>{"/first", "/highest", "/medium", "/lowest"});
     CHECK(RequestLines(conn->script->written()) ==
           std::vector<std::string>{"GET /first HTTP/1.1", "GET /highest HTTP/1.1",
                                    "GET /medium HTTP/1.1", "GET /lowest HTTP/1.1"});
     CHECK(env.factory->sockets_created() == 1);
     const uint32_t id = r3->net_log().source().id;
-    CHECK(env.recorder.Count(NetLogEventType::SOCKET_POOL_STALLED_MAX_SOCKETS_PER_GROUP, id) ==
-          1);
+    CHECK(env.recorder.Count(NetLogEventType::SOCKET_POOL_STALLED_MAX_SOCKETS_PER_GROUP, id) == 1);
     auto alive = env.recorder.Get(NetLogEventType::REQUEST_ALIVE, id);
     REQUIRE_FALSE(alive.empty());
     CHECK(alive[0].params["priority"] == "HIGHEST");

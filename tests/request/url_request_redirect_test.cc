@@ -2,7 +2,6 @@
 // unsupported schemes, and what redirects do to sockets (drained and reused on the same
 // origin, another group for another origin).
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -41,9 +40,9 @@ TEST_CASE("redirect chains of every code are followed on one kept-alive socket",
   RequestTestEnv env;
   env.AddHost("a.test");
   ScriptedConnection* conn = env.factory->AddSocket({
-      ScriptedRead::Data(Redirect(301, "/b"), IoMode::kAsync),                   // relative
-      ScriptedRead::Data(Redirect(302, "c?x=1"), IoMode::kAsync),                // relative path
-      ScriptedRead::Data(Redirect(303, "http://a.test/d"), IoMode::kAsync),      // absolute
+      ScriptedRead::Data(Redirect(301, "/b"), IoMode::kAsync),               // relative
+      ScriptedRead::Data(Redirect(302, "c?x=1"), IoMode::kAsync),            // relative path
+      ScriptedRead::Data(Redirect(303, "http://a.test/d"), IoMode::kAsync),  // absolute
       ScriptedRead::Data(Redirect(307, "../e", "a longer redirect body"), IoMode::kAsync),
       ScriptedRead::Data(Redirect(308, "/f/g"), IoMode::kAsync),
       ScriptedRead::Data(Response("200 OK", "final"), IoMode::kAsync),
@@ -65,8 +64,7 @@ TEST_CASE("redirect chains of every code are followed on one kept-alive socket",
   // Every redirect body was drained, so one socket carried all six.
   CHECK(env.factory->sockets_created() == 1);
   CHECK(r->connection_info().reused);
-  CHECK(env.recorder.Count(NetLogEventType::URL_REQUEST_REDIRECTED, r->net_log().source().id) ==
-        5);
+  CHECK(env.recorder.Count(NetLogEventType::URL_REQUEST_REDIRECTED, r->net_log().source().id) == 5);
   CHECK(env.context->socket_pool()->IdleSocketCount() == 1);
 }
 
@@ -115,8 +113,7 @@ TEST_CASE("a redirect limit ends the chain with ERR_TOO_MANY_REDIRECTS", "[reque
   env.AddHost("a.test");
   std::vector<ScriptedRead> reads;
   for (int i = 1; i <= 4; ++i) {
-    reads.push_back(
-        ScriptedRead::Data(Redirect(302, "/r" + std::to_string(i)), IoMode::kAsync));
+    reads.push_back(ScriptedRead::Data(Redirect(302, "/r" + std::to_string(i)), IoMode::kAsync));
   }
   env.factory->AddSocket(reads);
   RecordingDelegate d;
@@ -170,8 +167,8 @@ TEST_CASE("max_redirects 0 with a redirect fails; 20 redirects pass by default",
 TEST_CASE("follow_redirects=false delivers the 3xx itself", "[request][redirect]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  env.factory->AddSocket({ScriptedRead::Data(Redirect(302, "/elsewhere", "see elsewhere"),
-                                             IoMode::kAsync)});
+  env.factory->AddSocket(
+      {ScriptedRead::Data(Redirect(302, "/elsewhere", "see elsewhere"), IoMode::kAsync)});
   RecordingDelegate d;
   UrlRequest::Params params = env.Params("http://a.test/here");
   params.follow_redirects = false;
@@ -260,9 +257,11 @@ TEST_CASE("a 3xx without Location, or a 304, is a final response", "[request][re
   auto r1 = env.Fetch(env.Params("http://a.test/1"), &d1);
   CHECK(d1.result == OK);
   CHECK(d1.data == "no location");
+  REQUIRE(r1->response_headers());
   CHECK(r1->response_headers()->response_code() == 302);
   auto r2 = env.Fetch(env.Params("http://a.test/2"), &d2);
   CHECK(d2.result == OK);
+  REQUIRE(r2->response_headers());
   CHECK(r2->response_headers()->response_code() == 304);
   CHECK(r2->redirect_chain().empty());
 }

@@ -3,7 +3,6 @@
 // (HTTP_TRANSACTION_RESTART_AFTER_ERROR). A failure after response bytes, or on a fresh
 // socket, is the request's error.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "tests/request/request_test_env.h"
@@ -24,15 +23,14 @@ TEST_CASE("a reused socket that fails before any response byte is retried on a f
           "[request][retry]") {
   struct Case {
     const char* name;
-    ScriptedRead read;             // what the reused socket reads after the warm-up
-    ScriptedWrite write;           // what the reused socket does with the second request
+    ScriptedRead read;    // what the reused socket reads after the warm-up
+    ScriptedWrite write;  // what the reused socket does with the second request
     int expected_logged_error;
   };
   const Case cases[] = {
       {"read reset", ScriptedRead::Error(ERR_CONNECTION_RESET, IoMode::kAsync),
        ScriptedWrite::Accept(), ERR_CONNECTION_RESET},
-      {"read EOF", ScriptedRead::Eof(IoMode::kAsync), ScriptedWrite::Accept(),
-       ERR_EMPTY_RESPONSE},
+      {"read EOF", ScriptedRead::Eof(IoMode::kAsync), ScriptedWrite::Accept(), ERR_EMPTY_RESPONSE},
       {"read closed", ScriptedRead::Error(ERR_CONNECTION_CLOSED, IoMode::kAsync),
        ScriptedWrite::Accept(), ERR_EMPTY_RESPONSE},
       {"write reset", ScriptedRead::Hang(), ScriptedWrite::Error(ERR_CONNECTION_RESET),
@@ -47,8 +45,8 @@ TEST_CASE("a reused socket that fails before any response byte is retried on a f
     ScriptedConnection* stale = env.factory->AddSocket(
         {ScriptedRead::Data(Response("200 OK", "warm"), IoMode::kAsync), c.read},
         {ScriptedWrite::Accept(), c.write});
-    ScriptedConnection* fresh = env.factory->AddSocket(
-        {ScriptedRead::Data(Response("200 OK", "second"), IoMode::kAsync)});
+    ScriptedConnection* fresh =
+        env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "second"), IoMode::kAsync)});
     WarmUp(env);
 
     RecordingDelegate d;
@@ -77,10 +75,9 @@ TEST_CASE("a reused socket that fails after response bytes arrived is not retrie
           "[request][retry]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  env.factory->AddSocket(
-      {ScriptedRead::Data(Response("200 OK", "warm"), IoMode::kAsync),
-       ScriptedRead::Data("HTTP/1.1 200 OK\r\nContent-", IoMode::kAsync),
-       ScriptedRead::Error(ERR_CONNECTION_RESET, IoMode::kAsync)});
+  env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "warm"), IoMode::kAsync),
+                          ScriptedRead::Data("HTTP/1.1 200 OK\r\nContent-", IoMode::kAsync),
+                          ScriptedRead::Error(ERR_CONNECTION_RESET, IoMode::kAsync)});
   env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "never"), IoMode::kAsync)});
   WarmUp(env);
 
