@@ -90,7 +90,7 @@ TEST_CASE("a body over --max-body", "[fetch][failure]") {
 TEST_CASE("NXDOMAIN", "[fetch][failure][dns]") {
   REQUIRE_NETSTACK_BINARY();
   LocalDns dns;
-  START_OR_SKIP(dns, {{"a.test", "127.0.0.1", "", 60}});
+  START_OR_SKIP(dns, {{"a.test", "127.0.0.1"}}, 60);
   NetstackRun run = RunFetchJson({"--dns-server", dns.server(), "http://nope.test:1/"});
   CHECK_FETCH_FAILED(run, 0, "ERR_NAME_NOT_RESOLVED");
   CHECK(dns.CountQueries("nope.test") >= 1);

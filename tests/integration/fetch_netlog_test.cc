@@ -14,7 +14,7 @@ TEST_CASE("netlog file is a viewer-loadable NetLog of two fetches", "[fetch][net
   NginxFixture nginx;
   START_OR_SKIP(nginx);
   LocalDns dns;
-  START_OR_SKIP(dns, {{"a.test", "127.0.0.1", "", 60}});
+  START_OR_SKIP(dns, {{"a.test", "127.0.0.1"}}, 60);
   TempDir dir("netlog");
   const std::string path = dir.Join("netlog.json");
   const std::string url = nginx.HttpUrl("/small.txt", "a.test");

@@ -8,11 +8,9 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <sstream>
 #include <thread>
 
 #include "tests/integration/loopback_port.h"
-#include "tests/integration/package_installer.h"
 
 namespace netstack::test {
 namespace {
@@ -44,68 +42,10 @@ bool WaitForUdpPort(ChildProcess* child, int port) {
 
 }  // namespace
 
-LocalDns::LocalDns() : dir_("dnsmasq") {}
-
-LocalDns::~LocalDns() { dnsmasq_.Stop(SIGTERM); }
-
-bool LocalDns::Start(const std::vector<DnsRecord>& records) {
-  std::string why;
-  std::string dnsmasq = EnsureProgram("dnsmasq", "dnsmasq-base", &why);
-  if (dnsmasq.empty()) {
-    skipped_ = true;
-    message_ = why;
-    return false;
-  }
-  if (dir_.path().empty()) {
-    message_ = "cannot create a temp dir";
-    return false;
-  }
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    port_ = PickFreePort();
-    std::vector<std::string> argv = {
-        dnsmasq, "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll",
-        "--bind-interfaces", "--listen-address=127.0.0.1", "--port=" + std::to_string(port_),
-        // Unknown names under .test are NXDOMAIN; nothing is ever forwarded.
-        "--local=/test/", "--cache-size=0", "--log-queries",
-        "--log-facility=" + dir_.Join("dnsmasq.log"), "--pid-file=" + dir_.Join("dnsmasq.pid"),
-        "--conf-file=/dev/null"};
-    // As root, dnsmasq would switch to `nobody`, which could not write the log in our dir.
-    if (::geteuid() == 0) argv.push_back("--user=root");
-    for (const DnsRecord& r : records) {
-      std::string rec = "--host-record=" + r.name;
-      if (!r.ipv4.empty()) rec += "," + r.ipv4;
-      if (!r.ipv6.empty()) rec += "," + r.ipv6;
-      rec += "," + std::to_string(r.ttl_seconds);
-      argv.push_back(rec);
-    }
-    std::string error;
-    if (!dnsmasq_.Start(argv, "", dir_.Join("stderr.log"), &error)) {
-      message_ = error;
-      return false;
-    }
-    if (WaitForUdpPort(&dnsmasq_, port_)) return true;
-    dnsmasq_.Stop(SIGKILL);
-    std::string err;
-    ReadFileToString(dir_.Join("stderr.log"), &err);
-    message_ = "dnsmasq did not start: " + err + ReadLog();
-    if (err.find("in use") == std::string::npos) break;
-  }
+bool LocalDns::Start(const std::vector<DnsRecord>& records, int ttl_seconds) {
+  if (dns_.Start(records, ttl_seconds)) return true;
+  skipped_ = true;
   return false;
-}
-
-int LocalDns::CountQueries(const std::string& name, const std::string& type) const {
-  const std::string needle = "query[" + type + "] " + name + " from ";
-  std::istringstream in(ReadLog());
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) n += line.find(needle) != std::string::npos ? 1 : 0;
-  return n;
-}
-
-std::string LocalDns::ReadLog() const {
-  std::string text;
-  ReadFileToString(dir_.Join("dnsmasq.log"), &text);
-  return text;
 }
 
 std::string FaultDns::ProgramPath() {

@@ -1,8 +1,8 @@
-// DNS servers on 127.0.0.1 for integration tests.
+// DNS servers on 127.0.0.1 for the CLI integration tests.
 //
-// LocalDns: a real dnsmasq (from Debian's dnsmasq-base) serving chosen names with chosen TTLs,
-// answering NXDOMAIN for any other name under .test, never forwarding anywhere (no network),
-// and logging every query so tests can count resolutions.
+// LocalDns: the DNS room's DnsmasqFixture (tests/dns/dnsmasq_fixture.h: a real dnsmasq serving
+// chosen names with one chosen TTL, NXDOMAIN for other .test names, never forwarding, logging
+// every query), with the Start/skipped/message shape the other fixtures here have.
 //
 // FaultDns: the DNS room's fault server program (fault_dns_server_main --port N --mode M) run as
 // a child process: SERVFAIL, silence, garbage or REFUSED for every query.
@@ -12,65 +12,52 @@
 #include <string>
 #include <vector>
 
+#include "tests/dns/dnsmasq_fixture.h"
 #include "tests/integration/process_runner.h"
-#include "tests/integration/temp_dir.h"
 
 namespace netstack::test {
 
-struct DnsRecord {
-  std::string name;
-  std::string ipv4;  // "" for none
-  std::string ipv6;  // "" for none
-  int ttl_seconds = 60;
-};
+// One address record: `address` is IPv4 (A) or IPv6 (AAAA).
+using DnsRecord = DnsmasqFixture::Record;
 
 class LocalDns {
  public:
-  LocalDns();
-  // Stops dnsmasq.
-  ~LocalDns();
-  LocalDns(const LocalDns&) = delete;
-  LocalDns& operator=(const LocalDns&) = delete;
-
-  // Starts dnsmasq on a free port serving `records`. Returns true when it answers. Otherwise
-  // skipped() says whether to skip (dnsmasq missing and not installable) and message() why.
-  bool Start(const std::vector<DnsRecord>& records);
+  // Starts dnsmasq on a free port serving `records`, every answer with TTL `ttl_seconds`.
+  // Returns true when it serves. On false, message() says why; the DNS fixture's contract is
+  // that callers skip then (dnsmasq missing and not installable), so skipped() is true.
+  bool Start(const std::vector<DnsRecord>& records, int ttl_seconds = 60);
   bool skipped() const { return skipped_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return dns_.error(); }
 
-  int port() const { return port_; }
+  int port() const { return dns_.port(); }
   // "127.0.0.1:<port>", the value for --dns-server.
-  std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string server() const { return "127.0.0.1:" + std::to_string(dns_.port()); }
 
   // How many queries of `type` ("A", "AAAA") for `name` dnsmasq has logged so far.
-  int CountQueries(const std::string& name, const std::string& type = "A") const;
-  std::string ReadLog() const;
+  int CountQueries(const std::string& name, const std::string& type = "A") const {
+    return static_cast<int>(dns_.QueryCount(name, type));
+  }
+  std::string ReadLog() const { return dns_.ReadLog(); }
 
  private:
-  // Sends one A query for a name that does not exist and waits for the answer: proves the
-  // server is up (dnsmasq has no TCP readiness to poll).
-  bool Probe() const;
-
-  TempDir dir_;
-  ChildProcess dnsmasq_;
-  int port_ = 0;
+  DnsmasqFixture dns_;
   bool skipped_ = false;
-  std::string message_;
 };
 
 class FaultDns {
  public:
-  // The fault server program's path ("" when the DNS room has not built it).
+  // The fault server program's path: $NETSTACK_FAULT_DNS_BIN, else the one CMake built.
   static std::string ProgramPath();
 
   // Stops the server.
   ~FaultDns();
 
-  // Starts it on a free port in `mode` (servfail | silent | garbage | refused). Returns false
-  // with skipped()/message() as LocalDns.
+  // Starts it on a free port in `mode` (servfail | silent | garbage | refused) and waits until
+  // it has bound the port. Returns false with skipped()/message() set.
   bool Start(const std::string& mode);
   bool skipped() const { return skipped_; }
   const std::string& message() const { return message_; }
+  int port() const { return port_; }
   std::string server() const { return "127.0.0.1:" + std::to_string(port_); }
 
  private:

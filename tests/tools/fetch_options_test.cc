@@ -102,3 +102,14 @@ TEST_CASE("fetch options: -d @FILE reads the body") {
   CHECK(o.method == "POST");
   std::remove(path.c_str());
 }
+
+TEST_CASE("fetch options: repeatable options take one value each, URLs stay URLs") {
+  FetchOptions o;
+  std::string msg;
+  REQUIRE(Parse({"-H", "Connection: close", "http://a.test/1", "--dns-server", "127.0.0.1",
+                 "http://a.test/2", "http://a.test/3"},
+                &o, &msg));
+  CHECK(o.urls.size() == 3);
+  CHECK(o.headers.size() == 1);
+  CHECK(o.dns_servers.size() == 1);
+}

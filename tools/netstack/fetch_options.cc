@@ -73,9 +73,13 @@ bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* me
 }  // namespace
 
 void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
+  // Repeatable options take one value per use (curl's way); without allow_extra_args(false)
+  // CLI11 would let them swallow the URLs that follow.
   cmd->add_option("url", o->url_texts, "URLs to fetch, in order")->required();
-  cmd->add_option("-o,--output", o->outputs, "write the n-th URL's body to FILE (- = stdout)");
-  cmd->add_option("-H,--header", o->header_lines, "extra request header 'Name: value'");
+  cmd->add_option("-o,--output", o->outputs, "write the n-th URL's body to FILE (- = stdout)")
+      ->allow_extra_args(false);
+  cmd->add_option("-H,--header", o->header_lines, "extra request header 'Name: value'")
+      ->allow_extra_args(false);
   cmd->add_option("-X,--request", o->method, "request method: GET, HEAD or POST");
   cmd->add_option("-d,--data", o->data, "request body (POST); @FILE reads it from FILE");
   cmd->add_flag("-I,--head", o->head, "HEAD request");
@@ -85,8 +89,10 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("-k,--insecure", o->insecure, "do not verify the server's certificate");
   cmd->add_option("--cacert", o->cacert, "trust the CAs in this PEM file")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--resolve", o->resolve_texts, "HOST:PORT:ADDR, skip DNS for HOST:PORT");
-  cmd->add_option("--dns-server", o->dns_server_texts, "DNS server IP[:PORT]");
+  cmd->add_option("--resolve", o->resolve_texts, "HOST:PORT:ADDR, skip DNS for HOST:PORT")
+      ->allow_extra_args(false);
+  cmd->add_option("--dns-server", o->dns_server_texts, "DNS server IP[:PORT]")
+      ->allow_extra_args(false);
   cmd->add_option("--dns-timeout", o->dns_timeout_ms, "first DNS timeout in ms")
       ->check(CLI::Range(10, 60000));
   cmd->add_option("--dns-tries", o->dns_tries, "DNS attempts per server")
