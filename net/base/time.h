@@ -21,7 +21,11 @@ struct TickClock {
   static constexpr bool is_steady = true;
 };
 
-// A point in time on a Scheduler's clock.
+// A point in time on a Scheduler's clock. TimeTicks{} (zero) is the null time, meaning "not
+// set" (as in Chrome: LoadTimingInfo leaves unset points at zero). A scheduler that stamps real
+// events must therefore never return it: UvScheduler starts at 1 s, and the simulator starts its
+// VirtualScheduler at a non-zero epoch. VirtualScheduler's default start of zero is for unit
+// tests, which read times relative to it.
 using TimeTicks = TickClock::time_point;
 
 // Milliseconds as a double, for output (JSON timings, NetLog).

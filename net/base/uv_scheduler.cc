@@ -5,7 +5,8 @@
 namespace netstack {
 
 UvScheduler::UvScheduler(uv_loop_t* loop)
-    : loop_(loop), timer_(new uv_timer_t), origin_ns_(uv_hrtime()) {
+    // Now() starts at 1 s, not 0: TimeTicks{} means "not set" (time.h).
+    : loop_(loop), timer_(new uv_timer_t), origin_ns_(uv_hrtime() - 1'000'000'000) {
   uv_timer_init(loop_, timer_);
   timer_->data = this;
 }

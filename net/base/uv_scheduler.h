@@ -10,7 +10,7 @@ namespace netstack {
 
 class UvScheduler : public Scheduler {
  public:
-  // `loop` must outlive this object. Time starts at zero at construction.
+  // `loop` must outlive this object. Now() is 1 s at construction (never the null time).
   explicit UvScheduler(uv_loop_t* loop);
   // Closes the timer handle; its memory is freed in the close callback, so the loop must run
   // once more after this (uv_run until uv_loop_close succeeds). Pending tasks are dropped.

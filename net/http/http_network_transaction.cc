@@ -133,7 +133,10 @@ bool HttpNetworkTransaction::MaybeRestartOnFreshSocket(int error) {
   const bool connection_error = error == ERR_CONNECTION_RESET || error == ERR_CONNECTION_CLOSED ||
                                 error == ERR_CONNECTION_ABORTED || error == ERR_EMPTY_RESPONSE ||
                                 error == ERR_SOCKET_NOT_CONNECTED;
-  if (!connection_error || !handle_.is_reused() || retries_ >= kMaxRetries ||
+  // A socket that sat idle (used before, or preconnected and never used) may have been closed
+  // by the server meanwhile; a freshly connected one has no such excuse.
+  const bool was_idle = handle_.reuse_type() != ClientSocketHandle::ReuseType::kUnused;
+  if (!connection_error || !was_idle || retries_ >= kMaxRetries ||
       stream_->bytes_received() > 0) {
     return false;
   }

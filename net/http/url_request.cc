@@ -19,6 +19,7 @@ UrlRequest::UrlRequest(UrlRequestContext* context, const Params& params, Delegat
       url_(params.request.url),
       method_(params.request.method),
       body_(params.request.body),
+      extra_headers_(params.request.extra_headers),
       buffer_(kReadBufferBytes) {}
 
 UrlRequest::~UrlRequest() {
@@ -52,6 +53,7 @@ void UrlRequest::StartHop() {
   info.url = url_;
   info.method = method_;
   info.body = body_;
+  info.extra_headers = extra_headers_;
   transaction_ = std::make_unique<HttpNetworkTransaction>(context_, params_.priority, net_log_);
   int rv = transaction_->Start(info, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnHopStarted(rv);
@@ -151,6 +153,15 @@ void UrlRequest::FollowRedirect() {
   if ((code == 303 && method_ != "HEAD") || ((code == 301 || code == 302) && method_ == "POST")) {
     method_ = "GET";
     body_.clear();
+    // Headers that described the dropped body would make the server wait for it.
+    for (const char* name : {"Content-Length", "Content-Type", "Content-Encoding"})
+      extra_headers_.RemoveHeader(name);
+  }
+  // Credentials and the Host the user gave were for the first origin only (curl and browsers
+  // drop them on a cross-origin redirect).
+  if (redirect_target_.scheme_host_port() != url_.scheme_host_port()) {
+    for (const char* name : {"Authorization", "Proxy-Authorization", "Cookie", "Host"})
+      extra_headers_.RemoveHeader(name);
   }
   transaction_.reset();  // Returns a drained socket to the pool (or closes it).
   redirect_chain_.push_back(redirect_target_.spec());

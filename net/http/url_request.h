@@ -94,6 +94,7 @@ class UrlRequest {
   Url url_;
   std::string method_;
   std::string body_;
+  HttpRequestHeaders extra_headers_;  // the user's headers, less what redirects dropped
   Url redirect_target_;
   std::unique_ptr<HttpNetworkTransaction> transaction_;
   std::shared_ptr<const HttpResponseHeaders> headers_;

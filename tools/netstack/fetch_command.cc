@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -92,6 +93,15 @@ class FetchJob : public UrlRequest::Delegate {
     on_done_(this);
   }
 
+  // The loop ended with this fetch unfinished (a bug: every path must complete). Records it
+  // as failed so no URL goes unreported.
+  void Abandon() {
+    record_.url = options_.urls[index_].spec();
+    record_.method = options_.method;
+    record_.error = ERR_FAILED;
+    record_.error_message = "internal error: the fetch never completed";
+  }
+
   const FetchRecord& record() const { return record_; }
   bool failed() const { return record_.error != OK; }
 
@@ -175,21 +185,25 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   size_t next = 0;
   bool any_failed = false;
   std::function<void()> start_more;
-  auto on_done = [&](FetchJob* job) {
-    const FetchRecord& rec = job->record();
+  auto report_record = [&](const FetchRecord& rec) {
     std::string line =
         options.json ? FetchRecordToJson(rec).dump(-1, ' ', false,
                                                    nlohmann::json::error_handler_t::replace)
                      : FetchRecordToLine(rec);
-    std::fprintf(report, "%s\n", line.c_str());
-    std::fflush(report);
-    if (job->failed()) {
-      any_failed = true;
-      // Errors always reach stderr as one line (unless the human line already went there).
-      if (options.json || report != stderr)
-        std::fprintf(stderr, "netstack: %s: %s (%s)\n", rec.url.c_str(),
-                     rec.error_message.c_str(), ErrorToString(rec.error).c_str());
+    // A human error line on stderr would only repeat the one below.
+    if (options.json || rec.error == OK || report != stderr) {
+      std::fprintf(report, "%s\n", line.c_str());
+      std::fflush(report);
     }
+    if (rec.error != OK) {
+      any_failed = true;
+      // Every failure is also one line on stderr, in one format scripts can grep.
+      std::fprintf(stderr, "netstack: %s: %s (%s)\n", rec.url.c_str(), rec.error_message.c_str(),
+                   ErrorToString(rec.error).c_str());
+    }
+  };
+  auto on_done = [&](FetchJob* job) {
+    report_record(job->record());
     // Freed on the next task: the job may be inside its request's callback now.
     finished.push_back(job);
     stack->scheduler().PostTask(start_more);
@@ -208,6 +222,21 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   start_more();
   stack->Run();
 
+  // The loop only stops early if a fetch lost its completion; report those rather than
+  // exit 0 with URLs missing from the output.
+  for (auto& job : active) {
+    if (std::find(finished.begin(), finished.end(), job.get()) != finished.end()) continue;
+    job->Abandon();
+    report_record(job->record());
+  }
+  for (; next < options.urls.size(); ++next) {
+    FetchJob never_started(next, options, stack->context(), nullptr);
+    never_started.Abandon();
+    report_record(never_started.record());
+  }
+
+  // Idle sockets end their NetLog lifetimes (SOCKET_ALIVE) inside the file.
+  stack->context()->socket_pool()->CloseIdleSockets();
   if (netlog && !netlog->Finish(stack->context()->GetPolledData(), &error)) {
     std::fprintf(stderr, "netstack: %s\n", error.c_str());
     any_failed = true;

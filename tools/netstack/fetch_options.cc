@@ -173,6 +173,10 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
     *message = "unsupported method \"" + o->method + "\" (GET, HEAD or POST)";
     return false;
   }
+  if (o->json && std::find(o->outputs.begin(), o->outputs.end(), "-") != o->outputs.end()) {
+    *message = "--json and -o - both want stdout: write the body to a file";
+    return false;
+  }
   if (o->head && o->method != "HEAD") {
     *message = "-I conflicts with -X " + o->method;
     return false;

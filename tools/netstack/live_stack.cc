@@ -40,18 +40,21 @@ LiveStack::~LiveStack() {
   ssl_context_.reset();
   net_log_.reset();
   scheduler_.reset();
+  // Every object that owned a handle has started closing it. A handle still open now is a
+  // lifetime bug: say so, and close it so the loop below cannot hang on it.
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void*) {
+        if (uv_is_closing(h)) return;
+        std::fprintf(stderr, "netstack: internal: a %s handle was left open at exit\n",
+                     uv_handle_type_name(h->type));
+        uv_close(h, nullptr);
+      },
+      nullptr);
   // Close callbacks free the handles' memory; run until they have all run.
   uv_run(&loop_, UV_RUN_DEFAULT);
-  if (uv_loop_close(&loop_) != 0) {
-    // A handle was left open: a lifetime bug. Say so rather than hide it.
-    uv_walk(
-        &loop_,
-        [](uv_handle_t* h, void*) {
-          std::fprintf(stderr, "netstack: internal: handle type %s left open at exit\n",
-                       uv_handle_type_name(h->type));
-        },
-        nullptr);
-  }
+  if (uv_loop_close(&loop_) != 0)
+    std::fprintf(stderr, "netstack: internal: the event loop did not close\n");
 }
 
 }  // namespace netstack
