@@ -25,120 +25,15 @@ class AresLibrary {
   int status_;
 };
 
-// One family's outcome inside a transaction.
-struct FamilyResult {
-  int error = ERR_FAILED;
-  bool nxdomain = false;  // The server said the name does not exist (not merely NODATA).
-  std::vector<IPAddress> addresses;
-  TimeDelta ttl = TimeDelta::max();
-};
-
-// Builds a FamilyResult from an ares_getaddrinfo() answer. Never throws.
-FamilyResult ConvertAnswer(int status, const ares_addrinfo* answer) noexcept {
-  FamilyResult result;
-  if (status != ARES_SUCCESS) {
-    result.error = MapAresStatus(status);
-    result.nxdomain = status == ARES_ENOTFOUND;
-    return result;
-  }
-  try {
-    for (const ares_addrinfo_node* node = answer ? answer->nodes : nullptr; node;
-         node = node->ai_next) {
-      auto endpoint = IPEndPoint::FromSockAddr(node->ai_addr);
-      if (!endpoint) continue;
-      // ai_socktype 0 can yield one node per socket type; keep each address once.
-      if (std::find(result.addresses.begin(), result.addresses.end(), endpoint->address()) ==
-          result.addresses.end()) {
-        result.addresses.push_back(endpoint->address());
-      }
-      result.ttl = std::min(result.ttl, Seconds(std::max(node->ai_ttl, 0)));
-    }
-    // A CNAME on the way to the addresses bounds the answer's life too.
-    for (const ares_addrinfo_cname* cname = answer ? answer->cnames : nullptr; cname;
-         cname = cname->next) {
-      result.ttl = std::min(result.ttl, Seconds(std::max(cname->ttl, 0)));
-    }
-  } catch (...) {
-    result = FamilyResult();
-    result.error = ERR_OUT_OF_MEMORY;
-    return result;
-  }
-  // NOERROR with no usable address record is NODATA: the name has no address of this family.
-  result.error = result.addresses.empty() ? ERR_NAME_NOT_RESOLVED : OK;
-  return result;
-}
-
-// Combines the per-family outcomes (IPv6 first when both were asked):
-// - success if any family has addresses (IPv6 ones first), TTL = the smallest TTL among the
-//   families that answered; a failure of the other family is dropped, as Chrome does, because
-//   the connect job only needs one family.
-// - otherwise, if either family got NXDOMAIN, ERR_NAME_NOT_RESOLVED: the name does not exist,
-//   whatever happened to the other query;
-// - otherwise the most informative error: a server-side failure (SERVFAIL, REFUSED, timeout,
-//   malformed) beats NODATA, since "the server failed" is the actionable message when the
-//   other family merely had no records; between two such errors the IPv4 one wins (A is the
-//   query every server answers).
-DnsTransportResult CombineFamilies(std::vector<FamilyResult>& parts) {
-  DnsTransportResult result;
-  TimeDelta ttl = TimeDelta::max();
-  for (FamilyResult& part : parts) {
-    if (part.error != OK) continue;
-    result.addresses.insert(result.addresses.end(), part.addresses.begin(), part.addresses.end());
-    ttl = std::min(ttl, part.ttl);
-  }
-  if (!result.addresses.empty()) {
-    result.error = OK;
-    result.ttl = ttl == TimeDelta::max() ? TimeDelta::zero() : ttl;
-    return result;
-  }
-  result.error = ERR_NAME_NOT_RESOLVED;
-  for (const FamilyResult& part : parts) {
-    if (part.nxdomain) return result;
-  }
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    if (it->error != ERR_NAME_NOT_RESOLVED) {
-      result.error = it->error;
-      break;
-    }
-  }
-  return result;
-}
+// While an answer waits for a delivery task that could not be posted (out of memory), the
+// transport's timer retries this often.
+constexpr TimeDelta kDeliveryRetryDelay = std::chrono::milliseconds(10);
 
 }  // namespace
 
 int EnsureAresLibraryInitialized() {
   static AresLibrary library;
   return library.status();
-}
-
-int MapAresStatus(int status) {
-  switch (status) {
-    case ARES_SUCCESS:
-      return OK;
-    case ARES_ENOTFOUND:
-    case ARES_ENODATA:
-    case ARES_EBADNAME:
-      return ERR_NAME_NOT_RESOLVED;
-    case ARES_ESERVFAIL:
-    case ARES_EFORMERR:
-    case ARES_ENOTIMP:
-      return ERR_DNS_SERVER_FAILED;
-    case ARES_EREFUSED:
-      return ERR_DNS_REFUSED;
-    case ARES_ETIMEOUT:
-      return ERR_DNS_TIMED_OUT;
-    case ARES_EBADRESP:
-      return ERR_DNS_MALFORMED_RESPONSE;
-    case ARES_ECONNREFUSED:
-      return ERR_CONNECTION_REFUSED;
-    case ARES_ENOMEM:
-      return ERR_OUT_OF_MEMORY;
-    case ARES_EDESTRUCTION:
-    case ARES_ECANCELLED:
-      return ERR_ABORTED;
-    default:
-      return ERR_FAILED;
-  }
 }
 
 // One uv_poll_t per c-ares socket. `transport` is cleared when the poll is closed, so an event
@@ -150,9 +45,9 @@ struct AresDnsTransport::Poll {
 };
 
 // A lookup: one ares_getaddrinfo() call per family. Each call gets a heap Query that c-ares owns
-// until its callback runs (it always runs once: with the answer, or ARES_EDESTRUCTION from
-// ares_destroy()). Cancelling detaches the Queries, which are then freed by their callbacks
-// without touching the transaction.
+// until its callback runs (it always runs once: with the answer, ARES_ECANCELLED from
+// ares_cancel() or ARES_EDESTRUCTION from ares_destroy()). Cancelling detaches the Queries, which
+// are then freed by their callbacks without touching the transaction.
 class AresDnsTransport::Transaction : public DnsTransaction {
  public:
   struct Query {
@@ -167,7 +62,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
     for (Query* query : pending_) query->transaction = nullptr;
     if (transport_) {
       if (delivery_task_ != kNoTask) transport_->scheduler_.CancelTask(delivery_task_);
-      transport_->transactions_.erase(this);
+      transport_->OnTransactionDestroyed(this);
     }
   }
 
@@ -191,18 +86,52 @@ class AresDnsTransport::Transaction : public DnsTransaction {
     }
   }
 
+  // True while c-ares still owes an answer to one of our queries.
+  bool in_flight() const { return !pending_.empty(); }
+  // True if the answer is complete but its delivery task could not be posted yet.
+  bool needs_delivery() const { return needs_delivery_; }
+
+  // Ends the lookup with `error` whatever c-ares still has to say: the queries are detached (the
+  // caller cancels them in c-ares) and the failure is delivered from a task.
+  void Fail(int error, const std::string& detail) noexcept {
+    for (Query* query : pending_) query->transaction = nullptr;
+    pending_.clear();
+    failure_ = error;
+    try {
+      failure_detail_ = detail;
+    } catch (...) {
+      failure_detail_.clear();  // Out of memory: the error code alone will do.
+    }
+    PostDelivery();
+  }
+
+  // Posts the task that runs the callback. If that fails (out of memory), the lookup will end
+  // with ERR_OUT_OF_MEMORY, and the transport retries the post from outside c-ares
+  // (AfterAresCall() and its timer) until it succeeds: the lookup always completes.
+  void PostDelivery() noexcept {
+    try {
+      delivery_task_ = transport_->scheduler_.PostTask([this] { Deliver(); });
+      needs_delivery_ = false;
+    } catch (...) {
+      if (failure_ == OK) failure_ = ERR_OUT_OF_MEMORY;
+      needs_delivery_ = true;
+      transport_->delivery_retry_needed_ = true;
+    }
+  }
+
   // The transport is going away: never call back, never touch it again.
   void OnTransportDestroyed() {
     if (delivery_task_ != kNoTask) transport_->scheduler_.CancelTask(delivery_task_);
     delivery_task_ = kNoTask;
+    needs_delivery_ = false;
     for (Query* query : pending_) query->transaction = nullptr;
     pending_.clear();
     transport_ = nullptr;
   }
 
  private:
-  // ares_addrinfo_callback. Runs inside ares_getaddrinfo(), ares_process_fd() or ares_destroy();
-  // it only records the result (no user code runs here) and must not throw.
+  // ares_addrinfo_callback. Runs inside ares_getaddrinfo(), ares_process_fd(), ares_cancel() or
+  // ares_destroy(); it only records the result (no user code runs here) and must not throw.
   static void OnAddrInfo(void* arg, int status, int /*timeouts*/, ares_addrinfo* answer) {
     std::unique_ptr<Query> query(static_cast<Query*>(arg));
     std::unique_ptr<ares_addrinfo, void (*)(ares_addrinfo*)> owned_answer(answer,
@@ -212,36 +141,40 @@ class AresDnsTransport::Transaction : public DnsTransaction {
 
   void OnQueryComplete(Query* query, int status, const ares_addrinfo* answer) noexcept {
     pending_.erase(std::remove(pending_.begin(), pending_.end(), query), pending_.end());
-    if (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED) {
-      // The channel is being torn down under us: this transaction will never complete.
-      aborted_ = true;
-      return;
-    }
-    parts_[query->index] = ConvertAnswer(status, answer);
-    if (!pending_.empty() || aborted_ || !transport_) return;
+    // A cancelled or destroyed query is recorded as ERR_ABORTED like any other outcome, so the
+    // transaction still completes (the transport detaches its transactions before it cancels or
+    // destroys queries, so this is a safety net).
+    parts_[query->index] = ConvertAresAnswer(status, answer);
+    if (!pending_.empty() || !transport_) return;
     // Deliver from a task of our own, never from inside c-ares: the user callback may start
     // lookups, destroy this transaction, or destroy the transport (ares_destroy() inside
     // ares_process_fd() would be a use-after-free in c-ares).
-    try {
-      delivery_task_ = transport_->scheduler_.PostTask([this] { Deliver(); });
-    } catch (...) {
-      aborted_ = true;  // Out of memory: fail closed (the resolver's caller times out).
-    }
+    PostDelivery();
   }
 
   void Deliver() {
     delivery_task_ = kNoTask;
-    DnsTransportResult result = CombineFamilies(parts_);
+    DnsTransportResult result;
+    if (failure_ != OK) {
+      result.error = failure_;
+      result.detail = failure_detail_.empty() && failure_ == ERR_OUT_OF_MEMORY
+                          ? "out of memory delivering the answer"
+                          : failure_detail_;
+    } else {
+      result = CombineAresFamilies(parts_, transport_->server_info_);
+    }
     Callback callback = std::move(callback_);
     callback(result);  // May destroy `this`.
   }
 
   AresDnsTransport* transport_;
   Callback callback_;
-  std::vector<Query*> pending_;      // Issued and not yet called back; owned by c-ares.
-  std::vector<FamilyResult> parts_;  // IPv6 first when both families are asked.
+  std::vector<Query*> pending_;          // Issued and not yet called back; owned by c-ares.
+  std::vector<AresFamilyResult> parts_;  // IPv6 first when both families are asked.
   TaskId delivery_task_ = kNoTask;
-  bool aborted_ = false;
+  bool needs_delivery_ = false;
+  int failure_ = OK;  // Overrides the answer: out of memory, a socket libuv would not watch.
+  std::string failure_detail_;
 };
 
 std::unique_ptr<AresDnsTransport> AresDnsTransport::Create(uv_loop_t* loop, Scheduler& scheduler,
@@ -295,6 +228,12 @@ std::unique_ptr<AresDnsTransport> AresDnsTransport::Create(uv_loop_t* loop, Sche
       return nullptr;  // The destructor destroys the channel.
     }
   }
+  std::string servers;
+  for (const std::string& server : transport->ServerStrings()) {
+    if (!servers.empty()) servers += ", ";
+    servers += server;
+  }
+  transport->server_info_ = {servers.empty() ? "the system's DNS servers" : servers, opts.tries};
   return transport;
 }
 
@@ -322,12 +261,23 @@ std::unique_ptr<DnsTransaction> AresDnsTransport::StartLookup(const std::string&
   auto transaction = std::make_unique<Transaction>(this, std::move(callback));
   transactions_.insert(transaction.get());
   transaction->Start(hostname, family);
-  RearmTimer();
+  AfterAresCall();
   return transaction;
 }
 
-nlohmann::json AresDnsTransport::GetInfoAsJson() const {
-  nlohmann::json servers = nlohmann::json::array();
+void AresDnsTransport::OnTransactionDestroyed(Transaction* transaction) {
+  transactions_.erase(transaction);
+  if (!transactions_.empty() || !channel_) return;
+  delivery_retry_needed_ = false;
+  // Safe here: user code (the only caller) never runs inside c-ares. c-ares 1.18 cannot cancel
+  // one query, only all of them, so this is done when none is wanted any more.
+  timeval tv = {};
+  if (ares_timeout(channel_, nullptr, &tv)) ares_cancel(channel_);
+  timer_.Stop();
+}
+
+std::vector<std::string> AresDnsTransport::ServerStrings() const {
+  std::vector<std::string> servers;
   ares_addr_port_node* nodes = nullptr;
   if (channel_ && ares_get_servers_ports(channel_, &nodes) == ARES_SUCCESS) {
     for (ares_addr_port_node* node = nodes; node; node = node->next) {
@@ -340,10 +290,14 @@ nlohmann::json AresDnsTransport::GetInfoAsJson() const {
     }
     ares_free_data(nodes);
   }
+  return servers;
+}
+
+nlohmann::json AresDnsTransport::GetInfoAsJson() const {
   return {
       {"type", "c-ares"},
       {"version", ares_version(nullptr)},
-      {"servers", std::move(servers)},
+      {"servers", ServerStrings()},
       {"timeout_ms", ToMilliseconds(options_.timeout)},
       {"tries", options_.tries},
       {"search_domains", options_.use_search_domains},
@@ -354,11 +308,13 @@ nlohmann::json AresDnsTransport::GetInfoAsJson() const {
 }
 
 void AresDnsTransport::OnSockState(void* data, ares_socket_t fd, int readable, int writable) {
+  auto* self = static_cast<AresDnsTransport*>(data);
   // A C callback: nothing may be thrown through c-ares.
   try {
-    static_cast<AresDnsTransport*>(data)->UpdatePoll(fd, readable != 0, writable != 0);
+    self->UpdatePoll(fd, readable != 0, writable != 0);
   } catch (...) {
-    // Out of memory creating a poll: the query cannot progress and times out via the timer.
+    // Out of memory creating a poll: the socket cannot be watched.
+    self->OnPollFailure(ERR_OUT_OF_MEMORY, "out of memory", 0);
   }
 }
 
@@ -378,15 +334,35 @@ void AresDnsTransport::UpdatePoll(ares_socket_t fd, bool readable, bool writable
     fresh->transport = this;
     fresh->fd = fd;
     fresh->handle.data = fresh.get();
-    // On failure the handle was never initialised, so it may be freed right away.
-    if (uv_poll_init(loop_, &fresh->handle, fd) != 0) return;
+    // The map slot first: if that throws, no handle exists yet.
+    auto slot = polls_.emplace(fd, fresh.get()).first;
+    int rv = poll_functions_.init(loop_, &fresh->handle, fd);
+    if (rv != 0) {
+      // The handle was never initialised, so it may be freed right away.
+      polls_.erase(slot);
+      OnPollFailure(MapUvError(rv), "uv_poll_init", rv);
+      return;
+    }
     poll = fresh.release();
-    polls_.emplace(fd, poll);
   } else {
     poll = it->second;
   }
   int events = (readable ? UV_READABLE : 0) | (writable ? UV_WRITABLE : 0);
-  uv_poll_start(&poll->handle, events, &AresDnsTransport::OnPollEvent);
+  int rv = poll_functions_.start(&poll->handle, events, &AresDnsTransport::OnPollEvent);
+  // The poll stays in polls_ (initialised handles are closed, never just freed); c-ares closes
+  // the socket when FailInFlightLookups() cancels its queries, which closes the poll.
+  if (rv != 0) OnPollFailure(MapUvError(rv), "uv_poll_start", rv);
+}
+
+void AresDnsTransport::OnPollFailure(int net_error, const char* what, int uv_error) noexcept {
+  if (poll_error_ != OK) return;  // The first failure explains the rest.
+  poll_error_ = net_error;
+  try {
+    poll_error_detail_ = std::string("cannot watch the DNS socket: ") + what;
+    if (uv_error != 0) poll_error_detail_ += std::string(" failed: ") + uv_strerror(uv_error);
+  } catch (...) {
+    poll_error_detail_.clear();
+  }
 }
 
 void AresDnsTransport::ClosePoll(Poll* poll) {
@@ -411,23 +387,55 @@ void AresDnsTransport::OnPollEvent(uv_poll_t* handle, int status, int events) {
   }
   // May close this very socket (OnSockState(fd, 0, 0) closes `poll`); `poll` is not used after.
   ares_process_fd(self->channel_, read_fd, write_fd);
-  self->RearmTimer();
+  self->AfterAresCall();
+}
+
+void AresDnsTransport::AfterAresCall() noexcept {
+  try {
+    if (poll_error_ != OK) FailInFlightLookups();
+    if (delivery_retry_needed_) {
+      delivery_retry_needed_ = false;
+      for (Transaction* transaction : transactions_) {
+        if (transaction->needs_delivery()) transaction->PostDelivery();  // May fail again.
+      }
+    }
+    RearmTimer();
+  } catch (...) {
+    // Out of memory arming the timer (we may be inside a libuv callback: nothing is thrown).
+    // The resolver's job deadline still ends every lookup.
+  }
+}
+
+void AresDnsTransport::FailInFlightLookups() {
+  const int error = poll_error_;
+  const std::string detail = std::move(poll_error_detail_);
+  poll_error_ = OK;
+  poll_error_detail_.clear();
+  // c-ares does not say which queries use which socket, and any in-flight query may be sent on
+  // the unwatched one: every in-flight lookup is affected.
+  for (Transaction* transaction : transactions_) {
+    if (transaction->in_flight()) transaction->Fail(error, detail);
+  }
+  if (channel_) ares_cancel(channel_);  // Only orphaned queries are left: callbacks free memory.
 }
 
 void AresDnsTransport::RearmTimer() {
   timeval tv = {};
-  if (!channel_ || !ares_timeout(channel_, nullptr, &tv)) {
-    timer_.Stop();  // No query in flight.
+  const bool queries = channel_ && ares_timeout(channel_, nullptr, &tv);
+  if (!queries && !delivery_retry_needed_) {
+    timer_.Stop();  // Nothing in flight.
     return;
   }
-  TimeDelta delay = Seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec);
+  TimeDelta delay =
+      queries ? Seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec) : kDeliveryRetryDelay;
+  if (delivery_retry_needed_) delay = std::min(delay, kDeliveryRetryDelay);
   timer_.Start(delay, [this] { OnTimer(); });
 }
 
 void AresDnsTransport::OnTimer() {
   // Both fds BAD: c-ares only processes its timeouts (retries, next server, ARES_ETIMEOUT).
-  ares_process_fd(channel_, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-  RearmTimer();
+  if (channel_) ares_process_fd(channel_, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+  AfterAresCall();
 }
 
 }  // namespace netstack

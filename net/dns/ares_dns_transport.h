@@ -10,7 +10,10 @@
 // state (see CombineFamilies in the .cc). Only DNS is asked ("b" lookups): /etc/hosts is not
 // read unless Options::use_hosts_file, so every answer carries a real TTL; "localhost" is
 // answered by HostResolverManager without DNS. A SERVFAIL or REFUSED answer is final (it is not
-// retried on the next server; see ARES_FLAG_NOCHECKRESP in the .cc for why).
+// retried on the next server; see ARES_FLAG_NOCHECKRESP in the .cc for why). Every lookup ends:
+// a socket libuv will not watch fails the in-flight lookups with the libuv error, and an answer
+// whose delivery cannot be posted (out of memory) ends with ERR_OUT_OF_MEMORY, posted later.
+// Failures carry a detail naming the server ("SERVFAIL from 127.0.0.1:5353").
 #ifndef NET_DNS_ARES_DNS_TRANSPORT_H_
 #define NET_DNS_ARES_DNS_TRANSPORT_H_
 
@@ -25,6 +28,7 @@
 
 #include "net/base/ip_address.h"
 #include "net/base/scheduler.h"
+#include "net/dns/ares_answer.h"
 #include "net/dns/dns_transport.h"
 
 namespace netstack {
@@ -33,14 +37,6 @@ namespace netstack {
 // (ARES_SUCCESS on success); ares_library_cleanup() runs at process exit. Every user of c-ares
 // calls this before ares_init_options(); AresDnsTransport::Create() does.
 int EnsureAresLibraryInitialized();
-
-// Maps a c-ares status to a net error (see dns_transport.h for the meaning of each):
-// ARES_ENOTFOUND, ARES_ENODATA, ARES_EBADNAME -> ERR_NAME_NOT_RESOLVED; ARES_ESERVFAIL,
-// ARES_EFORMERR, ARES_ENOTIMP -> ERR_DNS_SERVER_FAILED; ARES_EREFUSED -> ERR_DNS_REFUSED;
-// ARES_ETIMEOUT -> ERR_DNS_TIMED_OUT; ARES_EBADRESP -> ERR_DNS_MALFORMED_RESPONSE;
-// ARES_ECONNREFUSED (every server's port closed) -> ERR_CONNECTION_REFUSED; ARES_ENOMEM ->
-// ERR_OUT_OF_MEMORY; ARES_EDESTRUCTION, ARES_ECANCELLED -> ERR_ABORTED; others -> ERR_FAILED.
-int MapAresStatus(int status);
 
 class AresDnsTransport : public DnsTransport {
  public:
@@ -85,6 +81,14 @@ class AresDnsTransport : public DnsTransport {
   size_t open_sockets() const { return polls_.size(); }
   size_t active_transactions() const { return transactions_.size(); }
 
+  // The libuv calls that watch c-ares's sockets; tests replace them to simulate libuv refusing
+  // a socket (a lookup then fails with the mapped libuv error instead of timing out).
+  struct PollFunctions {
+    int (*init)(uv_loop_t* loop, uv_poll_t* handle, int fd) = &uv_poll_init;
+    int (*start)(uv_poll_t* handle, int events, uv_poll_cb callback) = &uv_poll_start;
+  };
+  void SetPollFunctionsForTesting(const PollFunctions& functions) { poll_functions_ = functions; }
+
  private:
   class Transaction;
   struct Poll;
@@ -95,20 +99,40 @@ class AresDnsTransport : public DnsTransport {
   // (c-ares closes the socket right after this returns).
   static void OnSockState(void* data, ares_socket_t fd, int readable, int writable);
   void UpdatePoll(ares_socket_t fd, bool readable, bool writable);
+  // libuv would not watch a socket: remembered here (we are inside c-ares) and acted on by
+  // AfterAresCall().
+  void OnPollFailure(int net_error, const char* what, int uv_error) noexcept;
   static void OnPollEvent(uv_poll_t* handle, int status, int events);
   static void ClosePoll(Poll* poll);
 
-  // Re-arms the single timer from ares_timeout(); called after every call into c-ares.
+  // Runs after every call into c-ares returns (never inside one): fails the in-flight lookups
+  // after a poll failure, retries answer deliveries that could not be posted, re-arms the timer.
+  void AfterAresCall() noexcept;
+  // A socket could not be watched, so the lookups that may be waiting on it would only time
+  // out: fail every in-flight lookup with the error, then ares_cancel() the (now orphaned)
+  // queries, which also closes c-ares's sockets so the next lookup opens fresh ones.
+  void FailInFlightLookups();
+  // Re-arms the single timer from ares_timeout(), or sooner while a delivery waits for a retry.
   void RearmTimer();
   void OnTimer();
+  // A transaction is being destroyed. When it was the last one, c-ares's remaining queries
+  // belong to nobody: cancel them rather than let c-ares retry for timeout x tries.
+  void OnTransactionDestroyed(Transaction* transaction);
+  // "ip:port" of each server c-ares asks, in order.
+  std::vector<std::string> ServerStrings() const;
 
   uv_loop_t* const loop_;
   Scheduler& scheduler_;
   const Options options_;
   ares_channel channel_ = nullptr;
+  AresServerInfo server_info_;  // For failure details.
+  PollFunctions poll_functions_;
   OneShotTimer timer_;
   std::unordered_map<ares_socket_t, Poll*> polls_;  // Each freed in its close callback.
   std::unordered_set<Transaction*> transactions_;   // Live transactions, not owned.
+  int poll_error_ = OK;                             // Set inside c-ares; see OnPollFailure.
+  std::string poll_error_detail_;
+  bool delivery_retry_needed_ = false;  // A transaction's delivery could not be posted.
 };
 
 }  // namespace netstack

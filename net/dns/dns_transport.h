@@ -24,6 +24,7 @@ namespace netstack {
 //   REFUSED                                     -> ERR_DNS_REFUSED
 //   no answer within the timeout and retries    -> ERR_DNS_TIMED_OUT
 //   an answer that does not parse               -> ERR_DNS_MALFORMED_RESPONSE
+//   no server reachable (port closed, no route) -> ERR_DNS_SERVER_UNREACHABLE
 struct DnsTransportResult {
   int error = ERR_FAILED;
   // Addresses of the requested family (both families for kUnspecified), in answer order. Empty
@@ -33,6 +34,10 @@ struct DnsTransportResult {
   // (address records and the CNAMEs leading to them). Zero for errors: a transport does not
   // say how long a failure may be remembered; HostResolverManager::Config decides.
   TimeDelta ttl = TimeDelta::zero();
+  // For a failure, what the transport saw beyond the code, in one line without the host name
+  // (the resolver prefixes it): "NXDOMAIN from 127.0.0.1:5353", "no answer from 127.0.0.1:53
+  // after 2 tries". May be empty; always empty on success.
+  std::string detail;
 };
 
 // One lookup in flight. Destroying it cancels the lookup: its callback never runs afterwards,

@@ -38,6 +38,12 @@ class HostResolver {
     virtual bool served_stale() const = 0;
 
     virtual void ChangePriority(RequestPriority priority) = 0;
+
+    // After a failure: one line saying what went wrong beyond the error code, starting with the
+    // host name ("a.test: NXDOMAIN from 127.0.0.1:5353", "a.test: no answer from
+    // 127.0.0.1:5353 after 2 tries"), for error messages (the connect job hands it on). Empty
+    // on success or if there is nothing to add. The default is for fakes.
+    virtual std::string error_detail() const { return {}; }
   };
 
   virtual ~HostResolver() = default;

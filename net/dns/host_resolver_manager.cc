@@ -51,6 +51,8 @@ bool IsLocalhostName(std::string_view name) {
 // At least one job must be able to run, or every lookup would wait forever.
 HostResolverManager::Config Sanitize(HostResolverManager::Config config) {
   config.max_concurrent_jobs = std::max<size_t>(config.max_concurrent_jobs, 1);
+  // Every job has a deadline: a slot must always come back.
+  if (config.job_timeout <= TimeDelta::zero()) config.job_timeout = Seconds(30);
   return config;
 }
 
@@ -77,6 +79,7 @@ HostResolverManager::~HostResolverManager() {
   weak_factory_.InvalidateWeakPtrs();
   evicted_timer_.Stop();
   queue_.clear();
+  orphaned_jobs_.clear();
   jobs_.clear();
   evicted_jobs_.clear();
   transport_.reset();
@@ -117,12 +120,14 @@ int HostResolverManager::StartRequest(RequestImpl* request) {
 
   auto it = jobs_.find(key);
   if (it != jobs_.end()) {
-    // An identical lookup is in flight: share it.
+    // An identical lookup is in flight: share it (an orphaned one is wanted again).
+    std::erase(orphaned_jobs_, it->second.get());
     it->second->AddRequest(request);
     return ERR_IO_PENDING;
   }
   if (!CreateAndEnqueueJob(key, request, request->priority(), request->net_log().source())) {
-    request->SetResult(ERR_HOST_RESOLVER_QUEUE_TOO_LARGE, {}, false, false, "queue");
+    request->SetResult(ERR_HOST_RESOLVER_QUEUE_TOO_LARGE, {}, false, false, "queue",
+                       key.hostname + ": " + QueueFullDetail());
     return ERR_HOST_RESOLVER_QUEUE_TOO_LARGE;
   }
   return ERR_IO_PENDING;
@@ -140,7 +145,8 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
   }
   std::string name;
   if (!CanonicalizeHostname(host, &name)) {
-    request->SetResult(ERR_NAME_NOT_RESOLVED, {}, false, false, "invalid_name");
+    request->SetResult(ERR_NAME_NOT_RESOLVED, {}, false, false, "invalid_name",
+                       std::string(host) + ": not a valid DNS name");
     return ERR_NAME_NOT_RESOLVED;
   }
 
@@ -168,7 +174,9 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
                             {"addresses", IPAddressesToJson(entry->addresses())},
                             {"ttl_ms", ToMilliseconds(entry->ttl())}};
     });
-    request->SetResult(entry->error(), entry->addresses(), true, false, "cache");
+    request->SetResult(
+        entry->error(), entry->addresses(), true, false, "cache",
+        entry->error() == OK ? std::string() : name + ": negative answer from the host cache");
     return entry->error();
   }
 
@@ -221,6 +229,9 @@ HostResolverManager::Job* HostResolverManager::CreateAndEnqueueJob(const HostCac
 }
 
 bool HostResolverManager::Enqueue(Job* job) {
+  if (running_jobs_ >= config_.max_concurrent_jobs && !orphaned_jobs_.empty()) {
+    CancelOrphanedJob(orphaned_jobs_.front());  // The oldest orphan gives its slot up.
+  }
   if (running_jobs_ < config_.max_concurrent_jobs) {
     StartJob(job);
     return true;
@@ -279,20 +290,37 @@ void HostResolverManager::CompleteEvictedJobs() {
   evicted_jobs_.clear();
   WeakPtr<HostResolverManager> self = weak_factory_.GetWeakPtr();
   for (auto& job : jobs) {
-    job->CompleteRequests(ERR_HOST_RESOLVER_QUEUE_TOO_LARGE, {});
+    job->CompleteRequests(ERR_HOST_RESOLVER_QUEUE_TOO_LARGE, {},
+                          job->key().hostname + ": " + QueueFullDetail());
     if (!self) return;  // A callback destroyed the manager; `jobs` detaches the rest.
   }
 }
 
 void HostResolverManager::OnJobRequestRemoved(Job* job) {
-  if (job->state() != Job::State::kQueued) return;  // A running job finishes and fills the cache.
-  if (!job->has_requests() && !job->is_refresh()) {
-    // Nobody waits for it any more: drop it from the queue (Chrome does the same).
-    RemoveFromQueue(job);
-    jobs_.erase(job->key());  // Destroys the job.
+  if (job->has_requests() || job->is_refresh()) {
+    OnJobPriorityChanged(job);  // Only matters while queued.
     return;
   }
-  OnJobPriorityChanged(job);
+  // Nobody waits for it any more.
+  if (job->state() == Job::State::kQueued) {
+    RemoveFromQueue(job);     // As Chrome does.
+    jobs_.erase(job->key());  // Destroys the job.
+  } else if (job->state() == Job::State::kRunning) {
+    // Chrome lets the job run on to fill the cache. So do we, but only while its slot is not
+    // wanted: a job is waiting now, or arrives later, and the orphan is cancelled for it (a
+    // lookup of a dead name would otherwise hold the slot until the job deadline).
+    orphaned_jobs_.push_back(job);
+    if (!queue_.empty()) {
+      CancelOrphanedJob(job);
+      StartNextJobs();
+    }
+  }
+}
+
+void HostResolverManager::CancelOrphanedJob(Job* job) {
+  std::erase(orphaned_jobs_, job);
+  --running_jobs_;
+  jobs_.erase(job->key());  // Destroys the job, which cancels its transaction.
 }
 
 void HostResolverManager::OnJobPriorityChanged(Job* job) {
@@ -329,10 +357,21 @@ void HostResolverManager::OnJobComplete(Job* job, const DnsTransportResult& resu
   std::unique_ptr<Job> owned = std::move(it->second);
   jobs_.erase(it);
   owned->set_state(Job::State::kDone);
+  std::erase(orphaned_jobs_, job);
   --running_jobs_;
   StartNextJobs();
-  owned->CompleteRequests(error, addresses);
+  // The detail names the host: a request may be one of many in a page's log.
+  std::string detail;
+  if (error != OK)
+    detail = result.detail.empty() ? owned->key().hostname
+                                   : owned->key().hostname + ": " + result.detail;
+  owned->CompleteRequests(error, addresses, detail);
   // The manager may be gone now; only locals are touched from here.
+}
+
+std::string HostResolverManager::QueueFullDetail() const {
+  return "the resolver queue is full (" + std::to_string(config_.max_queued_jobs) +
+         " lookups waiting)";
 }
 
 nlohmann::json HostResolverManager::GetPolledData() const {
@@ -349,6 +388,7 @@ nlohmann::json HostResolverManager::GetPolledData() const {
         {"max_stale_age_ms", ToMilliseconds(config_.max_stale_age)},
         {"allow_stale_from_other_network", config_.allow_stale_from_other_network},
         {"negative_cache_ttl_ms", ToMilliseconds(config_.negative_cache_ttl)},
+        {"job_timeout_ms", ToMilliseconds(config_.job_timeout)},
         {"address_family", static_cast<int>(config_.family)},
         {"overrides", overrides_.size()}}},
   };

@@ -53,6 +53,12 @@ class HostResolverManager : public HostResolver {
     TimeDelta negative_cache_ttl = TimeDelta::zero();
     // Which families to ask: kUnspecified = A and AAAA (default), or only one of them.
     AddressFamily family = AddressFamily::kUnspecified;
+    // Hard deadline of a running job (refresh jobs included): when the transport has not
+    // answered by then, the lookup is cancelled and the job's requests fail with
+    // ERR_DNS_TIMED_OUT. It bounds how long a concurrency slot can be held whatever the
+    // transport does (c-ares with a long timeout and many tries can retry for hours, and an
+    // answer may be lost). Not zero: values <= 0 mean the default. Chrome has no such limit.
+    TimeDelta job_timeout = Seconds(30);
   };
 
   // `scheduler` and `net_log` (may be null) must outlive the manager. The manager owns
@@ -138,12 +144,20 @@ class HostResolverManager : public HostResolver {
   // Moves a queued job out of jobs_ and fails its requests from a task.
   void EvictJob(Job* job);
   void CompleteEvictedJobs();
+  // The error detail of ERR_HOST_RESOLVER_QUEUE_TOO_LARGE, without the host name.
+  std::string QueueFullDetail() const;
 
-  // Called by a job whose request left; may destroy the job.
+  // Called by a job whose request left; may destroy the job. A queued job nobody waits for is
+  // dropped; a running one becomes an orphan: it runs on to fill the cache while its slot is
+  // not wanted, and is cancelled as soon as another job needs the slot.
   void OnJobRequestRemoved(Job* job);
+  // Ends an orphaned running job (its lookup is cancelled) and frees its slot; the caller
+  // starts the next job.
+  void CancelOrphanedJob(Job* job);
   // Called by a job when its priority changed while queued.
   void OnJobPriorityChanged(Job* job);
-  // Called by a running job with the transport's answer. Destroys the job.
+  // Called by a running job with the transport's answer (or its deadline's ERR_DNS_TIMED_OUT).
+  // Destroys the job.
   void OnJobComplete(Job* job, const DnsTransportResult& result);
 
   Scheduler& scheduler_;
@@ -156,6 +170,9 @@ class HostResolverManager : public HostResolver {
   std::map<HostCache::Key, std::unique_ptr<Job>> jobs_;  // Queued and running jobs.
   std::set<QueueEntry> queue_;
   size_t running_jobs_ = 0;
+  // Running non-refresh jobs whose last request left, oldest first (at most
+  // max_concurrent_jobs).
+  std::vector<Job*> orphaned_jobs_;
   uint64_t next_sequence_ = 1;
   std::vector<std::unique_ptr<Job>> evicted_jobs_;  // Failed from evicted_timer_.
   OneShotTimer evicted_timer_;

@@ -15,6 +15,7 @@ HostResolverManager::Job::Job(HostResolverManager* manager, HostCache::Key key, 
       is_refresh_(is_refresh),
       base_priority_(is_refresh ? base_priority : MINIMUM_PRIORITY),
       priority_(base_priority_),
+      deadline_timer_(manager->scheduler_),
       net_log_(
           NetLogWithSource::Make(manager->net_log_, NetLogSourceType::HOST_RESOLVER_MANAGER_JOB)) {
   net_log_.BeginEvent(NetLogEventType::HOST_RESOLVER_MANAGER_JOB, [&] {
@@ -29,6 +30,9 @@ HostResolverManager::Job::Job(HostResolverManager* manager, HostCache::Key key, 
 HostResolverManager::Job::~Job() {
   transaction_.reset();
   for (RequestImpl* request : requests_) request->OnJobCancelled();
+  if (dns_task_open_) {
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::HOST_RESOLVER_MANAGER_DNS_TASK, ERR_ABORTED);
+  }
   if (!ended_) {
     net_log_.AddEvent(NetLogEventType::CANCELLED);
     net_log_.EndEvent(NetLogEventType::HOST_RESOLVER_MANAGER_JOB);
@@ -66,15 +70,36 @@ void HostResolverManager::Job::Start(DnsTransport* transport, int network_genera
   generation_at_start_ = network_generation;
   net_log_.AddEvent(NetLogEventType::HOST_RESOLVER_MANAGER_JOB_STARTED);
   net_log_.BeginEvent(NetLogEventType::HOST_RESOLVER_MANAGER_DNS_TASK);
+  dns_task_open_ = true;
+  // Armed first: whatever the transport does (even nothing, ever), the slot comes back.
+  deadline_timer_.Start(manager_->config_.job_timeout, [this] { OnDeadline(); });
   // The job owns the transaction, so the callback cannot outlive `this`.
   transaction_ = transport->StartLookup(
       key_.hostname, key_.family,
       [this](const DnsTransportResult& result) { OnTransportComplete(result); });
 }
 
+void HostResolverManager::Job::OnDeadline() {
+  transaction_.reset();  // Cancels the lookup: its callback never runs.
+  DnsTransportResult result;
+  result.error = ERR_DNS_TIMED_OUT;
+  result.detail = "no answer within the resolver's " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     manager_->config_.job_timeout)
+                                     .count()) +
+                  " ms job deadline";
+  OnTransportComplete(result);  // Destroys `this`.
+}
+
 void HostResolverManager::Job::OnTransportComplete(const DnsTransportResult& result) {
+  deadline_timer_.Stop();
+  dns_task_open_ = false;
   net_log_.EndEvent(NetLogEventType::HOST_RESOLVER_MANAGER_DNS_TASK, [&] {
-    if (result.error != OK) return nlohmann::json{{"net_error", result.error}};
+    if (result.error != OK) {
+      nlohmann::json params = {{"net_error", result.error}};
+      if (!result.detail.empty()) params["error_detail"] = result.detail;
+      return params;
+    }
     return nlohmann::json{{"addresses", IPAddressesToJson(result.addresses)},
                           {"ttl_ms", ToMilliseconds(result.ttl)}};
   });
@@ -87,15 +112,15 @@ void HostResolverManager::Job::Reject(int error) {
   End(error);
 }
 
-void HostResolverManager::Job::CompleteRequests(int error,
-                                                const std::vector<IPAddress>& addresses) {
+void HostResolverManager::Job::CompleteRequests(int error, const std::vector<IPAddress>& addresses,
+                                                const std::string& detail) {
   assert(state_ == State::kDone);
   End(error);
   WeakPtr<HostResolverManager> manager = manager_->weak_factory_.GetWeakPtr();
   while (!requests_.empty()) {
     RequestImpl* request = requests_.front();
     requests_.pop_front();
-    request->OnJobComplete(error, addresses);
+    request->OnJobComplete(error, addresses, detail);
     if (!manager) return;
   }
 }

@@ -32,7 +32,10 @@ HostResolverManager::RequestImpl::~RequestImpl() {
 int HostResolverManager::RequestImpl::Start(CompletionCallback callback) {
   assert(!started_ && "Start() called twice");
   if (started_) return ERR_INVALID_ARGUMENT;
-  if (!manager_) return ERR_ABORTED;  // The manager is gone.
+  if (!manager_) {
+    error_detail_ = host_ + ": the resolver was shut down";
+    return ERR_ABORTED;  // The manager is gone.
+  }
   started_ = true;
   callback_ = std::move(callback);
   int rv = manager_->StartRequest(this);
@@ -47,8 +50,9 @@ void HostResolverManager::RequestImpl::ChangePriority(RequestPriority priority) 
 
 void HostResolverManager::RequestImpl::SetResult(int error, const std::vector<IPAddress>& addresses,
                                                  bool from_cache, bool served_stale,
-                                                 const char* source) {
+                                                 const char* source, const std::string& detail) {
   complete_ = true;
+  error_detail_ = error == OK ? std::string() : detail;
   from_cache_ = from_cache;
   served_stale_ = served_stale;
   addresses_.clear();
@@ -61,15 +65,17 @@ void HostResolverManager::RequestImpl::SetResult(int error, const std::vector<IP
       params["addresses"] = IPAddressesToJson(addresses);
     } else {
       params["net_error"] = error;
+      if (!error_detail_.empty()) params["error_detail"] = error_detail_;
     }
     return params;
   });
 }
 
 void HostResolverManager::RequestImpl::OnJobComplete(int error,
-                                                     const std::vector<IPAddress>& addresses) {
+                                                     const std::vector<IPAddress>& addresses,
+                                                     const std::string& detail) {
   job_ = nullptr;
-  SetResult(error, addresses, /*from_cache=*/false, /*served_stale=*/false, "job");
+  SetResult(error, addresses, /*from_cache=*/false, /*served_stale=*/false, "job", detail);
   CompletionCallback callback = std::move(callback_);
   callback_ = nullptr;
   if (callback) callback(error);  // May destroy `this`.

@@ -25,6 +25,7 @@ class HostResolverManager::RequestImpl : public HostResolver::Request {
   bool from_cache() const override { return from_cache_; }
   bool served_stale() const override { return served_stale_; }
   void ChangePriority(RequestPriority priority) override;
+  std::string error_detail() const override { return error_detail_; }
 
   const std::string& host() const { return host_; }
   uint16_t port() const { return port_; }
@@ -34,13 +35,14 @@ class HostResolverManager::RequestImpl : public HostResolver::Request {
   void set_job(Job* job) { job_ = job; }
 
   // Records the result (addresses get the request's port) and ends the request's NetLog event.
-  // `source` says where the answer came from ("cache", "dns", "override", ...).
+  // `source` says where the answer came from ("cache", "dns", "override", ...); `detail` is the
+  // failure's error_detail() (starting with the host name), empty on success.
   void SetResult(int error, const std::vector<IPAddress>& addresses, bool from_cache,
-                 bool served_stale, const char* source);
+                 bool served_stale, const char* source, const std::string& detail = {});
 
   // The job finished (or was evicted): records the result and runs the callback, which may
   // destroy this request.
-  void OnJobComplete(int error, const std::vector<IPAddress>& addresses);
+  void OnJobComplete(int error, const std::vector<IPAddress>& addresses, const std::string& detail);
 
   // The job is gone without an answer (the manager is being destroyed): never call back.
   void OnJobCancelled();
@@ -54,6 +56,7 @@ class HostResolverManager::RequestImpl : public HostResolver::Request {
   CompletionCallback callback_;
   Job* job_ = nullptr;
   AddressList addresses_;
+  std::string error_detail_;
   bool from_cache_ = false;
   bool served_stale_ = false;
   bool started_ = false;

@@ -88,7 +88,10 @@ int ConnectJob::DoResolveHost() {
 int ConnectJob::DoResolveHostComplete(int result) {
   connect_timing_.dns_end = params_.scheduler->Now();
   // The request stays alive (idle) until the job goes: it may be the caller of this code.
-  if (result != OK) return result;
+  if (result != OK) {
+    error_detail_ = resolve_request_->error_detail();  // Which server said what.
+    return result;
+  }
   addresses_ = resolve_request_->addresses();
   dns_from_cache_ = resolve_request_->from_cache();
   dns_served_stale_ = resolve_request_->served_stale();
@@ -231,6 +234,17 @@ void ConnectJob::OnFallbackTimerFired() {
 
 void ConnectJob::OnTimeout() {
   net_log_.AddEvent(NetLogEventType::CONNECT_JOB_TIMED_OUT);
+  // Still resolving: the DNS lookup was too slow, not a server. Saying so (and which host) is
+  // what the user can act on; Chrome reports the resolve error too (ERR_DNS_TIMED_OUT).
+  int error = ERR_CONNECTION_TIMED_OUT;
+  if (IsResolvingHost()) {
+    error = ERR_DNS_TIMED_OUT;
+    error_detail_ = "resolving " + endpoint_.host + " took longer than the " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       params_.connect_timeout)
+                                       .count()) +
+                    " ms connect timeout";
+  }
   // Cancel everything in flight; none of these is running a callback now (this is a timer task).
   resolve_request_.reset();
   main_.socket.reset();
@@ -238,14 +252,12 @@ void ConnectJob::OnTimeout() {
   transport_socket_.reset();
   ssl_socket_.reset();
   if (next_state_ == State::kTransportConnectComplete) {
-    net_log_.EndEventWithNetErrorCode(NetLogEventType::TRANSPORT_CONNECT_JOB_CONNECT,
-                                      ERR_CONNECTION_TIMED_OUT);
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::TRANSPORT_CONNECT_JOB_CONNECT, error);
   } else if (next_state_ == State::kSslConnectComplete) {
-    net_log_.EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT_JOB_CONNECT,
-                                      ERR_CONNECTION_TIMED_OUT);
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT_JOB_CONNECT, error);
   }
   next_state_ = State::kNone;
-  NotifyDelegate(ERR_CONNECTION_TIMED_OUT);
+  NotifyDelegate(error);
 }
 
 void ConnectJob::SetSocket(std::unique_ptr<StreamSocket> socket) {

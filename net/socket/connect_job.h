@@ -29,7 +29,8 @@ struct CommonConnectJobParams {
   ClientSocketFactory* socket_factory = nullptr;
   NetLog* net_log = nullptr;  // may be null: nothing is logged
 
-  // The whole job (DNS + TCP + TLS) must finish within this, else ERR_CONNECTION_TIMED_OUT.
+  // The whole job (DNS + TCP + TLS) must finish within this, else ERR_CONNECTION_TIMED_OUT, or
+  // ERR_DNS_TIMED_OUT if the host was still being resolved (error_detail() names the host).
   // Zero disables the timeout.
   TimeDelta connect_timeout = Seconds(30);
   // With IPv6 addresses first and IPv4 ones too, the IPv4 attempts start in parallel when the
@@ -83,7 +84,8 @@ class ConnectJob {
   // Whether that cache entry was stale (served while an asynchronous refresh runs).
   bool dns_served_stale() const { return dns_served_stale_; }
   // After a failure: what the transport said beyond the error code (a TLS certificate's
-  // verification error), or empty.
+  // verification error, the resolver's error_detail(), which host a timeout was resolving), or
+  // empty.
   const std::string& error_detail() const { return error_detail_; }
 
   // True while the host resolution is in flight (the pool then delays its backup job: a second

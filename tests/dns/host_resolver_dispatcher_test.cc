@@ -123,7 +123,35 @@ TEST_CASE("dispatcher: over the queue bound, the oldest lowest-priority job is e
 }
 
 TEST_CASE("dispatcher: cancelling a request means its callback never runs") {
-  SECTION("the last request of a running job: the job finishes and fills the cache") {
+  SECTION("the last request of a running job, a job waiting: the lookup is cancelled") {
+    // A slot is a bounded resource: a lookup of a dead name nobody wants must not hold it (as
+    // Chrome's would, until the transport gives up).
+    ResolverEnv env(Limits(1));
+    env.transport->SetAddresses("a.test", {"10.0.0.1"}, 60s, ScriptedDnsTransport::kHang);
+    env.transport->SetAddresses("b.test", {"10.0.0.2"}, 60s);
+    auto a = env.Resolve("a.test");
+    auto b = env.Resolve("b.test");
+    CHECK(env.resolver->num_running_jobs() == 1);
+    CHECK(env.resolver->num_queued_jobs() == 1);
+    a->request.reset();
+    CHECK(env.transport->cancelled() == 1);        // The lookup itself is cancelled.
+    CHECK(env.resolver->num_running_jobs() == 1);  // b took the slot at once.
+    CHECK(env.resolver->num_queued_jobs() == 0);
+    CHECK(env.resolver->num_jobs() == 1);
+    CHECK(env.transport->CallCount("b.test") == 1);
+    env.scheduler.RunAll();
+    CHECK(a->callbacks == 0);
+    CHECK(b->result == OK);
+    CHECK(env.resolver->num_jobs() == 0);
+    // The job's NetLog events are closed: cancelled, DNS_TASK and JOB ended.
+    CHECK(
+        env.observer.Count(NetLogEventType::HOST_RESOLVER_MANAGER_DNS_TASK,
+                           NetLogEventPhase::BEGIN) ==
+        env.observer.Count(NetLogEventType::HOST_RESOLVER_MANAGER_DNS_TASK, NetLogEventPhase::END));
+    CHECK(env.observer.Count(NetLogEventType::HOST_RESOLVER_MANAGER_JOB, NetLogEventPhase::END) ==
+          2);
+  }
+  SECTION("the last request of a running job, no job waiting: it runs on and fills the cache") {
     ResolverEnv env;
     env.transport->SetAddresses("a.test", {"10.0.0.1"}, 60s);
     auto r = env.Resolve("a.test");
@@ -133,8 +161,45 @@ TEST_CASE("dispatcher: cancelling a request means its callback never runs") {
     env.scheduler.RunAll();
     CHECK(raw->callbacks == callbacks_before);
     CHECK(env.transport->cancelled() == 0);
-    CHECK(env.Resolve("a.test")->start_result == OK);  // Chrome keeps the job running.
+    CHECK(env.Resolve("a.test")->start_result == OK);  // As Chrome.
     CHECK(env.transport->CallCount("a.test") == 1);
+  }
+  SECTION("an orphaned running job gives its slot to a job that arrives later") {
+    ResolverEnv env(Limits(1));
+    env.transport->SetAddresses("a.test", {"10.0.0.1"}, 60s, ScriptedDnsTransport::kHang);
+    env.transport->SetAddresses("b.test", {"10.0.0.2"}, 60s);
+    env.Resolve("a.test");  // Dropped at once: an orphan, still running.
+    CHECK(env.resolver->num_running_jobs() == 1);
+    CHECK(env.transport->cancelled() == 0);
+    auto b = env.Resolve("b.test");
+    CHECK(env.transport->cancelled() == 1);
+    CHECK(env.resolver->num_running_jobs() == 1);
+    CHECK(env.resolver->num_queued_jobs() == 0);
+    env.scheduler.RunAll();
+    CHECK(b->result == OK);
+  }
+  SECTION("an orphan a new request attaches to is wanted again") {
+    ResolverEnv env(Limits(1));
+    env.transport->SetAddresses("a.test", {"10.0.0.1"}, 60s, 100ms);
+    env.Resolve("a.test");               // Orphaned.
+    auto again = env.Resolve("a.test");  // Attaches to it.
+    auto b = env.Resolve("b.test");      // Waits: a is wanted.
+    CHECK(env.transport->cancelled() == 0);
+    CHECK(env.resolver->num_queued_jobs() == 1);
+    env.scheduler.RunAll();
+    CHECK(again->result == OK);
+    CHECK(env.transport->CallCount("a.test") == 1);
+  }
+  SECTION("a request leaving a running job others still wait for changes nothing") {
+    ResolverEnv env(Limits(1));
+    env.transport->SetAddresses("a.test", {"10.0.0.1"}, 60s);
+    auto r1 = env.Resolve("a.test");
+    auto r2 = env.Resolve("a.test");
+    r1->request.reset();
+    CHECK(env.transport->cancelled() == 0);
+    CHECK(env.resolver->num_running_jobs() == 1);
+    env.scheduler.RunAll();
+    CHECK(r2->result == OK);
   }
   SECTION("the last request of a queued job: the job leaves the queue") {
     ResolverEnv env(Limits(1));
@@ -170,4 +235,56 @@ TEST_CASE("dispatcher: cancelling a request means its callback never runs") {
     CHECK(events[3].phase == NetLogEventPhase::END);
     env.scheduler.RunAll();
   }
+}
+
+TEST_CASE("dispatcher: a job that never hears back ends at its deadline with ERR_DNS_TIMED_OUT") {
+  // The transport may retry for hours (--dns-timeout 60000 --dns-tries 10) or lose the answer
+  // (out of memory); the slot must come back regardless.
+  HostResolverManager::Config config = Limits(1);
+  TimeDelta deadline = 30s;  // The default.
+  SECTION("default") {}
+  SECTION("configured") {
+    deadline = 2s;
+    config.job_timeout = deadline;
+  }
+  SECTION("zero means the default, never no deadline") { config.job_timeout = TimeDelta::zero(); }
+  ResolverEnv env(config);
+  env.transport->SetAddresses("hang.test", {"10.0.0.1"}, 60s, ScriptedDnsTransport::kHang);
+  env.transport->SetAddresses("next.test", {"10.0.0.2"}, 60s);
+  auto hung = env.Resolve("hang.test");
+  auto next = env.Resolve("next.test");
+  env.scheduler.AdvanceBy(deadline - 1ms);
+  CHECK_FALSE(hung->done());
+  CHECK(env.transport->CallCount("next.test") == 0);
+  env.scheduler.AdvanceBy(1ms);
+  CHECK(hung->result == ERR_DNS_TIMED_OUT);
+  CHECK(hung->callbacks == 1);
+  CHECK(hung->request->error_detail() == "hang.test: no answer within the resolver's " +
+                                             std::to_string(deadline.count() / 1000) +
+                                             " ms job deadline");
+  CHECK(env.transport->cancelled() == 1);             // The transport's lookup is cancelled.
+  CHECK(env.transport->CallCount("next.test") == 1);  // The slot went to the queued job.
+  env.scheduler.RunAll();
+  CHECK(next->result == OK);
+  CHECK(env.resolver->num_jobs() == 0);
+  // A timeout is not an answer: nothing cached, the next request asks again.
+  auto again = env.Resolve("hang.test");
+  CHECK(again->start_result == ERR_IO_PENDING);
+}
+
+TEST_CASE("dispatcher: a refresh job has the deadline too") {
+  HostResolverManager::Config config;
+  config.allow_stale = true;
+  ResolverEnv env(config);
+  env.transport->SetAddresses("a.test", {"10.0.0.1"}, 1s);
+  env.Resolve("a.test");
+  env.scheduler.RunAll();
+  env.scheduler.AdvanceBy(2s);  // Expired: served stale, refreshed in the background.
+  env.transport->SetAddresses("a.test", {"10.0.0.1"}, 1s, ScriptedDnsTransport::kHang);
+  auto stale = env.Resolve("a.test");
+  CHECK(stale->request->served_stale());
+  CHECK(env.resolver->num_running_jobs() == 1);  // The refresh, with no request.
+  env.scheduler.AdvanceBy(30s);
+  CHECK(env.resolver->num_jobs() == 0);
+  CHECK(env.transport->cancelled() == 1);
 }

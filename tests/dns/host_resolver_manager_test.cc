@@ -169,6 +169,46 @@ TEST_CASE("resolver: DNS failures are distinct errors with clear messages, never
   CHECK(messages.count("DNS query timed out") == 1);
 }
 
+TEST_CASE("resolver: a failure carries a one-line detail that starts with the host") {
+  HostResolverManager::Config config;
+  config.negative_cache_ttl = 5s;
+  ResolverEnv env(config);
+  DnsTransportResult nx;
+  nx.error = ERR_NAME_NOT_RESOLVED;
+  nx.detail = "NXDOMAIN from 127.0.0.1:5353";
+  env.transport->SetResult("nx.test", nx);
+  env.transport->SetError("bare.test", ERR_DNS_SERVER_FAILED);  // The transport says nothing.
+  env.transport->SetAddresses("ok.test", {"10.0.0.1"}, 60s);
+
+  auto r = env.Resolve("nx.test");
+  auto shared = env.Resolve("nx.test");  // Merged: gets the same detail.
+  auto bare = env.Resolve("bare.test");
+  auto ok = env.Resolve("ok.test");
+  CHECK(r->request->error_detail().empty());  // Nothing yet.
+  env.scheduler.RunAll();
+  CHECK(r->result == ERR_NAME_NOT_RESOLVED);
+  CHECK(r->request->error_detail() == "nx.test: NXDOMAIN from 127.0.0.1:5353");
+  CHECK(shared->request->error_detail() == "nx.test: NXDOMAIN from 127.0.0.1:5353");
+  CHECK(bare->request->error_detail() == "bare.test");
+  CHECK(ok->result == OK);
+  CHECK(ok->request->error_detail().empty());
+
+  // Local failures say why too.
+  CHECK(env.Resolve("bad host")->request->error_detail() == "bad host: not a valid DNS name");
+  auto cached = env.Resolve("nx.test");
+  CHECK(cached->start_result == ERR_NAME_NOT_RESOLVED);
+  CHECK(cached->request->error_detail() == "nx.test: negative answer from the host cache");
+  // And the NetLog has it where the request ends.
+  bool logged = false;
+  for (const NetLogEntry& e : env.observer.ForSource(r->net_log.source().id)) {
+    if (e.type == NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST &&
+        e.phase == NetLogEventPhase::END) {
+      logged = e.params.value("error_detail", "") == "nx.test: NXDOMAIN from 127.0.0.1:5353";
+    }
+  }
+  CHECK(logged);
+}
+
 TEST_CASE("resolver: with a negative TTL, only NXDOMAIN is cached, for that long") {
   HostResolverManager::Config config;
   config.negative_cache_ttl = 5s;

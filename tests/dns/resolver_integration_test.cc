@@ -124,11 +124,15 @@ TEST_CASE("resolver over the fault server: SERVFAIL and silence end in clear err
     auto failed = Resolve(live, *resolver, "a.test");
     CHECK(failed->result == ERR_DNS_SERVER_FAILED);
     CHECK(ErrorToMessage(failed->result) == "DNS server failed (SERVFAIL)");
+    const std::string server_text = "127.0.0.1:" + std::to_string(server.port());
+    CHECK(failed->request->error_detail() == "a.test: SERVFAIL from " + server_text);
 
     server.set_mode(FaultDnsServer::Mode::kSilent);
     auto silent = Resolve(live, *resolver, "a.test");  // Not cached: asked again.
     CHECK(silent->result == ERR_DNS_TIMED_OUT);
     CHECK(ErrorToMessage(silent->result) == "DNS query timed out");
+    CHECK(silent->request->error_detail() ==
+          "a.test: no answer from " + server_text + " after 2 tries");
 
     // Destroying the resolver with a lookup in flight: no callback, no leaked handle.
     auto pending = Start(*resolver, "b.test");

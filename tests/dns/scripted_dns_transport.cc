@@ -104,7 +104,7 @@ std::unique_ptr<DnsTransaction> ScriptedDnsTransport::StartLookup(const std::str
   DnsTransportResult result = script.result;
   if (result.error == OK && family != AddressFamily::kUnspecified) {
     std::erase_if(result.addresses, [family](const IPAddress& a) { return a.family() != family; });
-    if (result.addresses.empty()) result = DnsTransportResult{ERR_NAME_NOT_RESOLVED, {}, {}};
+    if (result.addresses.empty()) result = DnsTransportResult{ERR_NAME_NOT_RESOLVED, {}, {}, {}};
   }
   auto transaction =
       std::make_unique<Transaction>(this, hostname, std::move(result), std::move(callback));

@@ -224,6 +224,47 @@ TEST_CASE("connect job: resolver errors fail the job before any connect") {
   CHECK(env.factory.transport_sockets_created() == 0);
 }
 
+TEST_CASE("connect job: a resolver failure hands on the resolver's error detail") {
+  // A resolver whose requests fail asynchronously with a detail, as HostResolverManager's do.
+  class DetailResolver : public HostResolver {
+   public:
+    explicit DetailResolver(Scheduler& scheduler) : scheduler_(scheduler) {}
+    class Req : public Request {
+     public:
+      explicit Req(Scheduler& scheduler) : scheduler_(scheduler) {}
+      ~Req() override { scheduler_.CancelTask(task_); }
+      int Start(CompletionCallback callback) override {
+        task_ = scheduler_.PostTask([callback] { callback(ERR_DNS_SERVER_FAILED); });
+        return ERR_IO_PENDING;
+      }
+      const AddressList& addresses() const override { return addresses_; }
+      bool from_cache() const override { return false; }
+      bool served_stale() const override { return false; }
+      void ChangePriority(RequestPriority) override {}
+      std::string error_detail() const override { return "a.test: SERVFAIL from 127.0.0.1:53"; }
+
+     private:
+      Scheduler& scheduler_;
+      TaskId task_ = kNoTask;
+      AddressList addresses_;
+    };
+    std::unique_ptr<Request> CreateRequest(const std::string&, uint16_t, RequestPriority,
+                                           const NetLogWithSource&) override {
+      return std::make_unique<Req>(scheduler_);
+    }
+
+   private:
+    Scheduler& scheduler_;
+  };
+  JobEnv env;
+  DetailResolver resolver(env.scheduler);
+  env.params.host_resolver = &resolver;
+  CHECK(env.Start({"http", "a.test", 80}) == ERR_IO_PENDING);
+  env.scheduler.RunAll();
+  CHECK(env.result == ERR_DNS_SERVER_FAILED);
+  CHECK(env.job->error_detail() == "a.test: SERVFAIL from 127.0.0.1:53");
+}
+
 TEST_CASE("connect job: times out with ERR_CONNECTION_TIMED_OUT") {
   JobEnv env;
   SECTION("default 30 s") {}
@@ -239,6 +280,30 @@ TEST_CASE("connect job: times out with ERR_CONNECTION_TIMED_OUT") {
   CHECK(env.factory.live_sockets() == 0);
   CHECK(env.observer.Count(NetLogEventType::CONNECT_JOB_TIMED_OUT,
                            env.job->net_log().source().id) == 1);
+}
+
+TEST_CASE("connect job: a timeout while resolving is a DNS timeout, not a connect timeout") {
+  JobEnv env;
+  env.params.connect_timeout = 5s;
+  FakeResolveRule hang;
+  hang.sync = false;
+  hang.hang = true;
+  env.resolver.SetRule("slow-dns.test", hang);
+  CHECK(env.Start({"http", "slow-dns.test", 80}) == ERR_IO_PENDING);
+  env.scheduler.AdvanceBy(5s - 1ms);
+  CHECK(env.calls == 0);
+  CHECK(env.job->IsResolvingHost());
+  env.scheduler.AdvanceBy(1ms);
+  CHECK(env.calls == 1);
+  CHECK(env.result == ERR_DNS_TIMED_OUT);
+  // The detail names the host and the limit, so the user sees which lookup was too slow.
+  CHECK(env.job->error_detail() == "resolving slow-dns.test took longer than the 5000 ms connect "
+                                   "timeout");
+  CHECK(env.resolver.live_requests().empty());  // The resolve request was cancelled.
+  CHECK(env.factory.transport_sockets_created() == 0);
+  const uint32_t id = env.job->net_log().source().id;
+  CHECK(env.observer.Count(NetLogEventType::CONNECT_JOB_TIMED_OUT, id) == 1);
+  CHECK(env.observer.Count(NetLogEventType::CONNECT_JOB, id) == 2);
 }
 
 TEST_CASE("connect job: a TLS handshake failure fails the job") {
