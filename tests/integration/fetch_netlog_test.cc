@@ -1,13 +1,22 @@
 // --netlog FILE writes Chrome's NetLog JSON layout, with the constants Chrome's netlog viewer
-// requires and the events of the fetches.
+// requires, the events of the fetches (every step, BEGIN/END paired per source) and polled
+// data.
 #include <map>
+#include <sstream>
+#include <utility>
 
 #include "tests/integration/fetch_test_util.h"
 #include "tests/integration/local_dns.h"
+#include "tests/integration/netlog_file.h"
 #include "tests/integration/temp_dir.h"
 
 namespace netstack::test {
 namespace {
+
+// Event types that may stay open at the end of the file: the lifetime of a socket still idle
+// in the pool when the file is written (fetch may also close idle sockets first: either is
+// fine).
+bool MayStayOpen(const std::string& type) { return type == "SOCKET_ALIVE"; }
 
 TEST_CASE("netlog file is a viewer-loadable NetLog of two fetches", "[fetch][netlog]") {
   REQUIRE_NETSTACK_BINARY();
@@ -21,13 +30,8 @@ TEST_CASE("netlog file is a viewer-loadable NetLog of two fetches", "[fetch][net
   NetstackRun run = RunFetchJson({"--netlog", path, "--dns-server", dns.server(), url, url});
   CHECK_FETCH_OK(run, 2u);
 
-  std::string text;
-  REQUIRE(ReadFileToString(path, &text));
-  nlohmann::json log = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  REQUIRE(log.is_object());
-
-  REQUIRE(log.contains("constants"));
-  const nlohmann::json& c = log["constants"];
+  NetLogFile log = ReadNetLog(path);
+  const nlohmann::json& c = log.json["constants"];
   for (const char* key :
        {"logEventTypes", "clientInfo", "logEventPhase", "logSourceType", "loadFlag", "netError",
         "addressFamily", "timeTickOffset", "logFormatVersion"}) {
@@ -35,34 +39,85 @@ TEST_CASE("netlog file is a viewer-loadable NetLog of two fetches", "[fetch][net
     CHECK(c.contains(key));
   }
   CHECK(JsonInt(c, "logFormatVersion") == 1);
-  for (const char* phase : {"PHASE_BEGIN", "PHASE_END", "PHASE_NONE"}) {
-    CHECK(JsonInt(c, std::string("logEventPhase/") + phase) >= 0);
-  }
-  CHECK(log.contains("polledData"));
+  CHECK(log.phase_begin >= 0);
+  CHECK(log.phase_end >= 0);
+  CHECK(JsonInt(c, "logEventPhase/PHASE_NONE") >= 0);
+  CHECK(log.json.contains("polledData"));
 
-  std::map<int64_t, std::string> names;
-  if (c.contains("logEventTypes") && c["logEventTypes"].is_object()) {
-    for (const auto& [name, value] : c["logEventTypes"].items()) {
-      if (value.is_number_integer()) names[value.get<int64_t>()] = name;
-    }
-  }
-  REQUIRE(log.contains("events"));
-  REQUIRE(log["events"].is_array());
-  std::map<std::string, int> seen;
   std::set<int64_t> sources;
-  for (const nlohmann::json& e : log["events"]) {
+  for (const nlohmann::json& e : log.events()) {
     CHECK(e["time"].is_string());
     CHECK(e["phase"].is_number_integer());
     CHECK(e["source"]["id"].is_number_integer());
     CHECK(e["source"]["type"].is_number_integer());
-    if (e["type"].is_number_integer()) ++seen[names[e["type"].get<int64_t>()]];
     if (e["source"]["id"].is_number_integer()) sources.insert(e["source"]["id"].get<int64_t>());
   }
-  CHECK(seen["TCP_CONNECT"] >= 1);
-  CHECK(seen["SOCKET_POOL_REUSED_AN_EXISTING_SOCKET"] >= 1);
-  CHECK(seen["HOST_RESOLVER_MANAGER_JOB"] >= 1);
+  CHECK(log.Count("TCP_CONNECT") >= 1);
+  CHECK(log.Count("SOCKET_POOL_REUSED_AN_EXISTING_SOCKET") >= 1);
+  CHECK(log.Count("HOST_RESOLVER_MANAGER_JOB") >= 1);
   // The socket.id of the records is the socket's NetLog source id.
   CHECK(sources.count(JsonInt(run.records[0], "socket/id")) == 1);
+}
+
+TEST_CASE("netlog of https fetches has every step, paired, and polled data",
+          "[fetch][netlog][tls]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  LocalDns dns;
+  START_OR_SKIP(dns, {{"a.test", "127.0.0.1"}}, 60);
+  TempDir dir("netlog");
+  const std::string path = dir.Join("netlog.json");
+  // An https fetch, a second one on the same socket, then the same name on the HTTP port: a
+  // new group, so a second connection and a second lookup of a.test, served by the host cache.
+  const std::string https = nginx.HttpsUrl("/small.txt", "a.test");
+  NetstackRun run =
+      RunFetchJson({"--netlog", path, "--dns-server", dns.server(), "--cacert", nginx.ca_cert(),
+                    https, https, nginx.HttpUrl("/small.txt", "a.test")});
+  CHECK_FETCH_OK(run, 3u);
+  CHECK(JsonBool(run.records[1], "socket/reused"));
+  CHECK_FALSE(JsonBool(run.records[2], "socket/reused", true));
+  CHECK(JsonBool(run.records[2], "dns/from_cache"));
+
+  NetLogFile log = ReadNetLog(path);
+  for (const char* type :
+       {"HOST_RESOLVER_MANAGER_REQUEST", "HOST_RESOLVER_MANAGER_CACHE_HIT", "CONNECT_JOB",
+        "TCP_CONNECT", "SSL_CONNECT", "HTTP_TRANSACTION_SEND_REQUEST",
+        "HTTP_TRANSACTION_READ_RESPONSE_HEADERS", "HTTP_TRANSACTION_READ_BODY",
+        "SOCKET_POOL_REUSED_AN_EXISTING_SOCKET", "HTTP_STREAM_SOCKET_RELEASED"}) {
+    INFO(type);
+    CHECK(log.Count(type) >= 1);
+  }
+  // Three fetches, three of each per-fetch step; two connections, one TLS handshake.
+  CHECK(log.Count("HOST_RESOLVER_MANAGER_CACHE_HIT") >= 1);
+  CHECK(log.Count("SOCKET_POOL_REUSED_AN_EXISTING_SOCKET") == 1);
+
+  // Every BEGIN has its END, for the same source id and type, never before it; only the
+  // lifetime of a socket still alive when the file was written may stay open.
+  std::map<std::pair<int64_t, std::string>, int> open;
+  std::ostringstream errors;
+  for (const nlohmann::json& e : log.events()) {
+    const int64_t phase = JsonInt(e, "phase");
+    const std::pair<int64_t, std::string> key{JsonInt(e, "source/id"), log.TypeName(e)};
+    if (phase == log.phase_begin) {
+      ++open[key];
+    } else if (phase == log.phase_end) {
+      if (--open[key] < 0)
+        errors << "END before BEGIN: " << key.second << " of " << key.first << "\n";
+    }
+  }
+  for (const auto& [key, depth] : open) {
+    if (depth > 0 && !MayStayOpen(key.second)) {
+      errors << "BEGIN without END: " << key.second << " of source " << key.first << "\n";
+    }
+  }
+  INFO(errors.str());
+  CHECK(errors.str().empty());
+
+  const nlohmann::json& polled = log.json["polledData"];
+  REQUIRE(polled.is_object());
+  CHECK(polled.contains("hostResolverInfo"));
+  CHECK(polled.contains("socketPoolInfo"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Bad usage and bad input exit 2 with a message on stderr, before any fetch.
+// Bad usage and bad input exit 2 with a one-line message on stderr, before any fetch.
 #include "tests/integration/fetch_test_util.h"
 
 namespace netstack::test {
@@ -12,8 +12,13 @@ void CheckUsageError(const std::vector<std::string>& args) {
   REQUIRE_FALSE(run.process.timed_out);
   CHECK_FALSE(run.process.HasSanitizerReport());
   CHECK(run.exit_code() == 2);
-  CHECK_FALSE(run.StderrLines().empty());
+  CHECK(run.process.term_signal == 0);
+  // Exactly one line: the message, not a usage dump or a second "see --help" line.
+  std::vector<std::string> err_lines = run.StderrLines();
+  CHECK(err_lines.size() == 1);
+  CHECK(run.process.err.find('\n') == run.process.err.size() - 1);
   CHECK(run.records.empty());
+  CHECK(run.other_lines.empty());
 }
 
 TEST_CASE("a malformed URL exits 2", "[fetch][usage]") {

@@ -48,6 +48,17 @@ bool LocalDns::Start(const std::vector<DnsRecord>& records, int ttl_seconds) {
   return false;
 }
 
+int LocalDns::WaitForQueries(const std::string& name, const std::string& type, int at_least,
+                             std::chrono::milliseconds timeout) const {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int n = CountQueries(name, type);
+  while (n < at_least && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    n = CountQueries(name, type);
+  }
+  return n;
+}
+
 std::string FaultDns::ProgramPath() {
   const char* env = std::getenv("NETSTACK_FAULT_DNS_BIN");
   if (env && *env) return env;

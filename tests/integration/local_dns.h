@@ -9,6 +9,7 @@
 #ifndef TESTS_INTEGRATION_LOCAL_DNS_H_
 #define TESTS_INTEGRATION_LOCAL_DNS_H_
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ class LocalDns {
   int CountQueries(const std::string& name, const std::string& type = "A") const {
     return static_cast<int>(dns_.QueryCount(name, type));
   }
+  // CountQueries once it reaches `at_least`, or after `timeout`: a client that exits right
+  // after sending a query can be faster than dnsmasq's logging of it.
+  int WaitForQueries(const std::string& name, const std::string& type, int at_least,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
   std::string ReadLog() const { return dns_.ReadLog(); }
 
  private:

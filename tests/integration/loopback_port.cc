@@ -61,4 +61,34 @@ bool WaitForTcpPort(int port, std::chrono::milliseconds timeout) {
   return false;
 }
 
+namespace {
+
+sockaddr_in6 Ipv6Loopback(int port) {
+  sockaddr_in6 addr{};
+  addr.sin6_family = AF_INET6;
+  addr.sin6_port = htons(static_cast<uint16_t>(port));
+  addr.sin6_addr = in6addr_loopback;
+  return addr;
+}
+
+}  // namespace
+
+bool HasIpv6Loopback() {
+  int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 addr = Ipv6Loopback(0);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+bool Ipv6LoopbackPortOpen(int port) {
+  int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 addr = Ipv6Loopback(port);
+  bool open = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return open;
+}
+
 }  // namespace netstack::test

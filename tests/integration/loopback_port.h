@@ -18,6 +18,13 @@ int PickClosedPort();
 // Polls until a TCP connect to 127.0.0.1:port succeeds or `timeout` passes. Returns success.
 bool WaitForTcpPort(int port, std::chrono::milliseconds timeout);
 
+// True if this machine has ::1 on loopback (a TCP socket can bind [::1]:0). Tests that need
+// IPv6 skip without it (a property of the machine, not a missing program).
+bool HasIpv6Loopback();
+
+// True if a TCP connect to [::1]:port succeeds right now (something listens there).
+bool Ipv6LoopbackPortOpen(int port);
+
 }  // namespace netstack::test
 
 #endif  // TESTS_INTEGRATION_LOOPBACK_PORT_H_

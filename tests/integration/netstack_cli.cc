@@ -56,11 +56,12 @@ int NetstackRun::ReusedCount() const {
   return n;
 }
 
-NetstackRun RunNetstack(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+NetstackRun RunNetstack(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
+                        const std::vector<std::string>& env) {
   NetstackRun run;
   std::vector<std::string> argv = {NetstackBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
-  run.process = RunProcess(argv, timeout);
+  run.process = RunProcess(argv, timeout, 64 << 20, env);
   std::istringstream in(run.process.out);
   std::string line;
   while (std::getline(in, line)) {
@@ -75,10 +76,11 @@ NetstackRun RunNetstack(const std::vector<std::string>& args, std::chrono::milli
   return run;
 }
 
-NetstackRun RunFetchJson(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+NetstackRun RunFetchJson(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
+                         const std::vector<std::string>& env) {
   std::vector<std::string> full = {"fetch", "--json"};
   full.insert(full.end(), args.begin(), args.end());
-  return RunNetstack(full, timeout);
+  return RunNetstack(full, timeout, env);
 }
 
 int64_t JsonInt(const nlohmann::json& j, const std::string& path, int64_t fallback) {

@@ -35,13 +35,16 @@ struct NetstackRun {
 };
 
 // Runs `netstack <args...>` with a hard timeout (the child is killed when it passes, so a hang
-// fails the test instead of blocking CI).
+// fails the test instead of blocking CI). `env` changes the child's environment as RunProcess
+// does ("NAME=value" sets, a bare "NAME" removes).
 NetstackRun RunNetstack(const std::vector<std::string>& args,
-                        std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                        std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                        const std::vector<std::string>& env = {});
 
 // Runs `netstack fetch --json <args...>`.
 NetstackRun RunFetchJson(const std::vector<std::string>& args,
-                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                         std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                         const std::vector<std::string>& env = {});
 
 // Reads a JSON value at a "/"-separated path ("socket/id") or returns `fallback` when absent or
 // of another type. Keeps test assertions short and never throws.

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "tests/integration/loopback_port.h"
 #include "tests/integration/package_installer.h"
@@ -123,8 +124,12 @@ std::string NginxFixture::MakeConfig() const {
       "    location = /loop { return 302 /loop; }\n";
   c << "  server {\n"
     << "    listen 127.0.0.1:" << http_port_ << ";\n"
-    << "    listen 127.0.0.1:" << https_port_ << " ssl;\n"
-    << "    server_name _;\n"
+    << "    listen 127.0.0.1:" << https_port_ << " ssl;\n";
+  if (listen_ipv6_) {
+    c << "    listen [::1]:" << http_port_ << ";\n"
+      << "    listen [::1]:" << https_port_ << " ssl;\n";
+  }
+  c << "    server_name _;\n"
     << "    ssl_protocols TLSv1.2 TLSv1.3;\n"
     << "    ssl_session_cache shared:netstack_any:1m;\n"
     << locations << "  }\n"
@@ -229,7 +234,17 @@ long NginxFixture::FileSize(const std::string& url_path) const {
   return static_cast<long>(st.st_size);
 }
 
-std::vector<NginxLogEntry> NginxFixture::ReadAccessLog() const {
+std::vector<NginxLogEntry> NginxFixture::ReadAccessLog(size_t wait_for) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::vector<NginxLogEntry> entries = ParseAccessLog();
+  while (entries.size() < wait_for && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    entries = ParseAccessLog();
+  }
+  return entries;
+}
+
+std::vector<NginxLogEntry> NginxFixture::ParseAccessLog() const {
   std::vector<NginxLogEntry> entries;
   std::string text;
   if (!ReadFileToString(dir_.Join("logs/access.log"), &text)) return entries;

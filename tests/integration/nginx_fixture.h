@@ -54,6 +54,10 @@ class NginxFixture {
   // Returns true when it is serving. Otherwise skipped() tells whether the test should be
   // skipped (nginx or openssl missing and not installable) rather than fail, and message()
   // says why (with nginx's error log).
+  // Before Start(): nginx also listens on [::1] on the HTTP and HTTPS ports (the same port
+  // numbers as on 127.0.0.1). The caller checks HasIpv6Loopback() first.
+  void set_listen_ipv6(bool on) { listen_ipv6_ = on; }
+
   bool Start();
   bool skipped() const { return skipped_; }
   const std::string& message() const { return message_; }
@@ -79,12 +83,16 @@ class NginxFixture {
   long FileSize(const std::string& url_path) const;
 
   // Parses the access log written so far (nginx writes each line when a request finishes).
-  std::vector<NginxLogEntry> ReadAccessLog() const;
+  // With wait_for > 0 it first waits (up to 2 s) until that many lines are there: nginx logs
+  // a request after sending its response, so a client that exits at once can be ahead of it.
+  // Returns what is there when the wait ends; the caller's size check reports a shortfall.
+  std::vector<NginxLogEntry> ReadAccessLog(size_t wait_for = 0) const;
   std::string ReadErrorLog() const;
 
   const std::string& dir() const { return dir_.path(); }
 
  private:
+  std::vector<NginxLogEntry> ParseAccessLog() const;
   bool MakeDocroot(std::string* error);
   std::string MakeConfig() const;
   bool TryStart(std::string* error);
@@ -96,6 +104,7 @@ class NginxFixture {
   int http_port_ = 0;
   int https_port_ = 0;
   int https12_port_ = 0;
+  bool listen_ipv6_ = false;
   bool skipped_ = false;
   std::string message_;
 };

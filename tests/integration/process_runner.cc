@@ -27,6 +27,21 @@ std::vector<char*> MakeArgv(const std::vector<std::string>& argv) {
   return out;
 }
 
+// The child's environment: ours with `overrides` applied ("NAME=value" sets, "NAME" unsets).
+std::vector<std::string> MakeEnv(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  for (const std::string& o : overrides) {
+    const std::string name = o.substr(0, o.find('='));
+    std::erase_if(env, [&](const std::string& e) {
+      return e.size() > name.size() && e.compare(0, name.size(), name) == 0 &&
+             e[name.size()] == '=';
+    });
+    if (o.find('=') != std::string::npos) env.push_back(o);
+  }
+  return env;
+}
+
 bool IsExecutable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 // Reaps `pid`, blocking. Fills exit_code/term_signal.
@@ -40,7 +55,7 @@ void Reap(pid_t pid, int* exit_code, int* term_signal) {
 
 // Spawns `path` with argv in its own process group; fds 1 and 2 are dup'ed from out_fd/err_fd.
 int Spawn(const std::string& path, const std::vector<std::string>& argv, int out_fd, int err_fd,
-          pid_t* pid) {
+          const std::vector<std::string>& env_overrides, pid_t* pid) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -59,7 +74,11 @@ int Spawn(const std::string& path, const std::vector<std::string>& argv, int out
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   std::vector<char*> args = MakeArgv(argv);
-  int rv = ::posix_spawn(pid, path.c_str(), &actions, &attr, args.data(), environ);
+  // Built before the spawn: nothing is allocated in the child.
+  const std::vector<std::string> env_strings = MakeEnv(env_overrides);
+  std::vector<char*> env = MakeArgv(env_strings);
+  int rv = ::posix_spawn(pid, path.c_str(), &actions, &attr, args.data(),
+                         env_overrides.empty() ? environ : env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   return rv;
@@ -107,7 +126,7 @@ std::string ProcessResult::Describe() const {
 }
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                         size_t max_output) {
+                         size_t max_output, const std::vector<std::string>& env) {
   ProcessResult result;
   if (argv.empty()) {
     result.spawn_error = "empty argv";
@@ -131,7 +150,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, std::chrono::mill
   }
   const Clock::time_point start = Clock::now();
   pid_t pid = -1;
-  int rv = Spawn(path, argv, out_pipe[1], err_pipe[1], &pid);
+  int rv = Spawn(path, argv, out_pipe[1], err_pipe[1], env, &pid);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   if (rv != 0) {
@@ -223,7 +242,7 @@ bool ChildProcess::Start(const std::vector<std::string>& argv, const std::string
     if (err_fd >= 0) ::close(err_fd);
     return false;
   }
-  int rv = Spawn(path, argv, out_fd, err_fd, &pid_);
+  int rv = Spawn(path, argv, out_fd, err_fd, {}, &pid_);
   ::close(out_fd);
   ::close(err_fd);
   if (rv != 0) {

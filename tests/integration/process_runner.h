@@ -40,10 +40,11 @@ struct ProcessResult {
 // Runs argv[0] (searched in PATH, plus /usr/sbin and /sbin) with argv, stdin from /dev/null,
 // capturing stdout and stderr (each bounded at max_output bytes; extra output is read and
 // dropped). The child is killed with SIGKILL when `timeout` passes; the call then returns with
-// timed_out set. Blocks the calling thread until the child is reaped.
+// timed_out set. Blocks the calling thread until the child is reaped. `env` changes the child's
+// environment (inherited otherwise): "NAME=value" sets NAME, a bare "NAME" removes it.
 ProcessResult RunProcess(const std::vector<std::string>& argv,
                          std::chrono::milliseconds timeout = std::chrono::seconds(60),
-                         size_t max_output = 64 << 20);
+                         size_t max_output = 64 << 20, const std::vector<std::string>& env = {});
 
 // Finds an executable by name in PATH, /usr/sbin, /sbin, /usr/local/sbin. Returns "" if absent.
 // A name containing '/' is returned as is if it is executable.
