@@ -2,6 +2,8 @@
 // for SERVFAIL, REFUSED, silence and malformed answers. Each test ends with a clean shutdown:
 // uv_loop_close() == 0.
 #include <catch2/catch.hpp>
+
+#include "tests/test_skip.h"
 #include <optional>
 
 #include "net/dns/ares_dns_transport.h"
@@ -55,8 +57,7 @@ TEST_CASE("c-ares over dnsmasq: A and AAAA answers with their TTL") {
                   {"two.test", "10.0.0.1"},
                   {"two.test", "10.0.0.2"}},
                  42)) {
-    WARN("SKIPPED: " << dns.error());
-    return;
+    SKIP_TEST(dns.error());
   }
   LiveLoop live;
   {
@@ -95,8 +96,7 @@ TEST_CASE("c-ares over dnsmasq: A and AAAA answers with their TTL") {
 TEST_CASE("c-ares over dnsmasq: the TTL is the server's, chosen per test") {
   DnsmasqFixture dns;
   if (!dns.Start({{"short.test", "10.9.9.9"}}, 7)) {
-    WARN("SKIPPED: " << dns.error());
-    return;
+    SKIP_TEST(dns.error());
   }
   LiveLoop live;
   {
@@ -111,8 +111,7 @@ TEST_CASE("c-ares over dnsmasq: the TTL is the server's, chosen per test") {
 TEST_CASE("c-ares over dnsmasq: NXDOMAIN and REFUSED are distinct errors") {
   DnsmasqFixture dns;
   if (!dns.Start({{"a.test", "10.1.2.3"}}, 60)) {
-    WARN("SKIPPED: " << dns.error());
-    return;
+    SKIP_TEST(dns.error());
   }
   LiveLoop live;
   {

@@ -2,6 +2,8 @@
 // queries until the TTL ends, identical lookups share queries, localhost never reaches DNS.
 #include <catch2/catch.hpp>
 
+#include "tests/test_skip.h"
+
 #include "net/dns/ares_dns_transport.h"
 #include "net/dns/host_resolver_manager.h"
 #include "tests/dns/dnsmasq_fixture.h"
@@ -59,8 +61,7 @@ Strings ToStrings(const AddressList& list) {
 TEST_CASE("resolver over dnsmasq: cached until the TTL ends, then asked again") {
   DnsmasqFixture dns;
   if (!dns.Start({{"a.test", "10.1.2.3"}, {"a.test", "fd00::3"}}, 1)) {
-    WARN("SKIPPED: " << dns.error());
-    return;
+    SKIP_TEST(dns.error());
   }
   LiveLoop live;
   {
@@ -88,8 +89,7 @@ TEST_CASE("resolver over dnsmasq: cached until the TTL ends, then asked again") 
 TEST_CASE("resolver over dnsmasq: concurrent identical lookups share one pair of queries") {
   DnsmasqFixture dns;
   if (!dns.Start({{"shared.test", "10.1.2.3"}}, 60)) {
-    WARN("SKIPPED: " << dns.error());
-    return;
+    SKIP_TEST(dns.error());
   }
   LiveLoop live;
   {
