@@ -64,7 +64,10 @@ UrlRequestContext::Config RequestTestEnv::DefaultConfig() {
 
 RequestTestEnv::RequestTestEnv(UrlRequestContext::Config config) {
   auto dns_transport = std::make_unique<ScriptedDnsTransport>(scheduler);
-  auto socket_factory = std::make_unique<ScriptedSocketFactory>(scheduler);
+  auto socket_factory = std::make_unique<FakeClientSocketFactory>(scheduler);
+  // A socket no script was queued for refuses (and is counted: tests check there is none).
+  socket_factory->set_default_rule(
+      FakeConnectRule::After(Milliseconds(20), ERR_CONNECTION_REFUSED));
   dns = dns_transport.get();
   factory = socket_factory.get();
   context = std::make_unique<UrlRequestContext>(scheduler, &net_log, std::move(dns_transport),

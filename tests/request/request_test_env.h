@@ -1,5 +1,5 @@
 // Scaffolding for the request-layer tests: a UrlRequestContext on virtual time whose edges are
-// fakes (ScriptedDnsTransport, ScriptedSocketFactory), a NetLog recorder, a recording
+// fakes (ScriptedDnsTransport, FakeClientSocketFactory), a NetLog recorder, a recording
 // UrlRequest::Delegate, and helpers that write HTTP/1.1 responses.
 #ifndef TESTS_REQUEST_REQUEST_TEST_ENV_H_
 #define TESTS_REQUEST_REQUEST_TEST_ENV_H_
@@ -14,7 +14,7 @@
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
 #include "tests/dns/scripted_dns_transport.h"
-#include "tests/request/scripted_socket_factory.h"
+#include "tests/fakes/fake_client_socket_factory.h"
 
 namespace netstack::test {
 
@@ -105,8 +105,8 @@ struct RequestTestEnv {
   VirtualScheduler scheduler;
   NetLog net_log{scheduler};
   NetLogRecorder recorder{&net_log};
-  ScriptedDnsTransport* dns = nullptr;       // owned by the context
-  ScriptedSocketFactory* factory = nullptr;  // owned by the context
+  ScriptedDnsTransport* dns = nullptr;         // owned by the context
+  FakeClientSocketFactory* factory = nullptr;  // owned by the context
   std::unique_ptr<UrlRequestContext> context;
 };
 

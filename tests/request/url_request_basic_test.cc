@@ -32,7 +32,7 @@ std::string Gzip(const std::string& in) {
 TEST_CASE("a simple GET: bytes written, response delivered, timing and connection", "[request]") {
   RequestTestEnv env;
   env.AddHost("a.test", Milliseconds(10));
-  ScriptedConnection* conn = env.factory->AddSocket(
+  FakeConnection* conn = env.factory->AddSocket(
       {ScriptedRead::Data("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Test: yes\r\n"
                           "Content-Length: 11\r\n\r\nhello",
                           IoMode::kAsync, Milliseconds(30)),
@@ -105,7 +105,7 @@ TEST_CASE("a simple GET: bytes written, response delivered, timing and connectio
   CHECK(c.peer_address == "192.0.2.1:80");
   CHECK(conn->endpoint.ToString() == "192.0.2.1:80");
   CHECK_FALSE(c.dns_from_cache);
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(env.factory->unscripted_sockets() == 0);
   // The socket went back to the pool, idle and alive.
   CHECK(env.context->socket_pool()->IdleSocketCount() == 1);
@@ -115,7 +115,7 @@ TEST_CASE("a simple GET: bytes written, response delivered, timing and connectio
 TEST_CASE("keep-alive: a second request to the origin reuses the socket", "[request][reuse]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn = env.factory->AddSocket(
+  FakeConnection* conn = env.factory->AddSocket(
       {ScriptedRead::Data(Response("200 OK", "first"), IoMode::kAsync, Milliseconds(5)),
        ScriptedRead::Data(Response("200 OK", "second"), IoMode::kAsync, Milliseconds(5))});
 
@@ -131,7 +131,7 @@ TEST_CASE("keep-alive: a second request to the origin reuses the socket", "[requ
   CHECK(d2.data == "second");
   CHECK(d2.completions == 1);
 
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(env.dns->CallCount("a.test") == lookups);  // no second lookup
   CHECK_FALSE(r1->connection_info().reused);
   CHECK(r2->connection_info().reused);
@@ -171,7 +171,7 @@ TEST_CASE("responses that end the connection are not reused", "[request][reuse]"
   auto r2 = env.Fetch(env.Params("http://a.test/two"), &d2);
   CHECK(d2.result == OK);
   CHECK(d2.data == "second");
-  CHECK(env.factory->sockets_created() == 2);
+  CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->unscripted_sockets() == 0);
   CHECK_FALSE(r2->connection_info().reused);
   CHECK(r2->connection_info().socket_id != r1->connection_info().socket_id);
@@ -222,7 +222,7 @@ TEST_CASE("HttpNetworkTransaction on its own: Start, Read to the end, socket bac
           "[request][transaction]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn = env.factory->AddSocket(
+  FakeConnection* conn = env.factory->AddSocket(
       {ScriptedRead::Data(Response("200 OK", "payload"), IoMode::kAsync, Milliseconds(2))});
   NetLogWithSource log = NetLogWithSource::Make(&env.net_log, NetLogSourceType::URL_REQUEST);
   HttpNetworkTransaction transaction(env.context.get(), MEDIUM, log);

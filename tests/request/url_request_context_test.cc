@@ -23,7 +23,7 @@ TEST_CASE("the context owns one resolver and one pool and reports their state",
   CHECK(env.context->host_resolver()->transport() == env.dns);
 
   env.AddHost("a.test");
-  ScriptedConnection* conn =
+  FakeConnection* conn =
       env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "x"), IoMode::kAsync)});
   RecordingDelegate d;
   auto r = env.Fetch(env.Params("http://a.test/"), &d);
@@ -46,13 +46,11 @@ TEST_CASE("everything synchronous: no re-entrant callbacks, redirects and reuse 
           "[request][sync]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ConnectRule sync_connect;
-  sync_connect.sync = true;
-  ScriptedConnection* conn = env.factory->AddSocket(
+  FakeConnection* conn = env.factory->AddSocket(
       {ScriptedRead::Data(Redirect(302, "/b")), ScriptedRead::Data(Redirect(307, "/c")),
        ScriptedRead::Data(Response("200 OK", "first")),
        ScriptedRead::Data(Response("200 OK", "second"))},
-      {}, sync_connect);
+      {}, FakeConnectRule::Sync());
   RecordingDelegate d1, d2;
   auto r1 = env.Fetch(env.Params("http://a.test/a"), &d1);
   CHECK(d1.result == OK);
@@ -69,14 +67,14 @@ TEST_CASE("everything synchronous: no re-entrant callbacks, redirects and reuse 
   CHECK(d2.result == OK);
   CHECK(d2.data == "second");
   CHECK(r2->connection_info().reused);
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(RequestLines(conn->script->written()).size() == 4);
 }
 
 TEST_CASE("HEAD: no body is read and the socket is reused", "[request][reuse]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn = env.factory->AddSocket(
+  FakeConnection* conn = env.factory->AddSocket(
       {ScriptedRead::Data("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", IoMode::kAsync),
        ScriptedRead::Data(Response("200 OK", "got"), IoMode::kAsync)});
   RecordingDelegate d1, d2;
@@ -97,7 +95,7 @@ TEST_CASE("a POST retried after the idle-close race sends its body again", "[req
   env.AddHost("a.test");
   env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "warm"), IoMode::kAsync),
                           ScriptedRead::Eof(IoMode::kAsync)});
-  ScriptedConnection* fresh =
+  FakeConnection* fresh =
       env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "posted"), IoMode::kAsync)});
   RecordingDelegate warm, d;
   auto w = env.Fetch(env.Params("http://a.test/"), &warm);
@@ -126,7 +124,7 @@ TEST_CASE("a redirect whose body fails while drained is still followed, on a new
   CHECK(d.result == OK);
   CHECK(d.data == "b");
   CHECK(r->redirect_chain() == std::vector<std::string>{"http://a.test/b"});
-  CHECK(env.factory->sockets_created() == 2);
+  CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->connection(0).destroyed);
   CHECK_FALSE(r->connection_info().reused);
 }
@@ -143,7 +141,7 @@ TEST_CASE("a close-delimited redirect body is drained to the end; the socket is 
   auto r = env.Fetch(env.Params("http://a.test/a"), &d);
   CHECK(d.result == OK);
   CHECK(d.data == "b");
-  CHECK(env.factory->sockets_created() == 2);
+  CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->connection(0).destroyed);
 }
 

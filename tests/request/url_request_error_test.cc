@@ -29,7 +29,7 @@ TEST_CASE("DNS NXDOMAIN fails with ERR_NAME_NOT_RESOLVED", "[request][error]") {
   auto r = env.Fetch(env.Params("http://nope.test/"), &d);
   CheckFailed(d, *r, ERR_NAME_NOT_RESOLVED);
   CHECK(d.response_started == 0);
-  CHECK(env.factory->sockets_created() == 0);
+  CHECK(env.factory->transport_sockets_created() == 0);
   CHECK(env.dns->CallCount("nope.test") >= 1);
   CHECK(ToMilliseconds(r->end_time()) == 15);
   CHECK(r->response_headers() == nullptr);
@@ -49,15 +49,14 @@ TEST_CASE("other DNS failures keep their own error", "[request][error]") {
 TEST_CASE("connection refused fails with ERR_CONNECTION_REFUSED", "[request][error]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ConnectRule refuse;
-  refuse.result = ERR_CONNECTION_REFUSED;
+  FakeConnectRule refuse = FakeConnectRule::After(Milliseconds(20), ERR_CONNECTION_REFUSED);
   SECTION("async") {}
-  SECTION("sync") { refuse.sync = true; }
+  SECTION("sync") { refuse = FakeConnectRule::Sync(ERR_CONNECTION_REFUSED); }
   env.factory->AddSocket({}, {}, refuse);
   RecordingDelegate d;
   auto r = env.Fetch(env.Params("http://a.test:81/"), &d);
   CheckFailed(d, *r, ERR_CONNECTION_REFUSED);
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(env.factory->connection(0).endpoint.ToString() == "192.0.2.1:81");
   CHECK(env.factory->connection(0).script->written().empty());
   CHECK(env.context->socket_pool()->IdleSocketCount() == 0);
@@ -80,7 +79,7 @@ TEST_CASE("a truncated body is an error, and the socket is not kept", "[request]
     INFO(c.name);
     RequestTestEnv env;
     env.AddHost("a.test");
-    ScriptedConnection* conn = env.factory->AddSocket(
+    FakeConnection* conn = env.factory->AddSocket(
         {ScriptedRead::Data(c.wire, IoMode::kAsync), ScriptedRead::Eof(IoMode::kAsync)});
     RecordingDelegate d;
     auto r = env.Fetch(env.Params("http://a.test/"), &d);
@@ -108,7 +107,7 @@ TEST_CASE("a malformed response is ERR_INVALID_HTTP_RESPONSE with the parser's r
 TEST_CASE("a server that never answers times out after the idle timeout", "[request][error]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn = env.factory->AddSocket({ScriptedRead::Hang()});
+  FakeConnection* conn = env.factory->AddSocket({ScriptedRead::Hang()});
   RecordingDelegate d;
   auto r = env.MakeRequest(env.Params("http://a.test/"), &d);
   d.Start(r.get());

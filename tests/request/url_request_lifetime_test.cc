@@ -24,7 +24,7 @@ void CheckBalanced(const NetLogRecorder& log, uint32_t id) {
 
 TEST_CASE("destroying a request mid-flight is safe and silent", "[request][lifetime]") {
   RequestTestEnv env;
-  ScriptedConnection* conn = nullptr;
+  FakeConnection* conn = nullptr;
   TimeDelta destroy_at;
   bool expect_closed = true;  // the socket was in use: closed, never pooled
   bool expect_connected = true;
@@ -37,18 +37,14 @@ TEST_CASE("destroying a request mid-flight is safe and silent", "[request][lifet
   }
   SECTION("during connect") {
     env.AddHost("a.test");
-    ConnectRule slow;
-    slow.delay = Milliseconds(100);
     conn = env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "x"), IoMode::kAsync)}, {},
-                                  slow);
+                                  FakeConnectRule::After(Milliseconds(100)));
     destroy_at = Milliseconds(50);
     expect_closed = false;
   }
   SECTION("during a connect that never ends") {
     env.AddHost("a.test");
-    ConnectRule hang;
-    hang.hang = true;
-    conn = env.factory->AddSocket({}, {}, hang);
+    conn = env.factory->AddSocket({}, {}, FakeConnectRule::Hang());
     destroy_at = Milliseconds(50);
     expect_closed = false;
     expect_connected = false;
@@ -147,7 +143,7 @@ TEST_CASE("a delegate may destroy its request in OnComplete", "[request][lifetim
 TEST_CASE("a delegate may destroy its request in OnResponseStarted", "[request][lifetime]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn =
+  FakeConnection* conn =
       env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "body"), IoMode::kAsync)});
   RecordingDelegate d;
   auto request = env.MakeRequest(env.Params("http://a.test/"), &d);
@@ -187,7 +183,7 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
   };
 
   SECTION("a HIGHEST request queued after a LOW one gets the first socket") {
-    ScriptedConnection* conn = env.factory->AddSocket(
+    FakeConnection* conn = env.factory->AddSocket(
         {ScriptedRead::Data(Response("200 OK", "1"), IoMode::kAsync, Milliseconds(5)),
          ScriptedRead::Data(Response("200 OK", "2"), IoMode::kAsync, Milliseconds(5))});
     RecordingDelegate low_d, high_d;
@@ -206,12 +202,12 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     CHECK(completed == std::vector<std::string>{"/high", "/low"});
     CHECK(RequestLines(conn->script->written()) ==
           std::vector<std::string>{"GET /high HTTP/1.1", "GET /low HTTP/1.1"});
-    CHECK(env.factory->sockets_created() == 1);
+    CHECK(env.factory->transport_sockets_created() == 1);
     CHECK(low_r->connection_info().reused);
   }
 
   SECTION("waiting requests get a released socket by priority, not by arrival") {
-    ScriptedConnection* conn = env.factory->AddSocket(
+    FakeConnection* conn = env.factory->AddSocket(
         {ScriptedRead::Data(Response("200 OK", "1"), IoMode::kAsync, Milliseconds(50)),
          ScriptedRead::Data(Response("200 OK", "2"), IoMode::kAsync, Milliseconds(5)),
          ScriptedRead::Data(Response("200 OK", "3"), IoMode::kAsync, Milliseconds(5)),
@@ -241,7 +237,7 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     CHECK(RequestLines(conn->script->written()) ==
           std::vector<std::string>{"GET /first HTTP/1.1", "GET /highest HTTP/1.1",
                                    "GET /medium HTTP/1.1", "GET /lowest HTTP/1.1"});
-    CHECK(env.factory->sockets_created() == 1);
+    CHECK(env.factory->transport_sockets_created() == 1);
     const uint32_t id = r3->net_log().source().id;
     CHECK(env.recorder.Count(NetLogEventType::SOCKET_POOL_STALLED_MAX_SOCKETS_PER_GROUP, id) == 1);
     auto alive = env.recorder.Get(NetLogEventType::REQUEST_ALIVE, id);

@@ -39,7 +39,7 @@ TEST_CASE("redirect chains of every code are followed on one kept-alive socket",
           "[request][redirect]") {
   RequestTestEnv env;
   env.AddHost("a.test");
-  ScriptedConnection* conn = env.factory->AddSocket({
+  FakeConnection* conn = env.factory->AddSocket({
       ScriptedRead::Data(Redirect(301, "/b"), IoMode::kAsync),               // relative
       ScriptedRead::Data(Redirect(302, "c?x=1"), IoMode::kAsync),            // relative path
       ScriptedRead::Data(Redirect(303, "http://a.test/d"), IoMode::kAsync),  // absolute
@@ -62,7 +62,7 @@ TEST_CASE("redirect chains of every code are followed on one kept-alive socket",
         std::vector<std::string>{"GET /dir/a HTTP/1.1", "GET /b HTTP/1.1", "GET /c?x=1 HTTP/1.1",
                                  "GET /d HTTP/1.1", "GET /e HTTP/1.1", "GET /f/g HTTP/1.1"});
   // Every redirect body was drained, so one socket carried all six.
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(r->connection_info().reused);
   CHECK(env.recorder.Count(NetLogEventType::URL_REQUEST_REDIRECTED, r->net_log().source().id) == 5);
   CHECK(env.context->socket_pool()->IdleSocketCount() == 1);
@@ -82,7 +82,7 @@ TEST_CASE("redirect method rules: POST becomes GET on 301/302/303, kept on 307/3
     INFO(c.method << " then " << c.code);
     RequestTestEnv env;
     env.AddHost("a.test");
-    ScriptedConnection* conn =
+    FakeConnection* conn =
         env.factory->AddSocket({ScriptedRead::Data(Redirect(c.code, "/next"), IoMode::kAsync),
                                 ScriptedRead::Data(Response("200 OK", "ok"), IoMode::kAsync)});
     RecordingDelegate d;
@@ -203,7 +203,7 @@ TEST_CASE("a redirect to an unsupported scheme or a bad URL is an error", "[requ
     INFO(r->error_message());
     CHECK_FALSE(r->error_message().empty());
     CHECK(IsOneLine(r->error_message()));
-    CHECK(env.factory->sockets_created() == 1);
+    CHECK(env.factory->transport_sockets_created() == 1);
     CHECK(env.factory->unscripted_sockets() == 0);
   }
 }
@@ -212,15 +212,15 @@ TEST_CASE("a redirect to another origin uses another group and socket", "[reques
   RequestTestEnv env;
   env.AddHost("a.test", Milliseconds(10), "192.0.2.1");
   env.AddHost("b.test", Milliseconds(10), "192.0.2.2");
-  ScriptedConnection* a = env.factory->AddSocket(
+  FakeConnection* a = env.factory->AddSocket(
       {ScriptedRead::Data(Redirect(301, "http://b.test:8080/there"), IoMode::kAsync)});
-  ScriptedConnection* b =
+  FakeConnection* b =
       env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "b"), IoMode::kAsync)});
   RecordingDelegate d;
   auto r = env.Fetch(env.Params("http://a.test/"), &d);
   CHECK(d.result == OK);
   CHECK(d.data == "b");
-  CHECK(env.factory->sockets_created() == 2);
+  CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(a->endpoint.ToString() == "192.0.2.1:80");
   CHECK(b->endpoint.ToString() == "192.0.2.2:8080");
   CHECK(b->script->written().find("\r\nHost: b.test:8080\r\n") != std::string::npos);
@@ -242,7 +242,7 @@ TEST_CASE("a redirect body too large to drain closes the socket instead", "[requ
   auto r = env.Fetch(env.Params("http://a.test/"), &d);
   CHECK(d.result == OK);
   CHECK(d.data == "ok");
-  CHECK(env.factory->sockets_created() == 2);
+  CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->connection(0).destroyed);
   CHECK_FALSE(r->connection_info().reused);
 }

@@ -42,10 +42,10 @@ TEST_CASE("a reused socket that fails before any response byte is retried on a f
     INFO(c.name);
     RequestTestEnv env;
     env.AddHost("a.test");
-    ScriptedConnection* stale = env.factory->AddSocket(
+    FakeConnection* stale = env.factory->AddSocket(
         {ScriptedRead::Data(Response("200 OK", "warm"), IoMode::kAsync), c.read},
         {ScriptedWrite::Accept(), c.write});
-    ScriptedConnection* fresh =
+    FakeConnection* fresh =
         env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "second"), IoMode::kAsync)});
     WarmUp(env);
 
@@ -54,7 +54,7 @@ TEST_CASE("a reused socket that fails before any response byte is retried on a f
     CHECK(d.result == OK);
     CHECK(d.data == "second");
     CHECK(d.completions == 1);
-    CHECK(env.factory->sockets_created() == 2);
+    CHECK(env.factory->transport_sockets_created() == 2);
     CHECK(env.factory->unscripted_sockets() == 0);
     CHECK(stale->destroyed);  // the dead socket was closed, not put back
     CHECK_FALSE(r->connection_info().reused);
@@ -86,7 +86,7 @@ TEST_CASE("a reused socket that fails after response bytes arrived is not retrie
   CHECK(d.result == ERR_CONNECTION_RESET);
   CHECK(d.completions == 1);
   CHECK(d.response_started == 0);
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(env.recorder.Count(NetLogEventType::HTTP_TRANSACTION_RESTART_AFTER_ERROR) == 0);
   INFO(r->error_message());
   CHECK(IsOneLine(r->error_message()));
@@ -109,7 +109,7 @@ TEST_CASE("a reused socket failing during the body is not retried", "[request][r
   CHECK(d.result == ERR_CONNECTION_RESET);
   CHECK(d.response_started == 1);
   CHECK(d.data == "abc");
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(env.recorder.Count(NetLogEventType::HTTP_TRANSACTION_RESTART_AFTER_ERROR) == 0);
 }
 
@@ -133,7 +133,7 @@ TEST_CASE("a fresh socket's failure is not retried", "[request][retry]") {
     auto r = env.Fetch(env.Params("http://a.test/"), &d);
     CHECK(d.result == c.expected);
     CHECK(d.completions == 1);
-    CHECK(env.factory->sockets_created() == 1);
+    CHECK(env.factory->transport_sockets_created() == 1);
     CHECK(env.recorder.Count(NetLogEventType::HTTP_TRANSACTION_RESTART_AFTER_ERROR) == 0);
     CHECK(IsOneLine(r->error_message()));
     CHECK_FALSE(r->error_message().empty());
@@ -152,7 +152,7 @@ TEST_CASE("a retry that fails on its fresh socket reports that failure", "[reque
   auto r = env.Fetch(env.Params("http://a.test/again"), &d);
   CHECK(d.result == ERR_EMPTY_RESPONSE);
   CHECK(d.completions == 1);
-  CHECK(env.factory->sockets_created() == 2);  // one retry, not more
+  CHECK(env.factory->transport_sockets_created() == 2);  // one retry, not more
   CHECK(env.recorder.Count(NetLogEventType::HTTP_TRANSACTION_RESTART_AFTER_ERROR) == 1);
 }
 
@@ -166,7 +166,7 @@ TEST_CASE("a non-connection error on a reused socket is not retried", "[request]
   RecordingDelegate d;
   auto r = env.Fetch(env.Params("http://a.test/again"), &d);
   CHECK(d.result == ERR_TIMED_OUT);
-  CHECK(env.factory->sockets_created() == 1);
+  CHECK(env.factory->transport_sockets_created() == 1);
 }
 
 }  // namespace

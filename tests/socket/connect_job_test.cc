@@ -7,7 +7,7 @@
 
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
-#include "tests/socket/fake_client_socket_factory.h"
+#include "tests/fakes/fake_client_socket_factory.h"
 #include "tests/socket/fake_host_resolver.h"
 #include "tests/socket/pool_test_util.h"
 
@@ -74,10 +74,7 @@ FakeResolveRule Answer(std::vector<IPAddress> addresses, TimeDelta delay = {}) {
 }
 
 FakeConnectRule After(TimeDelta delay, int result = OK) {
-  FakeConnectRule rule;
-  rule.delay = delay;
-  rule.result = result;
-  return rule;
+  return FakeConnectRule::After(delay, result);
 }
 
 FakeConnectRule Hang() {

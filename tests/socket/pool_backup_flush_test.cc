@@ -11,27 +11,11 @@ using namespace netstack;
 using namespace netstack::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-FakeConnectRule After(TimeDelta delay, int result = OK) {
-  FakeConnectRule rule;
-  rule.delay = delay;
-  rule.result = result;
-  return rule;
-}
-
-ClientSocketPool::Params WithBackupJobs() {
-  ClientSocketPool::Params params;  // Chrome's defaults: backup jobs on, 250 ms
-  return params;
-}
-
-}  // namespace
-
 TEST_CASE("pool: a backup job starts at 250 ms, the winner serves, the loser's socket idles") {
-  PoolTestEnv env(WithBackupJobs());
+  PoolTestEnv env(PoolTestEnv::WithBackupJobs());
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
-  env.factory.QueueRule(After(1000ms));  // the first job's SYN is "lost"
-  env.factory.QueueRule(After(10ms));    // the backup's
+  env.factory.QueueRule(FakeConnectRule::After(1000ms));  // the first job's SYN is "lost"
+  env.factory.QueueRule(FakeConnectRule::After(10ms));    // the backup's
   ClientSocketHandle h;
   TestCompletion done;
   NetLogWithSource log = env.NewRequestLog();
@@ -57,16 +41,14 @@ TEST_CASE("pool: a backup job starts at 250 ms, the winner serves, the loser's s
 }
 
 TEST_CASE("pool: no backup job when the group already has a socket") {
-  PoolTestEnv env(WithBackupJobs());
+  PoolTestEnv env(PoolTestEnv::WithBackupJobs());
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   ClientSocketHandle first, second;
   TestCompletion d1, d2;
   env.Request(&first, g, &d1);
   env.scheduler.RunUntilIdle();
   REQUIRE(first.is_initialized());
-  FakeConnectRule hang;
-  hang.hang = true;
-  env.factory.set_default_rule(hang);
+  env.factory.set_default_rule(FakeConnectRule::Hang());
   CHECK(env.Request(&second, g, &d2) == ERR_IO_PENDING);
   CHECK_FALSE(env.pool->IsBackupJobTimerRunning(g));
   env.scheduler.AdvanceBy(1s);
@@ -75,10 +57,9 @@ TEST_CASE("pool: no backup job when the group already has a socket") {
 }
 
 TEST_CASE("pool: the backup timer waits while the first job resolves, stops once TCP is up") {
-  PoolTestEnv env(WithBackupJobs());
+  PoolTestEnv env(PoolTestEnv::WithBackupJobs());
   const SchemeHostPort g = PoolTestEnv::Https("a.test");
-  FakeConnectRule hang;
-  hang.hang = true;
+  const FakeConnectRule hang = FakeConnectRule::Hang();
   SECTION("still resolving at 250 ms: re-armed, the backup starts at 500 ms") {
     FakeResolveRule slow;
     slow.sync = false;
@@ -96,7 +77,7 @@ TEST_CASE("pool: the backup timer waits while the first job resolves, stops once
     CHECK(env.pool->NumConnectJobsInGroup(g) == 2);
   }
   SECTION("TCP connected, TLS slow: no backup") {
-    env.factory.set_default_rule(After(100ms));
+    env.factory.set_default_rule(FakeConnectRule::After(100ms));
     env.factory.set_ssl_rule(hang);
     ClientSocketHandle h;
     TestCompletion done;
@@ -117,9 +98,7 @@ TEST_CASE("pool: flush cancels jobs, closes idle sockets, fails requests, old so
   env.scheduler.RunUntilIdle();
   PoolTestEnv::SocketOf(held)->MarkUsed();
   idle.Reset();
-  FakeConnectRule hang;
-  hang.hang = true;
-  env.factory.set_default_rule(hang);
+  env.factory.set_default_rule(FakeConnectRule::Hang());
   CHECK(env.Request(&pending, b, &d_pending) == ERR_IO_PENDING);
   REQUIRE(env.pool->IdleSocketCount() == 1);
   REQUIRE(env.pool->connecting_socket_count() == 1);
@@ -158,8 +137,8 @@ TEST_CASE("pool: the handle reports connect timing and reuse") {
   dns.sync = false;
   dns.delay = 20ms;
   env.resolver.set_default_rule(dns);
-  env.factory.set_default_rule(After(30ms));
-  env.factory.set_ssl_rule(After(40ms));
+  env.factory.set_default_rule(FakeConnectRule::After(30ms));
+  env.factory.set_ssl_rule(FakeConnectRule::After(40ms));
   const SchemeHostPort g = PoolTestEnv::Https("a.test");
   ClientSocketHandle h;
   TestCompletion done;
@@ -202,9 +181,7 @@ TEST_CASE("pool: GetInfoAsJson has the shape of Chrome's socket pool info") {
   env.scheduler.RunUntilIdle();
   env.pool->RequestSockets(g, 2, env.NewRequestLog());
   env.scheduler.RunUntilIdle();  // one idle socket
-  FakeConnectRule hang;
-  hang.hang = true;
-  env.factory.set_default_rule(hang);
+  env.factory.set_default_rule(FakeConnectRule::Hang());
   env.pool->RequestSockets(g, 3, env.NewRequestLog());  // one connect job
 
   nlohmann::json info = env.pool->GetInfoAsJson();
@@ -224,13 +201,11 @@ TEST_CASE("pool: GetInfoAsJson has the shape of Chrome's socket pool info") {
 
 TEST_CASE("pool: destroying the pool drops pending requests, handed-out sockets stay usable") {
   PoolTestEnv env;
-  FakeConnectRule hang;
   ClientSocketHandle held, pending;
   TestCompletion d_held, d_pending;
   env.Request(&held, PoolTestEnv::Http("a.test"), &d_held);
   env.scheduler.RunUntilIdle();
-  hang.hang = true;
-  env.factory.set_default_rule(hang);
+  env.factory.set_default_rule(FakeConnectRule::Hang());
   env.Request(&pending, PoolTestEnv::Http("b.test"), &d_pending);
   env.pool.reset();
   env.scheduler.RunAll();

@@ -14,28 +14,11 @@ using namespace netstack;
 using namespace netstack::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-FakeConnectRule After(TimeDelta delay, int result = OK) {
-  FakeConnectRule rule;
-  rule.delay = delay;
-  rule.result = result;
-  return rule;
-}
-
-ClientSocketPool::Params OnePerGroup() {
-  ClientSocketPool::Params params = PoolTestEnv::DefaultParams();
-  params.max_sockets_per_group = 1;
-  return params;
-}
-
-}  // namespace
-
 TEST_CASE("pool: late binding gives a finished job's socket to the top request") {
   PoolTestEnv env;
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
-  env.factory.QueueRule(After(100ms));  // the LOW request's job
-  env.factory.QueueRule(After(200ms));  // the HIGHEST request's job
+  env.factory.QueueRule(FakeConnectRule::After(100ms));  // the LOW request's job
+  env.factory.QueueRule(FakeConnectRule::After(200ms));  // the HIGHEST request's job
   ClientSocketHandle low, high;
   TestCompletion low_done, high_done;
   NetLogWithSource high_log = env.NewRequestLog();
@@ -58,7 +41,7 @@ TEST_CASE("pool: late binding gives a finished job's socket to the top request")
 }
 
 TEST_CASE("pool: waiting requests are served by priority, FIFO among equals") {
-  PoolTestEnv env(OnePerGroup());
+  PoolTestEnv env(PoolTestEnv::WithMaxSocketsPerGroup(1));
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   ClientSocketHandle first;
   TestCompletion first_done;
@@ -98,7 +81,7 @@ TEST_CASE("pool: waiting requests are served by priority, FIFO among equals") {
 }
 
 TEST_CASE("pool: SetPriority reorders the waiting requests") {
-  PoolTestEnv env(OnePerGroup());
+  PoolTestEnv env(PoolTestEnv::WithMaxSocketsPerGroup(1));
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   ClientSocketHandle holder, a, b, c;
   TestCompletion dh, da, db, dc;
@@ -152,7 +135,7 @@ TEST_CASE("pool: connect job priorities follow the requests down to the host res
 
 TEST_CASE("pool: a request cancelled while pending never calls back, its job goes on") {
   PoolTestEnv env;
-  env.factory.set_default_rule(After(10ms));
+  env.factory.set_default_rule(FakeConnectRule::After(10ms));
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   TestCompletion done;
   NetLogWithSource log = env.NewRequestLog();
@@ -177,7 +160,7 @@ TEST_CASE("pool: a request cancelled while pending never calls back, its job goe
 
 TEST_CASE("pool: ResetAndCloseSocket cancels the job nobody else waits for") {
   PoolTestEnv env;
-  env.factory.set_default_rule(After(10ms));
+  env.factory.set_default_rule(FakeConnectRule::After(10ms));
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   ClientSocketHandle h;
   TestCompletion done;
@@ -226,7 +209,7 @@ TEST_CASE("pool: connect failures reach the request") {
   NetLogWithSource log = env.NewRequestLog();
   int expected = OK;
   SECTION("TCP refused, asynchronously") {
-    env.factory.set_default_rule(After(5ms, ERR_CONNECTION_REFUSED));
+    env.factory.set_default_rule(FakeConnectRule::After(5ms, ERR_CONNECTION_REFUSED));
     expected = ERR_CONNECTION_REFUSED;
   }
   SECTION("DNS: no such name") {
@@ -249,10 +232,7 @@ TEST_CASE("pool: connect failures reach the request") {
 
 TEST_CASE("pool: a synchronous connect failure is returned synchronously") {
   PoolTestEnv env;
-  FakeConnectRule refused;
-  refused.sync = true;
-  refused.result = ERR_CONNECTION_REFUSED;
-  env.factory.set_default_rule(refused);
+  env.factory.set_default_rule(FakeConnectRule::Sync(ERR_CONNECTION_REFUSED));
   ClientSocketHandle h;
   TestCompletion done;
   CHECK(env.Request(&h, PoolTestEnv::Http("a.test"), &done) == ERR_CONNECTION_REFUSED);
@@ -265,8 +245,8 @@ TEST_CASE("pool: a synchronous connect failure is returned synchronously") {
 TEST_CASE("pool: a failed job fails the top request, the others keep waiting for theirs") {
   PoolTestEnv env;
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
-  env.factory.QueueRule(After(5ms, ERR_CONNECTION_RESET));
-  env.factory.QueueRule(After(10ms));
+  env.factory.QueueRule(FakeConnectRule::After(5ms, ERR_CONNECTION_RESET));
+  env.factory.QueueRule(FakeConnectRule::After(10ms));
   ClientSocketHandle a, b;
   TestCompletion da, db;
   env.Request(&a, g, &da, LOW);

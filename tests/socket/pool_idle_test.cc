@@ -221,9 +221,7 @@ TEST_CASE("pool: preconnect stops at the group limit") {
 
 TEST_CASE("pool: a request waits for a preconnect still connecting instead of starting a job") {
   PoolTestEnv env;
-  FakeConnectRule slow;
-  slow.delay = 50ms;
-  env.factory.set_default_rule(slow);
+  env.factory.set_default_rule(FakeConnectRule::After(50ms));
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   env.pool->RequestSockets(g, 2, env.NewRequestLog());
   ClientSocketHandle h;

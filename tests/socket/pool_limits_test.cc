@@ -12,19 +12,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-FakeConnectRule After(TimeDelta delay, int result = OK) {
-  FakeConnectRule rule;
-  rule.delay = delay;
-  rule.result = result;
-  return rule;
-}
-
-ClientSocketPool::Params WithMaxSockets(int max_sockets) {
-  ClientSocketPool::Params params = PoolTestEnv::DefaultParams();
-  params.max_sockets = max_sockets;
-  return params;
-}
-
 uint32_t SourceDependency(const NetLogEntry& entry) {
   return entry.params["source_dependency"]["id"].get<uint32_t>();
 }
@@ -33,7 +20,7 @@ uint32_t SourceDependency(const NetLogEntry& entry) {
 
 TEST_CASE("pool: the 7th request to a group waits for one of the 6 sockets") {
   PoolTestEnv env;
-  env.factory.set_default_rule(After(10ms));
+  env.factory.set_default_rule(FakeConnectRule::After(10ms));
   const SchemeHostPort g = PoolTestEnv::Http("a.test");
   std::array<ClientSocketHandle, 7> h;
   std::array<TestCompletion, 7> done;
@@ -60,8 +47,8 @@ TEST_CASE("pool: the 7th request to a group waits for one of the 6 sockets") {
 }
 
 TEST_CASE("pool: requests beyond max_sockets wait, counting every group") {
-  PoolTestEnv env(WithMaxSockets(4));
-  env.factory.set_default_rule(After(10ms));
+  PoolTestEnv env(PoolTestEnv::WithMaxSockets(4));
+  env.factory.set_default_rule(FakeConnectRule::After(10ms));
   std::array<ClientSocketHandle, 5> h;
   std::array<TestCompletion, 5> done;
   const SchemeHostPort a = PoolTestEnv::Http("a.test"), b = PoolTestEnv::Http("b.test");
@@ -87,7 +74,7 @@ TEST_CASE("pool: requests beyond max_sockets wait, counting every group") {
 }
 
 TEST_CASE("pool: at the pool limit the least recently used idle socket of another group closes") {
-  PoolTestEnv env(WithMaxSockets(2));
+  PoolTestEnv env(PoolTestEnv::WithMaxSockets(2));
   const SchemeHostPort a = PoolTestEnv::Http("a.test"), b = PoolTestEnv::Http("b.test");
   const SchemeHostPort c = PoolTestEnv::Http("c.test");
   ClientSocketHandle ha, hb, hc;
@@ -115,7 +102,7 @@ TEST_CASE("pool: at the pool limit the least recently used idle socket of anothe
 }
 
 TEST_CASE("pool: when a slot frees, the stalled group with the top request is served first") {
-  PoolTestEnv env(WithMaxSockets(2));
+  PoolTestEnv env(PoolTestEnv::WithMaxSockets(2));
   const SchemeHostPort a = PoolTestEnv::Http("a.test");
   const SchemeHostPort low = PoolTestEnv::Http("low.test");
   // Named so that the groups' key order is the reverse of their arrival order.
@@ -157,8 +144,8 @@ TEST_CASE("pool: when a slot frees, the stalled group with the top request is se
 }
 
 TEST_CASE("pool: cancelling a request at the pool limit cancels a spare job for a stalled group") {
-  PoolTestEnv env(WithMaxSockets(2));
-  env.factory.set_default_rule(After(100ms));
+  PoolTestEnv env(PoolTestEnv::WithMaxSockets(2));
+  env.factory.set_default_rule(FakeConnectRule::After(100ms));
   const SchemeHostPort a = PoolTestEnv::Http("a.test"), b = PoolTestEnv::Http("b.test");
   ClientSocketHandle a1, a2, hb;
   TestCompletion da1, da2, db;
@@ -213,7 +200,7 @@ TEST_CASE("pool: the number of waiting requests is bounded") {
 }
 
 TEST_CASE("pool: cancelling a request stalled at the pool limit removes its empty group") {
-  PoolTestEnv env(WithMaxSockets(1));
+  PoolTestEnv env(PoolTestEnv::WithMaxSockets(1));
   ClientSocketHandle holder, stalled;
   TestCompletion d1, d2;
   env.Request(&holder, PoolTestEnv::Http("a.test"), &d1);
@@ -228,8 +215,8 @@ TEST_CASE("pool: cancelling a request stalled at the pool limit removes its empt
 
 TEST_CASE(
     "pool: a preconnected socket closed for a stalled group is not destroyed in its callback") {
-  PoolTestEnv env(WithMaxSockets(1));
-  env.factory.set_default_rule(After(10ms));
+  PoolTestEnv env(PoolTestEnv::WithMaxSockets(1));
+  env.factory.set_default_rule(FakeConnectRule::After(10ms));
   const SchemeHostPort a = PoolTestEnv::Http("a.test"), b = PoolTestEnv::Http("b.test");
   CHECK(env.pool->RequestSockets(a, 1, env.NewRequestLog()) == OK);
   ClientSocketHandle h;

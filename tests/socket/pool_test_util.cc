@@ -27,6 +27,20 @@ ClientSocketPool::Params PoolTestEnv::DefaultParams() {
   return params;
 }
 
+ClientSocketPool::Params PoolTestEnv::WithBackupJobs() { return ClientSocketPool::Params(); }
+
+ClientSocketPool::Params PoolTestEnv::WithMaxSockets(int max_sockets) {
+  ClientSocketPool::Params params = DefaultParams();
+  params.max_sockets = max_sockets;
+  return params;
+}
+
+ClientSocketPool::Params PoolTestEnv::WithMaxSocketsPerGroup(int max_per_group) {
+  ClientSocketPool::Params params = DefaultParams();
+  params.max_sockets_per_group = max_per_group;
+  return params;
+}
+
 int PoolTestEnv::Request(ClientSocketHandle* handle, const SchemeHostPort& group,
                          TestCompletion* done, RequestPriority priority) {
   return Request(handle, group, done, priority, NewRequestLog());

@@ -1,6 +1,7 @@
 // Shared test scaffolding for the pool and connect job tests: a NetLog recorder, a completion
 // callback recorder, and an environment (virtual time, fake resolver and socket factory, NetLog,
-// and a pool) in the order that destroys the pool first.
+// and a pool) in the order that destroys the pool first, with the pool settings tests vary.
+// Connect rules for the fake factory: FakeConnectRule::After / Sync / Hang (tests/fakes).
 #ifndef TESTS_SOCKET_POOL_TEST_UTIL_H_
 #define TESTS_SOCKET_POOL_TEST_UTIL_H_
 
@@ -13,7 +14,7 @@
 #include "net/base/url.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/socket/client_socket_pool.h"
-#include "tests/socket/fake_client_socket_factory.h"
+#include "tests/fakes/fake_client_socket_factory.h"
 #include "tests/socket/fake_host_resolver.h"
 
 namespace netstack::test {
@@ -62,6 +63,12 @@ struct PoolTestEnv {
   // Test defaults: Chrome's, with backup jobs off (tests of backup jobs turn them on) so that
   // slow fake connects do not start extra jobs.
   static ClientSocketPool::Params DefaultParams();
+  // Chrome's defaults as they are: backup jobs on (after 250 ms).
+  static ClientSocketPool::Params WithBackupJobs();
+  // DefaultParams() with at most `max_sockets` sockets in the pool, or `max_per_group` in a
+  // group.
+  static ClientSocketPool::Params WithMaxSockets(int max_sockets);
+  static ClientSocketPool::Params WithMaxSocketsPerGroup(int max_per_group);
 
   static SchemeHostPort Http(const std::string& host, uint16_t port = 80) {
     return SchemeHostPort{"http", host, port};

@@ -9,41 +9,19 @@
 #include "net/socket/ssl_client_context.h"
 #include "tests/socket/tls_memory_server.h"
 #include "tests/socket/tls_test_certs.h"
+#include "tests/socket/tls_test_util.h"
 
 namespace netstack {
 namespace {
 
-using test::TestCertificate;
-using test::TestCertificateAuthority;
+using test::TestPki;
 using test::TlsMemoryServer;
 using test::TlsMemoryServerContext;
-
-struct Pki {
-  TestCertificateAuthority ca{"netstack test CA"};
-  TestCertificateAuthority other_ca{"someone else's CA"};
-  TestCertificate leaf = ca.Issue("localhost", {"localhost"}, {"127.0.0.1"});
-  test::TempDir dir;
-  std::string ca_file = dir.WriteFile("ca.pem", ca.cert_pem());
-  std::string other_ca_file = dir.WriteFile("other.pem", other_ca.cert_pem());
-};
-
-Pki& SharedPki() {
-  static Pki pki;
-  return pki;
-}
 
 std::unique_ptr<SslClientContext> MakeContext(const std::string& ca_file,
                                               const std::string& max_version = "1.3",
                                               bool verify = true) {
-  SslConfig config;
-  config.ca_file = ca_file;
-  config.max_version = max_version;
-  config.verify_peer = verify;
-  std::string error;
-  auto context = SslClientContext::Create(config, &error);
-  INFO(error);
-  REQUIRE(context);
-  return context;
+  return test::MakeTestSslContext(test::TestSslConfig(ca_file, max_version, verify));
 }
 
 // Moves bytes both ways until neither side makes progress; the client's input is fed only as
@@ -98,7 +76,7 @@ struct Wire {
 };
 
 TEST_CASE("tls engine: a handshake over bytes only, with SNI, ALPN and data both ways") {
-  Pki& pki = SharedPki();
+  TestPki& pki = test::SharedTestPki();
   auto context = MakeContext(pki.ca_file);
   TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
   TlsClientEngine client(context.get(), "localhost", 443);
@@ -134,7 +112,7 @@ TEST_CASE("tls engine: a handshake over bytes only, with SNI, ALPN and data both
 }
 
 TEST_CASE("tls engine: the incoming ciphertext buffer is bounded") {
-  Pki& pki = SharedPki();
+  TestPki& pki = test::SharedTestPki();
   auto context = MakeContext(pki.ca_file);
   TlsClientEngine client(context.get(), "localhost", 443);
   std::string flood(100 * 1024, '\x17');
@@ -146,7 +124,7 @@ TEST_CASE("tls engine: the incoming ciphertext buffer is bounded") {
 }
 
 TEST_CASE("tls engine: verification failures map to Chrome's certificate errors") {
-  Pki& pki = SharedPki();
+  TestPki& pki = test::SharedTestPki();
   TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
 
   SECTION("unknown authority") {
@@ -174,7 +152,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
     CHECK(server.server_name().empty());  // No SNI for IP literals.
   }
   SECTION("expired certificate") {
-    TestCertificate expired = pki.ca.Issue("localhost", {"localhost"}, {}, -7200, -3600);
+    test::TestCertificate expired = pki.ca.Issue("localhost", {"localhost"}, {}, -7200, -3600);
     TlsMemoryServerContext expired_context(expired.cert_pem, expired.key_pem);
     auto context = MakeContext(pki.ca_file);
     TlsClientEngine client(context.get(), "localhost", 443);
@@ -193,7 +171,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
 }
 
 TEST_CASE("tls engine: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH") {
-  Pki& pki = SharedPki();
+  TestPki& pki = test::SharedTestPki();
   TlsMemoryServerContext tls13_only(pki.leaf.cert_pem, pki.leaf.key_pem, TLS1_3_VERSION);
   auto context = MakeContext(pki.ca_file, "1.2");
   TlsClientEngine client(context.get(), "localhost", 443);
@@ -204,7 +182,7 @@ TEST_CASE("tls engine: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH")
 }
 
 TEST_CASE("tls engine: the second connection to a host:port resumes its session") {
-  Pki& pki = SharedPki();
+  TestPki& pki = test::SharedTestPki();
   const bool tls13 = GENERATE(true, false);
   CAPTURE(tls13);
   auto context = MakeContext(pki.ca_file, tls13 ? "1.3" : "1.2");
@@ -319,7 +297,7 @@ int HandshakeRoundTrips(TlsClientEngine& client, TlsMemoryServer& server) {
 }  // namespace
 
 TEST_CASE("tls engine: a resumed TLS 1.2 handshake is one round trip shorter; 1.3 takes one") {
-  Pki& pki = SharedPki();
+  TestPki& pki = test::SharedTestPki();
   const bool tls13 = GENERATE(false, true);
   CAPTURE(tls13);
   auto context = MakeContext(pki.ca_file, tls13 ? "1.3" : "1.2");

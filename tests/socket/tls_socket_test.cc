@@ -1,8 +1,8 @@
 // SslClientSocket over UvTcpClientSocket (built by UvClientSocketFactory) against an OpenSSL
 // server on 127.0.0.1 running on its own thread. The PKI is made at test time.
 #include <catch2/catch.hpp>
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,70 +11,37 @@
 #include "net/socket/uv_client_socket_factory.h"
 #include "tests/socket/tls_test_certs.h"
 #include "tests/socket/tls_test_server.h"
+#include "tests/socket/tls_test_util.h"
 #include "tests/socket/transport_test_util.h"
 
 namespace netstack {
 namespace {
 
 using test::CapturingNetLog;
-using test::TestCertificate;
-using test::TestCertificateAuthority;
+using test::SharedTestPki;
 using test::TestLoop;
+using test::TestSslConfig;
 using test::TlsTestServer;
-
-struct Pki {
-  TestCertificateAuthority ca{"netstack test CA"};
-  TestCertificateAuthority other_ca{"someone else's CA"};
-  TestCertificate leaf = ca.Issue("localhost", {"localhost"}, {"127.0.0.1"});
-  test::TempDir dir;
-  std::string ca_file = dir.WriteFile("ca.pem", ca.cert_pem());
-  std::string other_ca_file = dir.WriteFile("other.pem", other_ca.cert_pem());
-};
-
-Pki& SharedPki() {
-  static Pki pki;
-  return pki;
-}
 
 TlsTestServer::Options ServerOptions(int max_version = TLS1_3_VERSION) {
   TlsTestServer::Options options;
-  options.cert_pem = SharedPki().leaf.cert_pem;
-  options.key_pem = SharedPki().leaf.key_pem;
+  options.cert_pem = SharedTestPki().leaf.cert_pem;
+  options.key_pem = SharedTestPki().leaf.key_pem;
   options.max_version = max_version;
   return options;
-}
-
-SslConfig Config(const std::string& ca_file, const std::string& max_version = "1.3") {
-  SslConfig config;
-  config.ca_file = ca_file;
-  config.max_version = max_version;
-  return config;
 }
 
 // One loop, one stack's TLS context and factory, and a NetLog capture.
 struct Stack {
   explicit Stack(const SslConfig& config) {
-    std::string error;
-    context = SslClientContext::Create(config, &error);
-    INFO(error);
-    REQUIRE(context);
+    context = test::MakeTestSslContext(config);
     factory = std::make_unique<UvClientSocketFactory>(loop.get(), context.get());
   }
 
   // Waits for a pending operation; checks the callback did not run inside the call.
   int Wait(const std::function<int(CompletionCallback)>& start) {
-    std::optional<int> result;
-    bool in_call = true;
-    bool ran_in_call = false;
-    int rv = start([&](int r) {
-      ran_in_call = in_call;
-      result = r;
-    });
-    in_call = false;
-    REQUIRE_FALSE(ran_in_call);
-    if (rv != ERR_IO_PENDING) return rv;
-    REQUIRE(loop.RunUntil([&] { return result.has_value(); }));
-    return *result;
+    return test::RunSocketOperation(
+        start, [this](const std::function<bool()>& done) { return loop.RunUntil(done); });
   }
 
   // TCP to 127.0.0.1:port, then TLS for `host`. Returns the handshake result.
@@ -118,7 +85,7 @@ struct Stack {
 };
 
 TEST_CASE("tls: handshake with --cacert, SNI, and a data round trip") {
-  Stack stack(Config(SharedPki().ca_file));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file));
   {
     TlsTestServer server(ServerOptions());
     std::unique_ptr<StreamSocket> socket;
@@ -156,7 +123,7 @@ TEST_CASE("tls: handshake with --cacert, SNI, and a data round trip") {
 }
 
 TEST_CASE("tls: a fresh TLS 1.3 socket stays idle once its session tickets arrive") {
-  Stack stack(Config(SharedPki().ca_file));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file));
   {
     TlsTestServer server(ServerOptions());
     std::unique_ptr<StreamSocket> socket;
@@ -172,11 +139,11 @@ TEST_CASE("tls: a fresh TLS 1.3 socket stays idle once its session tickets arriv
 
 TEST_CASE("tls: certificate errors") {
   std::string host = "localhost";
-  SslConfig config = Config(SharedPki().ca_file);
+  SslConfig config = TestSslConfig(SharedTestPki().ca_file);
   int expected = OK;
   std::string detail;
   SECTION("an unknown CA is ERR_CERT_AUTHORITY_INVALID") {
-    config.ca_file = SharedPki().other_ca_file;
+    config.ca_file = SharedTestPki().other_ca_file;
     expected = ERR_CERT_AUTHORITY_INVALID;
     detail = "unable to get local issuer certificate";
   }
@@ -191,7 +158,7 @@ TEST_CASE("tls: certificate errors") {
     detail = "hostname mismatch";
   }
   SECTION("-k accepts an unknown CA and a wrong name") {
-    config.ca_file = SharedPki().other_ca_file;
+    config.ca_file = SharedTestPki().other_ca_file;
     config.verify_peer = false;
     host = "wrong.example.test";
     expected = OK;
@@ -220,7 +187,7 @@ TEST_CASE("tls: certificate errors") {
 }
 
 TEST_CASE("tls: an IP literal is matched against the certificate's IPs and sends no SNI") {
-  Stack stack(Config(SharedPki().ca_file));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file));
   {
     TlsTestServer server(ServerOptions());
     std::unique_ptr<StreamSocket> socket;
@@ -235,7 +202,7 @@ TEST_CASE("tls: an IP literal is matched against the certificate's IPs and sends
 }
 
 TEST_CASE("tls: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH") {
-  Stack stack(Config(SharedPki().ca_file, "1.2"));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file, "1.2"));
   {
     TlsTestServer::Options options = ServerOptions();
     options.min_version = TLS1_3_VERSION;
@@ -250,7 +217,7 @@ TEST_CASE("tls: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH") {
 TEST_CASE("tls: the second connection to the same host:port resumes the session") {
   const bool tls13 = GENERATE(true, false);
   CAPTURE(tls13);
-  Stack stack(Config(SharedPki().ca_file, tls13 ? "1.3" : "1.2"));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file, tls13 ? "1.3" : "1.2"));
   {
     TlsTestServer server(ServerOptions(tls13 ? TLS1_3_VERSION : TLS1_2_VERSION));
     for (int i = 0; i < 3; ++i) {
@@ -274,7 +241,7 @@ TEST_CASE("tls: the second connection to the same host:port resumes the session"
 }
 
 TEST_CASE("tls: with the session cache disabled every handshake is full") {
-  SslConfig config = Config(SharedPki().ca_file);
+  SslConfig config = TestSslConfig(SharedTestPki().ca_file);
   config.enable_session_cache = false;
   Stack stack(config);
   {
@@ -293,7 +260,7 @@ TEST_CASE("tls: with the session cache disabled every handshake is full") {
 TEST_CASE("tls: the end of the stream reads as 0") {
   const bool abrupt = GENERATE(false, true);
   CAPTURE(abrupt);  // close_notify, or a bare TCP FIN.
-  Stack stack(Config(SharedPki().ca_file));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file));
   {
     TlsTestServer::Options options = ServerOptions();
     options.close_after_bytes = 4;
@@ -313,7 +280,7 @@ TEST_CASE("tls: the end of the stream reads as 0") {
 }
 
 TEST_CASE("tls: an idle TLS socket stops being idle when the server closes it") {
-  Stack stack(Config(SharedPki().ca_file));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file));
   {
     TlsTestServer::Options options = ServerOptions();
     options.close_after_bytes = 1;
@@ -334,7 +301,7 @@ TEST_CASE("tls: an idle TLS socket stops being idle when the server closes it") 
 TEST_CASE("tls: destroying a socket mid-handshake or with a pending read is safe") {
   const bool during_handshake = GENERATE(true, false);
   CAPTURE(during_handshake);
-  Stack stack(Config(SharedPki().ca_file));
+  Stack stack(TestSslConfig(SharedTestPki().ca_file));
   {
     TlsTestServer server(ServerOptions());
     auto tcp = stack.factory->CreateTransportClientSocket(

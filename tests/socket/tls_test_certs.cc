@@ -131,4 +131,9 @@ std::string TempDir::WriteFile(const std::string& name, const std::string& conte
   return path;
 }
 
+TestPki& SharedTestPki() {
+  static TestPki pki;
+  return pki;
+}
+
 }  // namespace netstack::test
