@@ -232,6 +232,60 @@ TEST_CASE("a redirect to another origin uses another group and socket", "[reques
   CHECK(pool->IdleSocketCountInGroup(SchemeHostPort{"http", "b.test", 8080}) == 1);
 }
 
+TEST_CASE("a cross-origin redirect drops credentials and Host; a same-origin one keeps them",
+          "[request][redirect]") {
+  RequestTestEnv env;
+  env.AddHost("a.test", Milliseconds(10), "192.0.2.1");
+  env.AddHost("b.test", Milliseconds(10), "192.0.2.2");
+  FakeConnection* a = env.factory->AddSocket({
+      ScriptedRead::Data(Redirect(302, "/same"), IoMode::kAsync),
+      ScriptedRead::Data(Redirect(302, "http://b.test/other"), IoMode::kAsync),
+  });
+  FakeConnection* b =
+      env.factory->AddSocket({ScriptedRead::Data(Response("200 OK", "b"), IoMode::kAsync)});
+  UrlRequest::Params params = env.Params("http://a.test/");
+  params.request.extra_headers.SetHeader("Authorization", "Bearer secret");
+  params.request.extra_headers.SetHeader("Cookie", "session=1");
+  params.request.extra_headers.SetHeader("X-Kept", "yes");
+  RecordingDelegate d;
+  auto r = env.Fetch(params, &d);
+  REQUIRE(d.result == OK);
+  std::vector<WrittenRequest> on_a = SplitRequests(a->script->written());
+  REQUIRE(on_a.size() == 2);
+  for (const WrittenRequest& req : on_a) {
+    CHECK(req.head.find("\r\nAuthorization: Bearer secret\r\n") != std::string::npos);
+    CHECK(req.head.find("\r\nCookie: session=1\r\n") != std::string::npos);
+  }
+  const std::string& on_b = b->script->written();
+  CHECK(on_b.find("Authorization") == std::string::npos);
+  CHECK(on_b.find("Cookie") == std::string::npos);
+  CHECK(on_b.find("\r\nX-Kept: yes\r\n") != std::string::npos);
+  CHECK(on_b.find("\r\nHost: b.test\r\n") != std::string::npos);
+}
+
+TEST_CASE("a redirect that turns POST into GET drops the body's Content-* headers",
+          "[request][redirect]") {
+  RequestTestEnv env;
+  env.AddHost("a.test");
+  FakeConnection* conn = env.factory->AddSocket({
+      ScriptedRead::Data(Redirect(303, "/done"), IoMode::kAsync),
+      ScriptedRead::Data(Response("200 OK", "ok"), IoMode::kAsync),
+  });
+  UrlRequest::Params params = env.Params("http://a.test/form", "POST", "x=1");
+  params.request.extra_headers.SetHeader("Content-Type", "application/x-www-form-urlencoded");
+  RecordingDelegate d;
+  auto r = env.Fetch(params, &d);
+  REQUIRE(d.result == OK);
+  std::vector<WrittenRequest> reqs = SplitRequests(conn->script->written());
+  REQUIRE(reqs.size() == 2);
+  CHECK(reqs[0].head.find("Content-Type:") != std::string::npos);
+  CHECK(reqs[0].body == "x=1");
+  CHECK(reqs[1].head.rfind("GET /done HTTP/1.1", 0) == 0);
+  CHECK(reqs[1].head.find("Content-Type:") == std::string::npos);
+  CHECK(reqs[1].head.find("Content-Length:") == std::string::npos);
+  CHECK(reqs[1].body.empty());
+}
+
 TEST_CASE("a redirect body too large to drain closes the socket instead", "[request][redirect]") {
   RequestTestEnv env;
   env.AddHost("a.test");
