@@ -1,5 +1,6 @@
 #include "net/http/http_basic_stream.h"
 
+#include <string_view>
 #include <utility>
 
 #include "net/http/http_util.h"
@@ -8,9 +9,29 @@ namespace netstack {
 
 namespace {
 
+// Chrome's default NetLog capture mode strips the values of these headers: credentials and
+// cookies must not reach a log file that users attach to bug reports.
+bool IsSensitiveHeader(std::string_view name) {
+  for (std::string_view sensitive :
+       {"authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2"}) {
+    if (EqualsCaseInsensitiveAscii(name, sensitive)) return true;
+  }
+  return false;
+}
+
+// "Name: value" for the NetLog, the value replaced by "[N bytes were stripped]" (Chrome's
+// ElideHeaderValueForNetLog wording) for sensitive headers.
+std::string NetLogHeaderLine(std::string_view name, std::string_view value) {
+  std::string line = SanitizeUtf8(name) + ": ";
+  if (IsSensitiveHeader(name)) {
+    return line + "[" + std::to_string(value.size()) + " bytes were stripped]";
+  }
+  return line + SanitizeUtf8(value);
+}
+
 // The request as sent, for HTTP_TRANSACTION_SEND_REQUEST_HEADERS: {"line": "GET / HTTP/1.1\r\n",
 // "headers": ["Host: a", ...]}, taken from the serialized bytes so it shows exactly what went
-// out (Host and Content-Length included).
+// out (Host and Content-Length included), sensitive values stripped.
 nlohmann::json SentHeadersParams(const std::string& wire) {
   size_t end = wire.find("\r\n\r\n");
   std::string_view block(wire.data(), end == std::string::npos ? wire.size() : end);
@@ -26,11 +47,30 @@ nlohmann::json SentHeadersParams(const std::string& wire) {
       line = SanitizeUtf8(text) + "\r\n";
       first = false;
     } else {
-      lines.push_back(SanitizeUtf8(text));
+      // Serialized as "Name: value" (HttpRequestHeaders refuses ':' in names).
+      size_t colon = text.find(':');
+      if (colon == std::string_view::npos) {
+        lines.push_back(SanitizeUtf8(text));
+      } else {
+        lines.push_back(
+            NetLogHeaderLine(text.substr(0, colon), TrimHttpWhitespace(text.substr(colon + 1))));
+      }
     }
     pos = eol + 2;
   }
   return nlohmann::json{{"line", line}, {"headers", std::move(lines)}};
+}
+
+// HTTP_TRANSACTION_READ_RESPONSE_HEADERS params: {"headers": [status line, "Name: value",
+// ...]}, as HttpResponseHeaders::NetLogParams but with Set-Cookie (and the other sensitive
+// headers) stripped.
+nlohmann::json ReceivedHeadersParams(const HttpResponseHeaders& headers) {
+  nlohmann::json lines = nlohmann::json::array();
+  lines.push_back(SanitizeUtf8(headers.GetStatusLine()));
+  for (const HttpResponseHeaders::Header& h : headers.headers()) {
+    lines.push_back(NetLogHeaderLine(h.name, h.value));
+  }
+  return nlohmann::json{{"headers", std::move(lines)}};
 }
 
 }  // namespace
@@ -246,7 +286,7 @@ void HttpBasicStream::FinishHeaders() {
   headers_end_ = scheduler_.Now();
   auto headers = parser_->response_headers();
   net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_READ_RESPONSE_HEADERS,
-                    [&headers] { return headers->NetLogParams(); });
+                    [&headers] { return ReceivedHeadersParams(*headers); });
   if (parser_->message_complete() && parser_->body_bytes_received() == 0) {
     body_end_ = headers_end_;  // no body to wait for
   }

@@ -17,6 +17,11 @@
 // Content-Encoding (ContentDecoder). With Params::decode_content = false it returns the bytes
 // as framed on the wire (chunked framing removed), for a caller such as the HTTP cache that
 // stores encoded bodies and decodes with a ContentDecoder of its own.
+//
+// NetLog: the request and response headers are logged (HTTP_TRANSACTION_SEND_REQUEST_HEADERS,
+// HTTP_TRANSACTION_READ_RESPONSE_HEADERS) with the values of Authorization,
+// Proxy-Authorization, Cookie, Set-Cookie and Set-Cookie2 replaced by "[N bytes were
+// stripped]", as in Chrome's default capture mode.
 #ifndef NET_HTTP_HTTP_BASIC_STREAM_H_
 #define NET_HTTP_HTTP_BASIC_STREAM_H_
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
+#include <new>
 
 #include "net/http/http_util.h"
 
@@ -89,6 +90,16 @@ int HttpStreamParser::Fail(int error, std::string message) {
   return error_;
 }
 
+void HttpStreamParser::FailNoThrow(int error, const char* message) noexcept {
+  state_ = State::kError;
+  error_ = error;
+  try {
+    error_message_ = message;
+  } catch (...) {
+    error_message_.clear();  // no memory for the message: the error code says enough
+  }
+}
+
 int HttpStreamParser::FailFromParser() {
   auto err = HTTP_PARSER_ERRNO(&parser_);
   std::string what = http_errno_description(err);
@@ -108,27 +119,42 @@ int HttpStreamParser::Consume(const char* data, size_t len) {
       return OK;
     }
     size_t chunk = len - offset;
-    const bool in_headers = state_ == State::kHeaders;
-    if (in_headers) {
+    // The header block and the trailer section share the header bound. Each slice ends where
+    // the kind of bytes changes (execute pauses there), so a slice is all of one kind.
+    const bool header_slice = state_ == State::kHeaders || in_trailers_;
+    if (header_slice) {
       size_t budget =
           options_.max_header_bytes - std::min(header_bytes_, options_.max_header_bytes);
       if (budget == 0) {
-        return Fail(
-            ERR_RESPONSE_HEADERS_TOO_BIG,
-            "response headers larger than " + std::to_string(options_.max_header_bytes) + " bytes");
+        return Fail(ERR_RESPONSE_HEADERS_TOO_BIG,
+                    (in_trailers_ ? "chunked trailers over the response header limit of "
+                                  : "response headers larger than ") +
+                        std::to_string(options_.max_header_bytes) + " bytes");
       }
       chunk = std::min(chunk, budget);
     }
+    const int64_t body_before = body_bytes_received_;
     size_t n = http_parser_execute(&parser_, &Settings(), data + offset, chunk);
     offset += n;
     bytes_received_ += static_cast<int64_t>(n);
-    // A pause at the end of the headers stops before their final LF, which is then counted
-    // with the body: the bound is exact to within that byte.
-    if (in_headers) header_bytes_ += n;
     if (state_ == State::kError) return error_;  // a callback failed
+    // A pause at the end of the headers stops before their final LF, which is then counted
+    // as framing: the header bound is exact to within that byte.
+    if (header_slice) {
+      header_bytes_ += n;
+    } else {
+      // Body bytes are what OnBody delivered; the rest of a body slice is framing.
+      int64_t framing = static_cast<int64_t>(n) - (body_bytes_received_ - body_before);
+      if (int rv = CountFraming(framing); rv != OK) return rv;
+    }
     auto err = HTTP_PARSER_ERRNO(&parser_);
     if (err == HPE_PAUSED) {
       http_parser_pause(&parser_, 0);
+      if (paused_for_chunk_line_) {
+        paused_for_chunk_line_ = false;
+        line_framing_bytes_ = 0;
+        if (last_chunk_seen_) in_trailers_ = true;
+      }
       if (paused_for_message_) {
         paused_for_message_ = false;
         if (interim_) {
@@ -145,6 +171,22 @@ int HttpStreamParser::Consume(const char* data, size_t len) {
       // message first (handled above); anything else is a surprise.
       return Fail(ERR_INVALID_HTTP_RESPONSE, "malformed HTTP response: parser stopped early");
     }
+  }
+  return OK;
+}
+
+int HttpStreamParser::CountFraming(int64_t framing) {
+  framing_bytes_ += framing;
+  line_framing_bytes_ += framing;
+  if (line_framing_bytes_ > kMaxChunkLineBytes) {
+    return Fail(ERR_INVALID_CHUNKED_ENCODING,
+                "invalid chunked encoding: a chunk framing line over " +
+                    std::to_string(kMaxChunkLineBytes) + " bytes");
+  }
+  if (framing_bytes_ > kMaxChunkLineBytes + kMaxFramingBytesPerBodyByte * body_bytes_received_) {
+    return Fail(ERR_INVALID_CHUNKED_ENCODING,
+                "invalid chunked encoding: " + std::to_string(framing_bytes_) +
+                    " framing bytes for " + std::to_string(body_bytes_received_) + " body bytes");
   }
   return OK;
 }
@@ -217,92 +259,144 @@ void HttpStreamParser::FinishPendingHeader() {
   last_was_value_ = false;
 }
 
-bool HttpStreamParser::CountTrailerBytes(size_t len) {
-  header_bytes_ += len;
-  if (header_bytes_ > options_.max_header_bytes) {
-    Fail(ERR_RESPONSE_HEADERS_TOO_BIG, "chunked trailers over the response header limit");
-    return false;
+// static
+template <typename... Args>
+int HttpStreamParser::Guarded(http_parser* p, int (HttpStreamParser::*method)(Args...),
+                              Args... args) noexcept {
+  auto* self = static_cast<HttpStreamParser*>(p->data);
+  // http-parser is C: an exception must not unwind through its frames.
+  try {
+    return (self->*method)(args...);
+  } catch (const std::bad_alloc&) {
+    self->FailNoThrow(ERR_OUT_OF_MEMORY, "out of memory while parsing the response");
+  } catch (...) {
+    self->FailNoThrow(ERR_FAILED, "internal error while parsing the response");
   }
-  return true;
+  return -1;
 }
 
 // static
 int HttpStreamParser::OnStatus(http_parser* p, const char* at, size_t len) {
-  auto* self = static_cast<HttpStreamParser*>(p->data);
-  self->reason_.append(at, len);
-  return 0;
+  return Guarded(p, &HttpStreamParser::HandleStatus, at, len);
 }
 
 // static
 int HttpStreamParser::OnHeaderField(http_parser* p, const char* at, size_t len) {
-  auto* self = static_cast<HttpStreamParser*>(p->data);
-  if (self->state_ == State::kBody) return self->CountTrailerBytes(len) ? 0 : -1;
-  if (self->last_was_value_) self->FinishPendingHeader();
-  self->field_.append(at, len);
-  return 0;
+  return Guarded(p, &HttpStreamParser::HandleHeaderField, at, len);
 }
 
 // static
 int HttpStreamParser::OnHeaderValue(http_parser* p, const char* at, size_t len) {
-  auto* self = static_cast<HttpStreamParser*>(p->data);
-  if (self->state_ == State::kBody) return self->CountTrailerBytes(len) ? 0 : -1;
-  // An obsolete line folding arrives as more value text; its line break is replaced by the
-  // whitespace that follows it.
-  self->value_.append(at, len);
-  self->last_was_value_ = true;
-  return 0;
+  return Guarded(p, &HttpStreamParser::HandleHeaderValue, at, len);
 }
 
 // static
 int HttpStreamParser::OnHeadersComplete(http_parser* p) {
-  auto* self = static_cast<HttpStreamParser*>(p->data);
-  self->FinishPendingHeader();
-  int code = static_cast<int>(p->status_code);
-  if (code < 100) {
-    self->Fail(ERR_INVALID_HTTP_RESPONSE,
-               "malformed HTTP response: invalid HTTP status code " + std::to_string(code));
-    return -1;
-  }
-  auto headers = std::make_shared<HttpResponseHeaders>(HttpVersion{p->http_major, p->http_minor},
-                                                       code, std::move(self->reason_));
-  for (auto& h : self->pending_headers_) headers->AddHeader(std::move(h.name), std::move(h.value));
-  self->pending_headers_.clear();
-
-  self->interim_ = code / 100 == 1 && code != 101;
-  if (self->interim_) {
-    ++self->informational_responses_;
-  } else {
-    self->headers_ = std::move(headers);
-    self->state_ = State::kBody;
-    if ((p->flags & F_CHUNKED) && (p->flags & F_CONTENTLENGTH)) self->ambiguous_framing_ = true;
-  }
-  // Stop here so that Consume sees where the header bytes end.
-  http_parser_pause(p, 1);
-  bool no_body = self->options_.head_request || code / 100 == 1 || code == 204 || code == 304;
-  return no_body ? 1 : 0;  // 1: the library skips the body
+  return Guarded(p, &HttpStreamParser::HandleHeadersComplete);
 }
 
 // static
 int HttpStreamParser::OnBody(http_parser* p, const char* at, size_t len) {
-  auto* self = static_cast<HttpStreamParser*>(p->data);
-  if (self->body_offset_ == self->body_.size()) {
-    self->body_.clear();
-    self->body_offset_ = 0;
-  }
-  self->body_.append(at, len);
-  self->body_bytes_received_ += static_cast<int64_t>(len);
-  return 0;
+  return Guarded(p, &HttpStreamParser::HandleBody, at, len);
 }
 
 // static
 int HttpStreamParser::OnMessageComplete(http_parser* p) {
-  auto* self = static_cast<HttpStreamParser*>(p->data);
-  if (!self->interim_) {
-    // 101 switches to another protocol: this connection can no longer carry HTTP/1.1.
-    self->keep_alive_ = http_should_keep_alive(p) && p->status_code != 101;
+  return Guarded(p, &HttpStreamParser::HandleMessageComplete);
+}
+
+// static
+int HttpStreamParser::OnChunkHeader(http_parser* p) {
+  return Guarded(p, &HttpStreamParser::HandleChunkHeader);
+}
+
+// static
+int HttpStreamParser::OnChunkComplete(http_parser* p) {
+  return Guarded(p, &HttpStreamParser::HandleChunkComplete);
+}
+
+int HttpStreamParser::HandleStatus(const char* at, size_t len) {
+  reason_.append(at, len);
+  return 0;
+}
+
+int HttpStreamParser::HandleHeaderField(const char* at, size_t len) {
+  if (state_ == State::kBody) return 0;  // a trailer: counted by Consume, dropped
+  if (last_was_value_) FinishPendingHeader();
+  field_.append(at, len);
+  return 0;
+}
+
+int HttpStreamParser::HandleHeaderValue(const char* at, size_t len) {
+  if (state_ == State::kBody) return 0;  // a trailer: counted by Consume, dropped
+  // An obsolete line folding arrives as more value text; its line break is replaced by the
+  // whitespace that follows it.
+  value_.append(at, len);
+  last_was_value_ = true;
+  return 0;
+}
+
+int HttpStreamParser::HandleHeadersComplete() {
+  FinishPendingHeader();
+  int code = static_cast<int>(parser_.status_code);
+  if (code < 100) {
+    Fail(ERR_INVALID_HTTP_RESPONSE,
+         "malformed HTTP response: invalid HTTP status code " + std::to_string(code));
+    return -1;
   }
-  self->paused_for_message_ = true;
-  http_parser_pause(p, 1);
+  auto headers = std::make_shared<HttpResponseHeaders>(
+      HttpVersion{parser_.http_major, parser_.http_minor}, code, std::move(reason_));
+  for (auto& h : pending_headers_) headers->AddHeader(std::move(h.name), std::move(h.value));
+  pending_headers_.clear();
+
+  interim_ = code / 100 == 1 && code != 101;
+  if (interim_) {
+    ++informational_responses_;
+  } else {
+    headers_ = std::move(headers);
+    state_ = State::kBody;
+    if ((parser_.flags & F_CHUNKED) && (parser_.flags & F_CONTENTLENGTH)) {
+      ambiguous_framing_ = true;
+    }
+  }
+  // Stop here so that Consume sees where the header bytes end.
+  http_parser_pause(&parser_, 1);
+  bool no_body = options_.head_request || code / 100 == 1 || code == 204 || code == 304;
+  return no_body ? 1 : 0;  // 1: the library skips the body
+}
+
+int HttpStreamParser::HandleBody(const char* at, size_t len) {
+  if (body_offset_ == body_.size()) {
+    body_.clear();
+    body_offset_ = 0;
+  }
+  body_.append(at, len);
+  body_bytes_received_ += static_cast<int64_t>(len);
+  return 0;
+}
+
+int HttpStreamParser::HandleMessageComplete() {
+  if (!interim_) {
+    // 101 switches to another protocol: this connection can no longer carry HTTP/1.1.
+    keep_alive_ = http_should_keep_alive(&parser_) && parser_.status_code != 101;
+  }
+  paused_for_message_ = true;
+  http_parser_pause(&parser_, 1);
+  return 0;
+}
+
+int HttpStreamParser::HandleChunkHeader() {
+  // The size line just ended; parser_.content_length is the chunk's size.
+  if (parser_.content_length == 0) last_chunk_seen_ = true;
+  paused_for_chunk_line_ = true;
+  http_parser_pause(&parser_, 1);
+  return 0;
+}
+
+int HttpStreamParser::HandleChunkComplete() {
+  // The CRLF after the chunk's data just ended.
+  paused_for_chunk_line_ = true;
+  http_parser_pause(&parser_, 1);
   return 0;
 }
 
@@ -317,6 +411,8 @@ const http_parser_settings& HttpStreamParser::Settings() {
     s.on_headers_complete = &OnHeadersComplete;
     s.on_body = &OnBody;
     s.on_message_complete = &OnMessageComplete;
+    s.on_chunk_header = &OnChunkHeader;
+    s.on_chunk_complete = &OnChunkComplete;
     return s;
   }();
   return settings;

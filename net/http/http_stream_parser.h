@@ -10,8 +10,20 @@
 // - Bodies framed by Content-Length, chunked (the framing is removed here; the
 //   Content-Encoding is not), or by the end of the connection (ConsumeEof ends them).
 // - Chunked trailers are consumed and dropped.
-// - Bounds: all header bytes of a response (1xx included, trailers included) at most
-//   Options::max_header_bytes -> ERR_RESPONSE_HEADERS_TOO_BIG.
+// - Bounds: all header bytes of a response (1xx included, the whole trailer section included)
+//   at most Options::max_header_bytes -> ERR_RESPONSE_HEADERS_TOO_BIG.
+// - Chunked framing (size lines with their extensions and leading zeros, the CRLF after each
+//   chunk's data) is neither header nor body, and http-parser bounds none of it. Without a
+//   bound a server could keep a response alive forever with zero body bytes, every read
+//   restarting the caller's idle timer. So, -> ERR_INVALID_CHUNKED_ENCODING when:
+//   - one framing line is over kMaxChunkLineBytes (Chrome's HttpChunkedDecoder line limit), or
+//   - all framing so far is over kMaxChunkLineBytes + kMaxFramingBytesPerBodyByte * body bytes.
+//     Every chunk but the last carries at least one body byte, and plain framing costs at
+//     most 20 bytes per chunk (16 hex digits and two CRLFs), so 32 per body byte admits any
+//     chunking without extensions (1-byte chunks included) and modest extensions, while the
+//     bytes a response may waste stay proportional to its body, itself bounded by the caller.
+// - Callbacks from http-parser (C code) never throw: an allocation failure inside one fails
+//   the parser with ERR_OUT_OF_MEMORY.
 // - Bytes after the end of the response are not consumed (leftover_bytes()); they make the
 //   connection unusable for another request.
 #ifndef NET_HTTP_HTTP_STREAM_PARSER_H_
@@ -48,6 +60,10 @@ class HttpStreamParser {
   static constexpr size_t kDefaultMaxHeaderBytes = 256 * 1024;
   // The largest max_header_bytes accepted; larger values are clamped.
   static constexpr size_t kMaxMaxHeaderBytes = 16 * 1024 * 1024;
+  // Chrome's limit on one chunk-size line (HttpChunkedDecoder::kMaxLineBufLen).
+  static constexpr int64_t kMaxChunkLineBytes = 16 * 1024;
+  // Chunked framing allowed per body byte, on top of kMaxChunkLineBytes (see above).
+  static constexpr int64_t kMaxFramingBytesPerBodyByte = 32;
 
   struct Options {
     // The request was HEAD: the response has no body whatever its headers say.
@@ -112,10 +128,15 @@ class HttpStreamParser {
 
   // Response bytes consumed so far (headers + framed body; leftovers excluded).
   int64_t bytes_received() const { return bytes_received_; }
-  // Header bytes of all responses so far (1xx included), as counted against the bound.
+  // Header bytes of all responses so far (1xx and trailers included), as counted against the
+  // bound.
   size_t header_bytes() const { return header_bytes_; }
   // Body bytes after chunked decoding.
   int64_t body_bytes_received() const { return body_bytes_received_; }
+  // Chunked framing bytes so far (size lines, extensions, CRLFs after the data; the final LF
+  // of the header block is counted here too). bytes_received() == header_bytes() +
+  // body_bytes_received() + framing_bytes().
+  int64_t framing_bytes() const { return framing_bytes_; }
   size_t leftover_bytes() const { return leftover_bytes_; }
   // Informational (1xx) responses skipped.
   int informational_responses() const { return informational_responses_; }
@@ -132,13 +153,32 @@ class HttpStreamParser {
   static int OnHeadersComplete(http_parser* p);
   static int OnBody(http_parser* p, const char* at, size_t len);
   static int OnMessageComplete(http_parser* p);
+  static int OnChunkHeader(http_parser* p);
+  static int OnChunkComplete(http_parser* p);
+  // Runs a callback's body (a member function) with no exception escaping into http-parser:
+  // one fails the parser (ERR_OUT_OF_MEMORY for std::bad_alloc) and returns -1, which makes
+  // http-parser stop with HPE_CB_*.
+  template <typename... Args>
+  static int Guarded(http_parser* p, int (HttpStreamParser::*method)(Args...),
+                     Args... args) noexcept;
+
+  int HandleStatus(const char* at, size_t len);
+  int HandleHeaderField(const char* at, size_t len);
+  int HandleHeaderValue(const char* at, size_t len);
+  int HandleHeadersComplete();
+  int HandleBody(const char* at, size_t len);
+  int HandleMessageComplete();
+  int HandleChunkHeader();
+  int HandleChunkComplete();
 
   void ResetForNextMessage();
   void FinishPendingHeader();
   int Fail(int error, std::string message);
+  // Fail for the exception paths: allocates nothing that could throw.
+  void FailNoThrow(int error, const char* message) noexcept;
   int FailFromParser();
-  // Counts trailer bytes against the header bound; returns false (after Fail) past it.
-  bool CountTrailerBytes(size_t len);
+  // Counts `framing` more framing bytes (for the line being parsed) and checks both bounds.
+  int CountFraming(int64_t framing);
 
   const Options options_;
   http_parser parser_;
@@ -153,7 +193,12 @@ class HttpStreamParser {
   std::string value_;
   bool last_was_value_ = false;
   bool paused_for_message_ = false;
-  bool interim_ = false;  // the message being parsed is an informational response
+  // A chunk-size line, or the CRLF after a chunk's data, just ended (execute paused there so
+  // that Consume can count each framing line on its own).
+  bool paused_for_chunk_line_ = false;
+  bool last_chunk_seen_ = false;  // the size-0 chunk: the trailer section follows
+  bool in_trailers_ = false;      // bytes now count as header bytes
+  bool interim_ = false;          // the message being parsed is an informational response
 
   std::shared_ptr<const HttpResponseHeaders> headers_;
   std::string body_;
@@ -162,6 +207,8 @@ class HttpStreamParser {
   int64_t bytes_received_ = 0;
   size_t header_bytes_ = 0;
   int64_t body_bytes_received_ = 0;
+  int64_t framing_bytes_ = 0;
+  int64_t line_framing_bytes_ = 0;  // framing bytes of the current framing line
   size_t leftover_bytes_ = 0;
   int informational_responses_ = 0;
   bool keep_alive_ = false;

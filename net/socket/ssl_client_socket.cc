@@ -1,8 +1,10 @@
 #include "net/socket/ssl_client_socket.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
+#include "net/socket/socket_callback_util.h"
 #include "net/socket/ssl_client_context.h"
 
 namespace netstack {
@@ -10,12 +12,6 @@ namespace netstack {
 namespace {
 
 using Want = TlsClientEngine::Want;
-
-// Runs a completion callback taken out of its member first (it may destroy the socket).
-void RunCallback(CompletionCallback& member, int result) {
-  CompletionCallback callback = std::exchange(member, nullptr);
-  if (callback) callback(result);
-}
 
 }  // namespace
 
@@ -232,9 +228,16 @@ int SslClientSocket::ReadTransport() {
   if (transport_read_pending_) return ERR_IO_PENDING;
   if (transport_read_error_ != OK) return transport_read_error_;
   if (transport_eof_) return 0;
+  // The read asks for no more than the engine can take now. Only FeedInput reduces the
+  // engine's InputSpace(), and it is called only with this read's result, so when the read
+  // completes the engine takes all of it: no pending-input buffer is needed here.
+  // HandleTransportRead checks that anyway.
   size_t space = std::min(engine_->InputSpace(), TlsClientEngine::kBufferSize);
   // The engine asks for input only after consuming what it had, so there is room.
-  if (space == 0) return ERR_SSL_PROTOCOL_ERROR;
+  if (space == 0) {
+    last_error_detail_ = "the TLS engine asked for input with its input buffer full";
+    return ERR_SSL_PROTOCOL_ERROR;
+  }
   int rv = transport_->Read(recv_buf_.get(), static_cast<int>(space),
                             [this](int result) { OnTransportReadComplete(result); });
   if (rv == ERR_IO_PENDING) {
@@ -246,7 +249,16 @@ int SslClientSocket::ReadTransport() {
 
 int SslClientSocket::HandleTransportRead(int result) {
   if (result > 0) {
-    engine_->FeedInput(recv_buf_.get(), static_cast<size_t>(result));
+    size_t fed = engine_->FeedInput(recv_buf_.get(), static_cast<size_t>(result));
+    if (fed < static_cast<size_t>(result)) {
+      // Only possible if the transport returned more than the read asked for (see
+      // ReadTransport). Dropping the rest would corrupt the TLS stream silently: fail instead.
+      last_error_detail_ = "the TLS engine took " + std::to_string(fed) + " of " +
+                           std::to_string(result) +
+                           " received bytes (the transport returned more than asked for)";
+      transport_read_error_ = ERR_SSL_PROTOCOL_ERROR;
+      return ERR_SSL_PROTOCOL_ERROR;
+    }
   } else if (result == 0) {
     transport_eof_ = true;
   } else {

@@ -59,6 +59,9 @@ class TlsClientEngine {
   Want want() const { return want_; }
 
   // Ciphertext plumbing. FeedInput copies at most InputSpace() bytes and returns the count.
+  // InputSpace() decreases only through FeedInput (the engine's own processing only frees
+  // space), so a caller that reads at most InputSpace() bytes and feeds nothing else in
+  // between can always feed all of them (SslClientSocket relies on this).
   size_t InputSpace() const;
   size_t FeedInput(const char* data, size_t len);
   // Bytes waiting to be sent, and a way to take them (returns the count copied).

@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "net/socket/socket_callback_util.h"
+
 namespace netstack {
 
 // Everything libuv may touch after this object is gone: the handle, its requests and the read
@@ -29,12 +31,6 @@ namespace {
 
 nlohmann::json AddressParams(const IPEndPoint& endpoint) {
   return nlohmann::json{{"address", endpoint.ToString()}};
-}
-
-// Runs a completion callback taken out of its member first (it may destroy the socket).
-void RunCallback(CompletionCallback& member, int result) {
-  CompletionCallback callback = std::exchange(member, nullptr);
-  if (callback) callback(result);
 }
 
 }  // namespace

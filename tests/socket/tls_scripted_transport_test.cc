@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "net/base/virtual_scheduler.h"
 #include "net/base/weak_ptr.h"
@@ -29,6 +30,8 @@ class ScriptedTransport : public StreamSocket {
     size_t chunk = 1;          // At most this many bytes per Read/Write.
     bool async = true;         // Complete later (a posted task) rather than in the call.
     int fail_reads_with = OK;  // Once set, pending and new reads fail with it.
+    // A broken transport: a read that fills the caller's buffer claims this many bytes more.
+    int overreport = 0;
   };
 
   ScriptedTransport(Scheduler& scheduler, Script* script)
@@ -37,6 +40,8 @@ class ScriptedTransport : public StreamSocket {
   std::string inbound;   // Bytes the peer sent, not yet read.
   std::string outbound;  // Bytes written, for the peer.
   bool eof = false;
+  int largest_read_asked = 0;     // The largest `len` a Read was given.
+  int largest_read_returned = 0;  // The most bytes one Read returned.
 
   int Connect(CompletionCallback) override { return OK; }
 
@@ -88,7 +93,9 @@ class ScriptedTransport : public StreamSocket {
     int n = std::min({len, static_cast<int>(script_->chunk), static_cast<int>(inbound.size())});
     std::copy_n(inbound.data(), n, buf);
     inbound.erase(0, n);
-    return n;
+    largest_read_asked = std::max(largest_read_asked, len);
+    largest_read_returned = std::max(largest_read_returned, n);
+    return n == len ? n + script_->overreport : n;
   }
 
   Scheduler& scheduler_;
@@ -253,6 +260,64 @@ TEST_CASE("tls scripted: a read callback may destroy the socket") {
   CHECK(*result > 0);
   CHECK(f.socket == nullptr);
   f.scheduler.RunAll();  // Posted transport completions find the transport gone.
+}
+
+TEST_CASE("tls scripted: a burst larger than the engine's buffer arrives whole") {
+  Fixture f;
+  f.script.async = GENERATE(true, false);
+  f.script.chunk = 1 << 20;  // The transport returns as much as each read asks for.
+  CAPTURE(f.script.async);
+  REQUIRE(f.Run([&](CompletionCallback cb) { return f.socket->Connect(cb); }) == OK);
+  f.Pump();
+
+  // 256 KiB of varied plaintext written at once: the ciphertext waits whole in the transport.
+  std::string response;
+  for (int i = 0; response.size() < 256 * 1024; ++i) response += std::to_string(i) + ",";
+  f.server.Write(response);
+  f.Pump();
+  std::string got;
+  std::vector<char> buf(64 * 1024);
+  while (got.size() < response.size()) {
+    int rv = f.Run([&](CompletionCallback cb) {
+      return f.socket->Read(buf.data(), static_cast<int>(buf.size()), cb);
+    });
+    REQUIRE(rv > 0);
+    got.append(buf.data(), rv);
+  }
+  CHECK(got == response);
+  // Reads were as large as the engine could take, and never larger.
+  CHECK(f.transport->largest_read_returned == static_cast<int>(TlsClientEngine::kBufferSize));
+  CHECK(f.transport->largest_read_asked == static_cast<int>(TlsClientEngine::kBufferSize));
+  f.Pump();
+  CHECK(f.socket->IsConnectedAndIdle());
+}
+
+TEST_CASE("tls scripted: bytes the engine cannot take fail the socket, never vanish") {
+  Fixture f;
+  f.script.async = GENERATE(true, false);
+  f.script.chunk = 1 << 20;
+  CAPTURE(f.script.async);
+  REQUIRE(f.Run([&](CompletionCallback cb) { return f.socket->Connect(cb); }) == OK);
+  f.Pump();
+  // The transport now claims one byte more than a full read holds: more than the engine has
+  // room for. Dropping it silently would desynchronize the TLS stream.
+  f.script.overreport = 1;
+  f.server.Write(std::string(64 * 1024, 'r'));
+  f.Pump();
+  std::vector<char> buf(64 * 1024);
+  int rv = OK;
+  std::string got;
+  for (int i = 0; i < 100; ++i) {
+    rv = f.Run([&](CompletionCallback cb) {
+      return f.socket->Read(buf.data(), static_cast<int>(buf.size()), cb);
+    });
+    if (rv <= 0) break;
+    got.append(buf.data(), rv);
+  }
+  CHECK(rv == ERR_SSL_PROTOCOL_ERROR);
+  CHECK_THAT(f.socket->last_error_detail(), Catch::Contains("more than asked"));
+  CHECK(got.size() < 64 * 1024);
+  CHECK_FALSE(f.socket->IsConnected());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "net/socket/socket_callback_util.h"
 #include "net/socket/uv_tcp_client_socket.h"
 #include "tests/socket/transport_test_util.h"
 
@@ -393,6 +394,31 @@ TEST_CASE("tcp: Disconnect drops pending callbacks and can be repeated") {
   }
   CHECK(log.Find(NetLogEventType::SOCKET_CLOSED).size() == 1);
   REQUIRE(loop.Close() == 0);
+}
+
+TEST_CASE("RunCallback empties the member before running the callback") {
+  // Shared by the TCP and TLS sockets: the callback may store a new callback in the same
+  // member (a Read started from a read callback) or destroy its owner.
+  CompletionCallback member;
+  std::vector<int> seen;
+  member = [&](int rv) {
+    seen.push_back(rv);
+    CHECK_FALSE(member);  // Already taken out.
+    member = [&](int again) { seen.push_back(again); };
+  };
+  RunCallback(member, 5);
+  CHECK(seen == std::vector<int>{5});
+  REQUIRE(member);  // The one stored by the callback survives.
+  RunCallback(member, -3);
+  CHECK(seen == std::vector<int>{5, -3});
+  CHECK_FALSE(member);
+  RunCallback(member, 1);  // Empty: nothing runs.
+  CHECK(seen.size() == 2);
+
+  auto owned = std::make_unique<CompletionCallback>();
+  *owned = [&](int) { owned.reset(); };  // Destroys the member's owner while running.
+  RunCallback(*owned, OK);
+  CHECK(owned == nullptr);
 }
 
 }  // namespace
