@@ -9,26 +9,6 @@ namespace netstack {
 
 namespace {
 
-// Chrome's default NetLog capture mode strips the values of these headers: credentials and
-// cookies must not reach a log file that users attach to bug reports.
-bool IsSensitiveHeader(std::string_view name) {
-  for (std::string_view sensitive :
-       {"authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2"}) {
-    if (EqualsCaseInsensitiveAscii(name, sensitive)) return true;
-  }
-  return false;
-}
-
-// "Name: value" for the NetLog, the value replaced by "[N bytes were stripped]" (Chrome's
-// ElideHeaderValueForNetLog wording) for sensitive headers.
-std::string NetLogHeaderLine(std::string_view name, std::string_view value) {
-  std::string line = SanitizeUtf8(name) + ": ";
-  if (IsSensitiveHeader(name)) {
-    return line + "[" + std::to_string(value.size()) + " bytes were stripped]";
-  }
-  return line + SanitizeUtf8(value);
-}
-
 // The request as sent, for HTTP_TRANSACTION_SEND_REQUEST_HEADERS: {"line": "GET / HTTP/1.1\r\n",
 // "headers": ["Host: a", ...]}, taken from the serialized bytes so it shows exactly what went
 // out (Host and Content-Length included), sensitive values stripped.
@@ -59,18 +39,6 @@ nlohmann::json SentHeadersParams(const std::string& wire) {
     pos = eol + 2;
   }
   return nlohmann::json{{"line", line}, {"headers", std::move(lines)}};
-}
-
-// HTTP_TRANSACTION_READ_RESPONSE_HEADERS params: {"headers": [status line, "Name: value",
-// ...]}, as HttpResponseHeaders::NetLogParams but with Set-Cookie (and the other sensitive
-// headers) stripped.
-nlohmann::json ReceivedHeadersParams(const HttpResponseHeaders& headers) {
-  nlohmann::json lines = nlohmann::json::array();
-  lines.push_back(SanitizeUtf8(headers.GetStatusLine()));
-  for (const HttpResponseHeaders::Header& h : headers.headers()) {
-    lines.push_back(NetLogHeaderLine(h.name, h.value));
-  }
-  return nlohmann::json{{"headers", std::move(lines)}};
 }
 
 }  // namespace
@@ -286,7 +254,7 @@ void HttpBasicStream::FinishHeaders() {
   headers_end_ = scheduler_.Now();
   auto headers = parser_->response_headers();
   net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_READ_RESPONSE_HEADERS,
-                    [&headers] { return ReceivedHeadersParams(*headers); });
+                    [&headers] { return headers->NetLogParams(); });
   if (parser_->message_complete() && parser_->body_bytes_received() == 0) {
     body_end_ = headers_end_;  // no body to wait for
   }

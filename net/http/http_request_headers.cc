@@ -86,10 +86,5 @@ std::string HttpRequestHeaders::ToString() const {
   return out;
 }
 
-nlohmann::json HttpRequestHeaders::NetLogParams(const std::string& request_line) const {
-  nlohmann::json lines = nlohmann::json::array();
-  for (const Header& h : headers_) lines.push_back(SanitizeUtf8(h.name + ": " + h.value));
-  return nlohmann::json{{"line", SanitizeUtf8(request_line)}, {"headers", std::move(lines)}};
-}
 
 }  // namespace netstack

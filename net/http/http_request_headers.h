@@ -62,9 +62,6 @@ class HttpRequestHeaders {
   // "Name: value\r\n" for each header, then the empty line "\r\n".
   std::string ToString() const;
 
-  // Chrome's HTTP_TRANSACTION_SEND_REQUEST_HEADERS params: {"line": request_line,
-  // "headers": ["Name: value", ...]}. `request_line` includes its CRLF, as Chrome logs it.
-  nlohmann::json NetLogParams(const std::string& request_line) const;
 
  private:
   std::vector<Header>::iterator Find(std::string_view name);

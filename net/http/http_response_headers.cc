@@ -183,7 +183,7 @@ nlohmann::json HttpResponseHeaders::ToJson() const {
 nlohmann::json HttpResponseHeaders::NetLogParams() const {
   nlohmann::json lines = nlohmann::json::array();
   lines.push_back(SanitizeUtf8(GetStatusLine()));
-  for (const Header& h : headers_) lines.push_back(SanitizeUtf8(h.name + ": " + h.value));
+  for (const Header& h : headers_) lines.push_back(NetLogHeaderLine(h.name, h.value));
   return nlohmann::json{{"headers", std::move(lines)}};
 }
 

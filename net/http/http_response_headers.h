@@ -86,7 +86,7 @@ class HttpResponseHeaders {
   nlohmann::json ToJson() const;
 
   // Chrome's HTTP_TRANSACTION_READ_RESPONSE_HEADERS params: {"headers": [status line,
-  // "Name: value", ...]}.
+  // "Name: value", ...]}, cookie values stripped (NetLogHeaderLine).
   nlohmann::json NetLogParams() const;
 
   // "HTTP/1.1 200 OK\r\nName: value\r\n...\r\n\r\n", which Parse reads back.

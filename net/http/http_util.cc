@@ -142,4 +142,26 @@ std::string SanitizeUtf8(std::string_view s) {
   return out;
 }
 
+// Chrome's default NetLog capture mode strips the values of these headers: credentials and
+// cookies must not reach a log file that users attach to bug reports.
+namespace {
+
+bool IsSensitiveHeader(std::string_view name) {
+  for (std::string_view sensitive :
+       {"authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2"}) {
+    if (EqualsCaseInsensitiveAscii(name, sensitive)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string NetLogHeaderLine(std::string_view name, std::string_view value) {
+  std::string line = SanitizeUtf8(name) + ": ";
+  if (IsSensitiveHeader(name)) {
+    return line + "[" + std::to_string(value.size()) + " bytes were stripped]";
+  }
+  return line + SanitizeUtf8(value);
+}
+
 }  // namespace netstack

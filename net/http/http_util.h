@@ -34,6 +34,12 @@ std::vector<std::string_view> SplitHttpList(std::string_view value);
 // (NetLog params, --json records) passes through here.
 std::string SanitizeUtf8(std::string_view s);
 
+// "Name: value" for the NetLog, UTF-8-safe, with the value of a credential or cookie header
+// (Authorization, Proxy-Authorization, Cookie, Set-Cookie, Set-Cookie2) replaced by
+// "[N bytes were stripped]" as Chrome's default capture mode does: NetLog files get attached to
+// bug reports.
+std::string NetLogHeaderLine(std::string_view name, std::string_view value);
+
 }  // namespace netstack
 
 #endif  // NET_HTTP_HTTP_UTIL_H_

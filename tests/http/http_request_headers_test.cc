@@ -66,10 +66,3 @@ TEST_CASE("request headers: count and size bounds") {
   CHECK(big.GetHeader("A") == value);
 }
 
-TEST_CASE("request headers: NetLog params") {
-  HttpRequestHeaders h;
-  h.SetHeader("Host", "a.test");
-  auto params = h.NetLogParams("GET / HTTP/1.1\r\n");
-  CHECK(params["line"] == "GET / HTTP/1.1\r\n");
-  CHECK(params["headers"] == nlohmann::json::array({"Host: a.test"}));
-}

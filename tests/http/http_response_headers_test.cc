@@ -105,6 +105,7 @@ TEST_CASE("response headers: JSON and NetLog forms") {
   nlohmann::json params = h->NetLogParams();
   CHECK(params["headers"][0] == "HTTP/1.1 200 OK");
   CHECK(params["headers"][1] == "Content-Type: text/plain");
+  CHECK(params["headers"][2] == "Set-Cookie: [3 bytes were stripped]");
 }
 
 TEST_CASE("response headers: ToHttpString round-trips through Parse") {

@@ -1,33 +1,16 @@
 // The plain life of a request: one GET end to end, keep-alive reuse and its limits, content
 // decoding, the transaction on its own, and the NetLog a request leaves.
-#include <zlib.h>
-
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "net/http/http_network_transaction.h"
+#include "tests/http/compression_test_util.h"
 #include "tests/request/request_test_env.h"
 
 namespace netstack::test {
 namespace {
 
 double Ms(TimeTicks t) { return ToMilliseconds(t); }
-
-// A gzip member of `in`, made here with zlib (never a stored blob).
-std::string Gzip(const std::string& in) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, in.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  int rv = deflate(&z, Z_FINISH);
-  out.resize(out.size() - z.avail_out);
-  deflateEnd(&z);
-  REQUIRE(rv == Z_STREAM_END);
-  return out;
-}
 
 TEST_CASE("a simple GET: bytes written, response delivered, timing and connection", "[request]") {
   RequestTestEnv env;
