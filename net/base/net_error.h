@@ -20,9 +20,6 @@ std::string ErrorToString(int error);
 // A human sentence fragment: "host name not found (NXDOMAIN)".
 std::string ErrorToMessage(int error);
 
-// Maps a libuv or errno-style negative code (UV_ECONNREFUSED...) to a net error.
-int MapUvError(int uv_error);
-
 // The completion callback of every asynchronous operation: the result (OK, bytes or an error).
 using CompletionCallback = std::function<void(int)>;
 

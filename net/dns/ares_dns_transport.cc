@@ -1,3 +1,4 @@
+#include "net/base/uv_error.h"
 #include "net/dns/ares_dns_transport.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+#include "net/base/uv_error.h"
 #include "net/socket/uv_tcp_client_socket.h"
 
 #include <algorithm>
