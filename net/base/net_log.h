@@ -6,10 +6,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "net/base/scheduler.h"
 #include "net/base/time.h"

@@ -9,9 +9,8 @@ namespace netstack {
 namespace {
 
 std::string MsString(TimeTicks t) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                            t.time_since_epoch())
-                            .count());
+  return std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
 }
 
 }  // namespace
@@ -58,8 +57,7 @@ nlohmann::json NetLogEntryToJson(const NetLogEntry& entry) {
   return j;
 }
 
-std::unique_ptr<NetLogFileWriter> NetLogFileWriter::Create(const std::string& path,
-                                                           NetLog* net_log,
+std::unique_ptr<NetLogFileWriter> NetLogFileWriter::Create(const std::string& path, NetLog* net_log,
                                                            const nlohmann::json& constants,
                                                            std::string* error,
                                                            uint64_t max_events) {
@@ -92,9 +90,9 @@ void NetLogFileWriter::OnAddEntry(const NetLogEntry& entry) {
     ++events_dropped_;
     return;
   }
-  std::string line = (events_written_ ? ",\n" : "") + NetLogEntryToJson(entry).dump(
-                                                          -1, ' ', false,
-                                                          nlohmann::json::error_handler_t::replace);
+  std::string line =
+      (events_written_ ? ",\n" : "") +
+      NetLogEntryToJson(entry).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::fwrite(line.data(), 1, line.size(), file_);
   ++events_written_;
 }
@@ -106,8 +104,7 @@ bool NetLogFileWriter::Finish(const nlohmann::json& polled_data, std::string* er
   nlohmann::json polled = polled_data.is_object() ? polled_data : nlohmann::json::object();
   if (events_dropped_) polled["netstackEventsDropped"] = events_dropped_;
   std::string tail = "\n],\n\"polledData\": " +
-                     polled.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                     "}\n";
+                     polled.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}\n";
   std::fwrite(tail.data(), 1, tail.size(), file_);
   bool ok = !std::ferror(file_);
   if (std::fclose(file_) != 0) ok = false;

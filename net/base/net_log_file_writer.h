@@ -7,9 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "net/base/net_log.h"
 

@@ -145,8 +145,7 @@ int FromParsed(const UriUriA& uri, std::string_view original, Url* out, std::str
   std::string port_text = Range(uri.portText);
   if (!port_text.empty()) {
     unsigned value = 0;
-    auto [end, ec] =
-        std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
+    auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
     if (ec != std::errc() || end != port_text.data() + port_text.size() || value == 0 ||
         value > 65535) {
       *message = "invalid URL " + Quote(original) + ": bad port \"" + port_text + "\"";

@@ -1,4 +1,3 @@
-#include "net/base/uv_error.h"
 #include "net/dns/ares_dns_transport.h"
 
 #include <arpa/inet.h>
@@ -7,6 +6,8 @@
 #include <algorithm>
 #include <cassert>
 #include <utility>
+
+#include "net/base/uv_error.h"
 
 namespace netstack {
 

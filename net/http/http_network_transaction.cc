@@ -136,8 +136,7 @@ bool HttpNetworkTransaction::MaybeRestartOnFreshSocket(int error) {
   // A socket that sat idle (used before, or preconnected and never used) may have been closed
   // by the server meanwhile; a freshly connected one has no such excuse.
   const bool was_idle = handle_.reuse_type() != ClientSocketHandle::ReuseType::kUnused;
-  if (!connection_error || !was_idle || retries_ >= kMaxRetries ||
-      stream_->bytes_received() > 0) {
+  if (!connection_error || !was_idle || retries_ >= kMaxRetries || stream_->bytes_received() > 0) {
     return false;
   }
   ++retries_;

@@ -86,5 +86,4 @@ std::string HttpRequestHeaders::ToString() const {
   return out;
 }
 
-
 }  // namespace netstack

@@ -62,7 +62,6 @@ class HttpRequestHeaders {
   // "Name: value\r\n" for each header, then the empty line "\r\n".
   std::string ToString() const;
 
-
  private:
   std::vector<Header>::iterator Find(std::string_view name);
   std::vector<Header>::const_iterator Find(std::string_view name) const;

@@ -1,4 +1,3 @@
-#include "net/base/uv_error.h"
 #include "net/socket/uv_tcp_client_socket.h"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "net/base/uv_error.h"
 #include "net/socket/socket_callback_util.h"
 
 namespace netstack {

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "net/base/ip_address.h"
+
+#include <catch2/catch.hpp>
 
 using namespace netstack;
 

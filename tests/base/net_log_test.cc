@@ -1,8 +1,8 @@
-#include <catch2/catch.hpp>
+#include "net/base/net_log.h"
 
+#include <catch2/catch.hpp>
 #include <vector>
 
-#include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 
 using namespace netstack;
@@ -66,15 +66,17 @@ TEST_CASE("netlog: a default NetLogWithSource drops events") {
 TEST_CASE("netlog file: Chrome's layout with the constants the viewer requires") {
   VirtualScheduler clock;
   NetLog log(clock);
-  std::string path = std::string("/tmp/netstack-netlog-test-") + std::to_string(::getpid()) + ".json";
+  std::string path =
+      std::string("/tmp/netstack-netlog-test-") + std::to_string(::getpid()) + ".json";
   std::string error;
-  auto writer = NetLogFileWriter::Create(path, &log, NetLogConstants(1700000000000, "test"),
-                                         &error, /*max_events=*/2);
+  auto writer = NetLogFileWriter::Create(path, &log, NetLogConstants(1700000000000, "test"), &error,
+                                         /*max_events=*/2);
   REQUIRE(writer);
   auto src = NetLogWithSource::Make(&log, NetLogSourceType::SOCKET);
   clock.AdvanceBy(std::chrono::milliseconds(12));
-  src.BeginEvent(NetLogEventType::TCP_CONNECT,
-                 [] { return nlohmann::json{{"address", "\"<x>\""}}; });
+  src.BeginEvent(NetLogEventType::TCP_CONNECT, [] {
+    return nlohmann::json{{"address", "\"<x>\""}};
+  });
   src.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, OK);
   src.AddEvent(NetLogEventType::SOCKET_CLOSED);  // over max_events: dropped
   REQUIRE(writer->Finish({{"hostResolverInfo", nlohmann::json::object()}}, &error));
@@ -103,8 +105,8 @@ TEST_CASE("netlog file: an unwritable path is a clear error") {
   VirtualScheduler clock;
   NetLog log(clock);
   std::string error;
-  auto writer = NetLogFileWriter::Create("/nonexistent-dir/x.json", &log,
-                                         NetLogConstants(0, ""), &error);
+  auto writer =
+      NetLogFileWriter::Create("/nonexistent-dir/x.json", &log, NetLogConstants(0, ""), &error);
   CHECK_FALSE(writer);
   CHECK(error.find("/nonexistent-dir/x.json") != std::string::npos);
 }

@@ -1,10 +1,11 @@
-#include <catch2/catch.hpp>
+#include "net/base/scheduler.h"
+
 #include <uv.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "net/base/scheduler.h"
 #include "net/base/uv_scheduler.h"
 #include "net/base/virtual_scheduler.h"
 

@@ -1,7 +1,8 @@
+#include "net/base/url.h"
+
 #include <catch2/catch.hpp>
 
 #include "net/base/net_error.h"
-#include "net/base/url.h"
 
 using namespace netstack;
 

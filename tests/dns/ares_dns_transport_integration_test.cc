@@ -2,14 +2,13 @@
 // for SERVFAIL, REFUSED, silence and malformed answers. Each test ends with a clean shutdown:
 // uv_loop_close() == 0.
 #include <catch2/catch.hpp>
-
-#include "tests/test_skip.h"
 #include <optional>
 
 #include "net/dns/ares_dns_transport.h"
 #include "tests/dns/dnsmasq_fixture.h"
 #include "tests/dns/fault_dns_server.h"
 #include "tests/dns/live_test_util.h"
+#include "tests/test_skip.h"
 
 using namespace netstack;
 using namespace std::chrono_literals;

@@ -2,13 +2,12 @@
 // queries until the TTL ends, identical lookups share queries, localhost never reaches DNS.
 #include <catch2/catch.hpp>
 
-#include "tests/test_skip.h"
-
 #include "net/dns/ares_dns_transport.h"
 #include "net/dns/host_resolver_manager.h"
 #include "tests/dns/dnsmasq_fixture.h"
 #include "tests/dns/fault_dns_server.h"
 #include "tests/dns/live_test_util.h"
+#include "tests/test_skip.h"
 
 using namespace netstack;
 using namespace std::chrono_literals;

@@ -65,4 +65,3 @@ TEST_CASE("request headers: count and size bounds") {
   CHECK_FALSE(big.SetHeader("A", value + "more"));
   CHECK(big.GetHeader("A") == value);
 }
-

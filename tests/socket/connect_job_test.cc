@@ -294,8 +294,9 @@ TEST_CASE("connect job: a timeout while resolving is a DNS timeout, not a connec
   CHECK(env.calls == 1);
   CHECK(env.result == ERR_DNS_TIMED_OUT);
   // The detail names the host and the limit, so the user sees which lookup was too slow.
-  CHECK(env.job->error_detail() == "resolving slow-dns.test took longer than the 5000 ms connect "
-                                   "timeout");
+  CHECK(env.job->error_detail() ==
+        "resolving slow-dns.test took longer than the 5000 ms connect "
+        "timeout");
   CHECK(env.resolver.live_requests().empty());  // The resolve request was cancelled.
   CHECK(env.factory.transport_sockets_created() == 0);
   const uint32_t id = env.job->net_log().source().id;

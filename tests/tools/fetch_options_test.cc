@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "tools/netstack/fetch_options.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <vector>
 
 #include "net/base/net_error.h"
-#include "tools/netstack/fetch_options.h"
 
 using namespace netstack;
 
@@ -47,10 +47,10 @@ TEST_CASE("fetch options: defaults and method inference") {
 TEST_CASE("fetch options: --resolve, --dns-server and headers are parsed") {
   FetchOptions o;
   std::string msg;
-  REQUIRE(Parse({"--resolve", "A.test:443:127.0.0.2", "--resolve", "b.test:80:[::1]",
-                 "--dns-server", "127.0.0.1:5353", "--dns-server", "::1", "-H",
-                 "X-Test:  yes ", "http://a.test/"},
-                &o, &msg));
+  REQUIRE(
+      Parse({"--resolve", "A.test:443:127.0.0.2", "--resolve", "b.test:80:[::1]", "--dns-server",
+             "127.0.0.1:5353", "--dns-server", "::1", "-H", "X-Test:  yes ", "http://a.test/"},
+            &o, &msg));
   REQUIRE(o.resolves.size() == 2);
   CHECK(o.resolves[0].host == "a.test");
   CHECK(o.resolves[0].port == 443);

@@ -1,7 +1,8 @@
+#include "tools/netstack/fetch_record.h"
+
 #include <catch2/catch.hpp>
 
 #include "net/base/net_error.h"
-#include "tools/netstack/fetch_record.h"
 
 using namespace netstack;
 
@@ -16,8 +17,8 @@ TEST_CASE("fetch record: JSON has every field of the contract") {
   r.total_ms = 5;
   r.socket_id = 7;
   auto j = FetchRecordToJson(r);
-  for (const char* key : {"url", "status", "headers", "bytes", "error", "timing", "socket",
-                          "cache", "speculative", "redirects", "dns"})
+  for (const char* key : {"url", "status", "headers", "bytes", "error", "timing", "socket", "cache",
+                          "speculative", "redirects", "dns"})
     CHECK(j.contains(key));
   for (const char* key :
        {"dns_ms", "connect_ms", "tls_ms", "send_ms", "ttfb_ms", "receive_ms", "total_ms"})

@@ -1,9 +1,9 @@
 #include "tools/netstack/fetch_command.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -29,8 +29,7 @@ LiveStackOptions MakeStackOptions(const FetchOptions& o) {
   s.context.pool.max_sockets_per_group = o.max_sockets_per_group;
   s.context.pool.connect_timeout =
       TimeDelta(static_cast<int64_t>(std::llround(o.connect_timeout_s * 1e6)));
-  s.context.stream.idle_timeout =
-      TimeDelta(static_cast<int64_t>(std::llround(o.timeout_s * 1e6)));
+  s.context.stream.idle_timeout = TimeDelta(static_cast<int64_t>(std::llround(o.timeout_s * 1e6)));
   s.context.stream.max_body_bytes = static_cast<int64_t>(o.max_body);
   s.context.resolver.allow_stale = o.stale_dns;
   s.dns.servers = o.dns_servers;
@@ -81,8 +80,8 @@ class FetchJob : public UrlRequest::Delegate {
   }
 
   void OnReadData(UrlRequest*, const char* data, int len) override {
-    if (output_ && !write_failed_ && std::fwrite(data, 1, static_cast<size_t>(len), output_) !=
-                                         static_cast<size_t>(len)) {
+    if (output_ && !write_failed_ &&
+        std::fwrite(data, 1, static_cast<size_t>(len), output_) != static_cast<size_t>(len)) {
       write_failed_ = true;
       write_error_ = std::strerror(errno);
     }
@@ -166,9 +165,9 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   }
   std::unique_ptr<NetLogFileWriter> netlog;
   if (!options.netlog_path.empty()) {
-    netlog = NetLogFileWriter::Create(
-        options.netlog_path, stack->net_log(),
-        NetLogConstants(stack->time_tick_offset_ms(), command_line), &error);
+    netlog = NetLogFileWriter::Create(options.netlog_path, stack->net_log(),
+                                      NetLogConstants(stack->time_tick_offset_ms(), command_line),
+                                      &error);
     if (!netlog) {
       std::fprintf(stderr, "netstack: %s\n", error.c_str());
       return 2;
@@ -186,10 +185,9 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   bool any_failed = false;
   std::function<void()> start_more;
   auto report_record = [&](const FetchRecord& rec) {
-    std::string line =
-        options.json ? FetchRecordToJson(rec).dump(-1, ' ', false,
-                                                   nlohmann::json::error_handler_t::replace)
-                     : FetchRecordToLine(rec);
+    std::string line = options.json ? FetchRecordToJson(rec).dump(
+                                          -1, ' ', false, nlohmann::json::error_handler_t::replace)
+                                    : FetchRecordToLine(rec);
     // A human error line on stderr would only repeat the one below.
     if (options.json || rec.error == OK || report != stderr) {
       std::fprintf(report, "%s\n", line.c_str());

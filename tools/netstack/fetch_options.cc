@@ -60,7 +60,8 @@ bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* me
   auto ip = IPAddress::Parse(addr);
   if (host.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
       port == 0 || port > 65535 || !ip) {
-    *message = "bad --resolve \"" + text + "\": expected HOST:PORT:ADDR with a numeric port "
+    *message = "bad --resolve \"" + text +
+               "\": expected HOST:PORT:ADDR with a numeric port "
                "and an IP address";
     return false;
   }
@@ -95,8 +96,7 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
       ->allow_extra_args(false);
   cmd->add_option("--dns-timeout", o->dns_timeout_ms, "first DNS timeout in ms")
       ->check(CLI::Range(10, 60000));
-  cmd->add_option("--dns-tries", o->dns_tries, "DNS attempts per server")
-      ->check(CLI::Range(1, 10));
+  cmd->add_option("--dns-tries", o->dns_tries, "DNS attempts per server")->check(CLI::Range(1, 10));
   cmd->add_option("--parallel", o->parallel, "fetches in flight at once")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-sockets-per-group", o->max_sockets_per_group,

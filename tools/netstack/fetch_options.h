@@ -3,12 +3,11 @@
 #ifndef TOOLS_NETSTACK_FETCH_OPTIONS_H_
 #define TOOLS_NETSTACK_FETCH_OPTIONS_H_
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "net/base/ip_address.h"
 #include "net/base/url.h"

@@ -37,16 +37,16 @@ nlohmann::json FetchRecordToJson(const FetchRecord& r) {
   j["encoded_bytes"] = r.encoded_bytes;
   j["error"] = r.error ? nlohmann::json(r.error_message) : nlohmann::json(nullptr);
   j["error_code"] = r.error ? nlohmann::json(ErrorToString(r.error)) : nlohmann::json(nullptr);
-  j["timing"] = {{"dns_ms", Round3(r.dns_ms)},         {"connect_ms", Round3(r.connect_ms)},
-                 {"tls_ms", Round3(r.tls_ms)},         {"send_ms", Round3(r.send_ms)},
-                 {"ttfb_ms", Round3(r.ttfb_ms)},       {"receive_ms", Round3(r.receive_ms)},
+  j["timing"] = {{"dns_ms", Round3(r.dns_ms)},    {"connect_ms", Round3(r.connect_ms)},
+                 {"tls_ms", Round3(r.tls_ms)},    {"send_ms", Round3(r.send_ms)},
+                 {"ttfb_ms", Round3(r.ttfb_ms)},  {"receive_ms", Round3(r.receive_ms)},
                  {"total_ms", Round3(r.total_ms)}};
   j["socket"] = {{"id", r.socket_id},
                  {"reused", r.socket_reused},
                  {"address", r.socket_address.empty() ? nlohmann::json(nullptr)
                                                       : nlohmann::json(r.socket_address)},
-                 {"tls_version", r.tls_version.empty() ? nlohmann::json(nullptr)
-                                                       : nlohmann::json(r.tls_version)},
+                 {"tls_version",
+                  r.tls_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tls_version)},
                  {"tls_resumed", r.tls_resumed}};
   j["dns"] = {{"from_cache", r.dns_from_cache}, {"stale", r.dns_stale}};
   j["redirects"] = r.redirects;
@@ -60,11 +60,11 @@ std::string FetchRecordToLine(const FetchRecord& r) {
     return "error  " + r.url + "  " + r.error_message + " (" + ErrorToString(r.error) + ")";
   }
   std::string line = std::to_string(r.status) + " " + r.status_text + "  " + r.final_url + "  " +
-                     Size(r.bytes) + "  " + Fixed1(r.total_ms) + " ms  [dns " +
-                     Fixed1(r.dns_ms) + " connect " + Fixed1(r.connect_ms) + " tls " +
-                     Fixed1(r.tls_ms) + " send " + Fixed1(r.send_ms) + " wait " +
-                     Fixed1(r.ttfb_ms) + " receive " + Fixed1(r.receive_ms) + "]  socket " +
-                     std::to_string(r.socket_id) + (r.socket_reused ? " reused" : " new");
+                     Size(r.bytes) + "  " + Fixed1(r.total_ms) + " ms  [dns " + Fixed1(r.dns_ms) +
+                     " connect " + Fixed1(r.connect_ms) + " tls " + Fixed1(r.tls_ms) + " send " +
+                     Fixed1(r.send_ms) + " wait " + Fixed1(r.ttfb_ms) + " receive " +
+                     Fixed1(r.receive_ms) + "]  socket " + std::to_string(r.socket_id) +
+                     (r.socket_reused ? " reused" : " new");
   if (!r.tls_version.empty()) line += "  " + r.tls_version + (r.tls_resumed ? " resumed" : "");
   if (!r.redirects.empty()) line += "  (" + std::to_string(r.redirects.size()) + " redirects)";
   return line;

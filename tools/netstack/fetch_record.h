@@ -4,11 +4,10 @@
 #define TOOLS_NETSTACK_FETCH_RECORD_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace netstack {
 

@@ -9,27 +9,24 @@ namespace netstack {
 
 LiveStack::LiveStack() { uv_loop_init(&loop_); }
 
-std::unique_ptr<LiveStack> LiveStack::Create(const LiveStackOptions& options,
-                                             std::string* error) {
+std::unique_ptr<LiveStack> LiveStack::Create(const LiveStackOptions& options, std::string* error) {
   std::unique_ptr<LiveStack> stack(new LiveStack());
   stack->scheduler_ = std::make_unique<UvScheduler>(&stack->loop_);
   auto wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
-  stack->time_tick_offset_ms_ =
-      wall_ms - std::chrono::duration_cast<std::chrono::milliseconds>(
-                    stack->scheduler_->Now().time_since_epoch())
-                    .count();
+  stack->time_tick_offset_ms_ = wall_ms - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              stack->scheduler_->Now().time_since_epoch())
+                                              .count();
   stack->net_log_ = std::make_unique<NetLog>(*stack->scheduler_);
   stack->ssl_context_ = SslClientContext::Create(options.ssl, error);
   if (!stack->ssl_context_) return nullptr;
   auto dns = AresDnsTransport::Create(&stack->loop_, *stack->scheduler_, options.dns, error);
   if (!dns) return nullptr;
-  auto factory =
-      std::make_unique<UvClientSocketFactory>(&stack->loop_, stack->ssl_context_.get());
-  stack->context_ = std::make_unique<UrlRequestContext>(*stack->scheduler_, stack->net_log_.get(),
-                                                        std::move(dns), std::move(factory),
-                                                        options.context);
+  auto factory = std::make_unique<UvClientSocketFactory>(&stack->loop_, stack->ssl_context_.get());
+  stack->context_ =
+      std::make_unique<UrlRequestContext>(*stack->scheduler_, stack->net_log_.get(), std::move(dns),
+                                          std::move(factory), options.context);
   for (const ResolveOverride& r : options.overrides)
     stack->context_->host_resolver()->AddOverride(r.host, r.port, {r.address});
   return stack;

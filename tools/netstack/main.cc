@@ -1,6 +1,5 @@
 // netstack: the command-line entry point. Each subcommand lives in its own *_command file.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <string>
 
