@@ -220,11 +220,12 @@ int HttpBasicStream::DoReadBodyLoop() {
 }
 
 int HttpBasicStream::ReadSocket() {
-  if (!read_buf_) {
-    read_buf_ = std::make_shared<std::vector<char>>(std::max<size_t>(params_.read_buffer_bytes, 1));
-  }
+  const size_t size = std::max<size_t>(params_.read_buffer_bytes, 1);
+  // Not zero-filled: the socket writes before anyone reads (zeroing 32 KiB per request was a
+  // measurable share of a keep-alive fetch).
+  if (!read_buf_) read_buf_ = std::shared_ptr<char[]>(new char[size]);
   auto buf = read_buf_;
-  int rv = socket_->Read(buf->data(), static_cast<int>(buf->size()),
+  int rv = socket_->Read(buf.get(), static_cast<int>(size),
                          [weak = weak_factory_.GetWeakPtr(), buf](int result) {
                            if (HttpBasicStream* self = weak.get()) self->OnIoComplete(result);
                          });
@@ -245,7 +246,7 @@ int HttpBasicStream::HandleReadResult(int rv) {
     return result == OK ? OK : SetError(result, parser_->error_message());
   }
   if (first_byte_ == TimeTicks{}) first_byte_ = scheduler_.Now();
-  int result = parser_->Consume(read_buf_->data(), static_cast<size_t>(rv));
+  int result = parser_->Consume(read_buf_.get(), static_cast<size_t>(rv));
   if (result != OK) return SetError(result, parser_->error_message());
   return OK;
 }

@@ -143,7 +143,7 @@ class HttpBasicStream {
   std::unique_ptr<ContentDecoder> decoder_;
   // Shared with pending socket callbacks so the socket never writes into freed memory.
   std::shared_ptr<std::string> request_bytes_;
-  std::shared_ptr<std::vector<char>> read_buf_;
+  std::shared_ptr<char[]> read_buf_;  // params_.read_buffer_bytes (at least 1)
   size_t request_offset_ = 0;
 
   Op op_ = Op::kNone;

@@ -20,7 +20,7 @@ UrlRequest::UrlRequest(UrlRequestContext* context, const Params& params, Delegat
       method_(params.request.method),
       body_(params.request.body),
       extra_headers_(params.request.extra_headers),
-      buffer_(kReadBufferBytes) {}
+      buffer_(new char[kReadBufferBytes]) {}  // not zero-filled: reads write it first
 
 UrlRequest::~UrlRequest() {
   if (!in_flight_) return;
@@ -108,7 +108,7 @@ void UrlRequest::DrainRedirectBody() {
 void UrlRequest::ReadBody() {
   // Loops while reads complete synchronously; an asynchronous one resumes in OnReadComplete.
   for (;;) {
-    int rv = transaction_->Read(buffer_.data(), kReadBufferBytes,
+    int rv = transaction_->Read(buffer_.get(), kReadBufferBytes,
                                 [weak = weak_factory_.GetWeakPtr()](int rv) {
                                   if (weak) weak->OnReadComplete(rv);
                                 });
@@ -124,7 +124,7 @@ bool UrlRequest::ConsumeRead(int rv) {
   if (rv > 0) {
     if (!draining_) {
       decoded_bytes_ += rv;
-      delegate_->OnReadData(this, buffer_.data(), rv);
+      delegate_->OnReadData(this, buffer_.get(), rv);
       return true;
     }
     drained_bytes_ += rv;

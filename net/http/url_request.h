@@ -99,7 +99,7 @@ class UrlRequest {
   std::unique_ptr<HttpNetworkTransaction> transaction_;
   std::shared_ptr<const HttpResponseHeaders> headers_;
   std::vector<std::string> redirect_chain_;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;
   bool draining_ = false;
   int64_t drained_bytes_ = 0;
 
