@@ -1,0 +1,456 @@
+// What only the disk backend does: persistence, damage detection and recovery, leftover files,
+// a full disk, the directory lock and the thread's shutdown.
+#include "cache/disk_backend.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "cache/sqlite_store.h"
+#include "tests/cache/backend_test_util.h"
+#include "tests/cache/disk_test_util.h"
+
+namespace netstack {
+namespace {
+
+CacheConfig Config() {
+  CacheConfig config;
+  config.max_bytes = 8 * 1024 * 1024;
+  return config;
+}
+
+std::string BodiesDir(const DiskHarness& h) { return h.dir() + "/cache/bodies"; }
+std::string DbPath(const DiskHarness& h) { return h.dir() + "/cache/index.db"; }
+
+int64_t IdOf(DiskHarness& h, const std::string& key) {
+  // Body files are named by entry id; the only file body in these tests is the one asked for.
+  std::vector<std::string> files = ListDir(BodiesDir(h));
+  REQUIRE(files.size() == 1);
+  return std::stoll(files[0], nullptr, 16);
+}
+
+// Runs SQL against the closed cache's database (to damage a row the way a bad disk would).
+void ExecSql(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(db_path.c_str(), &db) == SQLITE_OK);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  INFO((error ? error : ""));
+  sqlite3_free(error);
+  sqlite3_close(db);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+TEST_CASE("DiskBackend persists entries across reopen byte for byte", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  const std::string inline_body = MakeBody(16 * 1024, 1);  // exactly the inline limit
+  const std::string small_file = MakeBody(20000, 2);       // in a file, read whole at open
+  const std::string large_file = MakeBody(900 * 1024 + 3, 3);
+  REQUIRE(Store(h, "inline", "h-inline", inline_body) == OK);
+  h.clock().Advance(Seconds(1));
+  REQUIRE(Store(h, "small", "h-small", small_file) == OK);
+  h.clock().Advance(Seconds(5));
+  REQUIRE(Store(h, "large", "h-large", large_file, 65536) == OK);
+  h.clock().Advance(Seconds(1));
+  REQUIRE(Store(h, "empty", "", "") == OK);
+  h.clock().Advance(Seconds(1));
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(OpenSync(h, "small", &entry) == OK);
+  entry->WriteHeaders("h-small-merged");
+  entry.reset();
+  CHECK(ListDir(BodiesDir(h)).size() == 2);
+  std::vector<CacheEntryInfo> before = h.backend().EnumerateEntries();
+
+  REQUIRE(h.Reopen());
+  CHECK(h.last_message().empty());
+  std::vector<CacheEntryInfo> after = h.backend().EnumerateEntries();
+  REQUIRE(after.size() == before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    CHECK(after[i].key == before[i].key);
+    CHECK(after[i].headers_size == before[i].headers_size);
+    CHECK(after[i].body_size == before[i].body_size);
+    CHECK(after[i].created == before[i].created);
+    CHECK(after[i].last_used == before[i].last_used);
+    CHECK(after[i].use_count == before[i].use_count);
+  }
+  for (auto [key, headers, body] :
+       {std::tuple{"inline", "h-inline", inline_body},
+        std::tuple{"small", "h-small-merged", small_file},
+        std::tuple{"large", "h-large", large_file}, std::tuple{"empty", "", std::string()}}) {
+    REQUIRE(OpenSync(h, key, &entry) == OK);
+    CHECK(entry->headers() == headers);
+    std::string read;
+    CHECK(ReadAll(h, *entry, &read, 10000) == OK);
+    CHECK(read == body);
+  }
+  entry.reset();
+  // New entries after a reopen never reuse an id (their files would clash).
+  REQUIRE(Store(h, "another", "h", MakeBody(50000, 4)) == OK);
+  CHECK(ListDir(BodiesDir(h)).size() == 3);
+  CHECK(h.backend().GetStats().path == h.dir() + "/cache");
+}
+
+TEST_CASE("DiskBackend removes a replaced or doomed body file", "[cache]") {
+  DiskHarness h(Config());
+  REQUIRE(Store(h, "k", "h", MakeBody(100000, 1)) == OK);
+  REQUIRE(Store(h, "k", "h", MakeBody(100000, 2)) == OK);
+  REQUIRE(FlushSync(h) == OK);
+  CHECK(ListDir(BodiesDir(h)).size() == 1);
+  REQUIRE(Store(h, "k", "h", "now inline") == OK);
+  REQUIRE(FlushSync(h) == OK);
+  CHECK(ListDir(BodiesDir(h)).empty());
+  REQUIRE(Store(h, "k", "h", MakeBody(100000, 3)) == OK);
+  h.backend().DoomEntry("k");
+  REQUIRE(FlushSync(h) == OK);
+  CHECK(ListDir(BodiesDir(h)).empty());
+}
+
+TEST_CASE("DiskBackend opens with headers written but not yet on disk", "[cache]") {
+  DiskHarness h(Config());
+  REQUIRE(Store(h, "k", "old", MakeBody(50000, 1)) == OK);
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  entry->WriteHeaders("merged");
+  entry.reset();
+  // The open's read may overtake the queued update; it still sees the new headers.
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  CHECK(entry->headers() == "merged");
+  entry->WriteHeaders(std::string(300 * 1024, 'x'));  // over max_headers_bytes: ignored
+  CHECK(entry->headers() == "merged");
+  entry.reset();
+  REQUIRE(h.Reopen());
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  CHECK(entry->headers() == "merged");
+}
+
+TEST_CASE("DiskBackend finishes queued writes when destroyed", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  const std::string body = MakeBody(200000, 9);
+  auto entry = h.backend().CreateEntry("k");
+  entry->WriteHeaders("h");
+  REQUIRE(entry->AppendBody(body.data(), static_cast<int>(body.size())) == OK);
+  entry->Commit(nullptr);
+  entry.reset();
+  h.Close();  // no Flush: the destructor drains
+  REQUIRE(h.Open() == OK);
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  std::string read;
+  CHECK(ReadAll(h, *entry, &read) == OK);
+  CHECK(read == body);
+}
+
+TEST_CASE("DiskBackend reports a corrupted body file at the end of the read", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  const std::string body = MakeBody(300000, 5);
+  REQUIRE(Store(h, "k", "h", body) == OK);
+  std::string path = BodiesDir(h) + "/" + SqliteStore::BodyFileName(IdOf(h, "k"));
+  h.Close();
+  std::string damaged = ReadFile(path);
+  damaged[200000] ^= 0x55;  // same size, one bit pattern changed past the prefetched start
+  WriteFile(path, damaged);
+  REQUIRE(h.Open() == OK);
+
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(OpenSync(h, "k", &entry) == OK);  // the size is right
+  std::string read;
+  CHECK(ReadAll(h, *entry, &read) == ERR_CACHE_CHECKSUM_MISMATCH);
+  CacheEntryInfo info;
+  CHECK_FALSE(h.backend().GetEntryInfo("k", &info));
+  CHECK(h.backend().GetStats().read_failures == 1);
+  char buf[16];
+  CHECK(entry->ReadBody(0, buf, 16, nullptr) < 0);  // stays failed
+  entry.reset();
+  REQUIRE(FlushSync(h) == OK);
+  CHECK(ListDir(BodiesDir(h)).empty());
+  REQUIRE(h.Reopen());
+  CHECK(OpenSync(h, "k", &entry) == ERR_CACHE_MISS);
+}
+
+TEST_CASE("DiskBackend checks small bodies' checksums at open", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(Store(h, "inline", "h", MakeBody(1000, 1)) == OK);
+  REQUIRE(Store(h, "file", "h", MakeBody(20000, 2)) == OK);  // whole body prefetched
+  std::string path = BodiesDir(h) + "/" + SqliteStore::BodyFileName(IdOf(h, "file"));
+  h.Close();
+  ExecSql(DbPath(h), "UPDATE entries SET body = zeroblob(1000) WHERE key = 'inline'");
+  std::string damaged = ReadFile(path);
+  damaged[19999] ^= 1;
+  WriteFile(path, damaged);
+  REQUIRE(h.Open() == OK);
+  REQUIRE(h.backend().GetEntryCount() == 2);
+  for (const char* key : {"inline", "file"}) {
+    std::unique_ptr<CacheEntry> entry;
+    CHECK(OpenSync(h, key, &entry) == ERR_CACHE_MISS);
+    CHECK(entry == nullptr);
+  }
+  CacheStats stats = h.backend().GetStats();
+  CHECK(stats.read_failures == 2);
+  CHECK(stats.open_misses == 2);
+  CHECK(stats.entry_count == 0);
+}
+
+TEST_CASE("DiskBackend misses a truncated or missing body file", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(Store(h, "k", "h", MakeBody(100000, 1)) == OK);
+  std::string path = BodiesDir(h) + "/" + SqliteStore::BodyFileName(IdOf(h, "k"));
+  REQUIRE(Store(h, "gone", "h", MakeBody(100000, 2)) == OK);
+  h.Close();
+  REQUIRE(::truncate(path.c_str(), 50000) == 0);
+  for (const std::string& name : ListDir(BodiesDir(h))) {
+    if (BodiesDir(h) + "/" + name != path) std::filesystem::remove(BodiesDir(h) + "/" + name);
+  }
+  REQUIRE(h.Open() == OK);
+  for (const char* key : {"k", "gone"}) {
+    std::unique_ptr<CacheEntry> entry;
+    bool called = false;
+    int result = 0;
+    REQUIRE(h.backend().OpenEntry(key, &entry, [&](int r, std::unique_ptr<CacheEntry> e) {
+      called = true;
+      result = r;
+      entry = std::move(e);
+    }) == ERR_IO_PENDING);
+    REQUIRE(h.RunUntil([&] { return called; }));
+    CHECK(result == ERR_CACHE_MISS);
+    CHECK(entry == nullptr);
+    CacheEntryInfo info;
+    CHECK_FALSE(h.backend().GetEntryInfo(key, &info));
+  }
+  CHECK(h.backend().GetStats().read_failures == 2);
+}
+
+TEST_CASE("DiskBackend moves a database that is not one aside and starts empty", "[cache]") {
+  TempDir dir;
+  {
+    DiskHarness h(Config(), &dir.path());
+    REQUIRE(Store(h, "k", "h", MakeBody(100000, 1)) == OK);
+  }
+  const std::string db = dir.path() + "/cache/index.db";
+  std::string garbage(8192, 'G');
+  garbage += "garbage, not sqlite";
+  WriteFile(db, garbage);
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(h.disk() != nullptr);
+  const std::string& message = h.last_message();
+  INFO(message);
+  CHECK(message.find("cache database " + db + " was damaged (file is not a database)") == 0);
+  CHECK(message.find("moved to " + db + ".corrupt-1700000000") != std::string::npos);
+  CHECK(message.find("starting empty") != std::string::npos);
+  CHECK(h.backend().GetStats().recovery_message == message);
+  CHECK(ReadFile(db + ".corrupt-1700000000").substr(0, 5) == "GGGGG");
+  CHECK(h.backend().GetEntryCount() == 0);
+  CHECK(ListDir(dir.path() + "/cache/bodies").empty());  // the old body file was an orphan
+  // Usable.
+  REQUIRE(Store(h, "k2", "h", MakeBody(50000, 2)) == OK);
+  REQUIRE(h.Reopen());
+  CHECK(h.last_message().empty());
+  CHECK(h.backend().GetEntryCount() == 1);
+}
+
+TEST_CASE("DiskBackend recovers from a truncated database", "[cache]") {
+  TempDir dir;
+  {
+    DiskHarness h(Config(), &dir.path());
+    for (int i = 0; i < 300; ++i) {
+      auto entry = h.backend().CreateEntry("http://example.com/" + std::to_string(i));
+      entry->WriteHeaders(MakeBody(500, i));
+      std::string body = MakeBody(3000, i);
+      entry->AppendBody(body.data(), static_cast<int>(body.size()));
+      entry->Commit(nullptr);
+    }
+    REQUIRE(FlushSync(h) == OK);
+    REQUIRE(h.backend().GetEntryCount() == 300);
+  }
+  const std::string db = dir.path() + "/cache/index.db";
+  auto size = std::filesystem::file_size(db);
+  REQUIRE(size > 500'000);
+  std::filesystem::resize_file(db, size / 2);
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(h.disk() != nullptr);
+  INFO(h.last_message());
+  CHECK(h.last_message().find("was damaged") != std::string::npos);
+  CHECK(h.backend().GetEntryCount() == 0);
+  REQUIRE(Store(h, "k", "h", "b") == OK);
+  std::unique_ptr<CacheEntry> entry;
+  CHECK(OpenSync(h, "k", &entry) == OK);
+}
+
+TEST_CASE("DiskBackend moves aside a database with another schema", "[cache]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const std::string db = dir.path() + "/cache/index.db";
+  ExecSql(db, "CREATE TABLE entries(key TEXT); PRAGMA user_version = 1");
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(h.disk() != nullptr);
+  CHECK(h.last_message().find("schema mismatch") != std::string::npos);
+  ExecSql(db + ".other", "CREATE TABLE t(x); PRAGMA user_version = 7");
+  h.Close();
+  std::filesystem::rename(db + ".other", db);
+  std::filesystem::remove(db + "-wal");
+  std::filesystem::remove(db + "-shm");
+  std::string message;
+  REQUIRE(h.Open(&message) == OK);
+  CHECK(message.find("schema version 7, expected 1") != std::string::npos);
+  CHECK(message.find(".corrupt-1700000000-2") != std::string::npos);  // a second name
+}
+
+TEST_CASE("DiskBackend recovers a database marked damaged while in use", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(Store(h, "k", "h", "b") == OK);
+  h.Close();
+  WriteFile(dir.path() + "/cache/index.db.damaged", "");
+  std::string message;
+  REQUIRE(h.Open(&message) == OK);
+  CHECK(message.find("found damaged while in use") != std::string::npos);
+  CHECK(h.backend().GetEntryCount() == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/cache/index.db.damaged"));
+}
+
+TEST_CASE("DiskBackend removes leftover temporary and orphan body files at open", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(Store(h, "k", "h", MakeBody(100000, 1)) == OK);
+  std::vector<std::string> kept = ListDir(BodiesDir(h));
+  REQUIRE(kept.size() == 1);
+  h.Close();
+  WriteFile(BodiesDir(h) + "/tmp-0000000000000063", "half a body");
+  WriteFile(BodiesDir(h) + "/00000000000000ff", "renamed, row never committed");
+  WriteFile(BodiesDir(h) + "/README", "not ours");
+  REQUIRE(h.Open() == OK);
+  std::vector<std::string> expected = kept;
+  expected.push_back("README");
+  std::sort(expected.begin(), expected.end());
+  CHECK(ListDir(BodiesDir(h)) == expected);
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  std::string read;
+  CHECK(ReadAll(h, *entry, &read) == OK);
+  CHECK(read == MakeBody(100000, 1));
+}
+
+TEST_CASE("DiskBackend fails a commit on a full disk and stays usable", "[cache]") {
+  FailingFileOperations ops;
+  DiskHarness h(Config(), nullptr, &ops);
+  ops.fail_writes = true;
+  const std::string body = MakeBody(200000, 1);
+  auto entry = h.backend().CreateEntry("big");
+  entry->WriteHeaders("h");
+  for (size_t pos = 0; pos < body.size(); pos += 20000) {
+    int rv = entry->AppendBody(body.data() + pos, 20000);
+    CHECK((rv == OK || rv == ERR_FILE_NO_SPACE));
+  }
+  CHECK(CommitSync(h, *entry) == ERR_FILE_NO_SPACE);
+  entry.reset();
+  REQUIRE(FlushSync(h) == OK);
+  CHECK(ListDir(BodiesDir(h)).empty());  // the temp file is gone
+  CacheStats stats = h.backend().GetStats();
+  CHECK(stats.commit_failures == 1);
+  CHECK(stats.pending_write_bytes == 0);
+  CHECK(stats.entry_count == 0);
+  // Inline bodies need no body file; after the disk has room again, large ones work too.
+  CHECK(Store(h, "small", "h", "fits in the row") == OK);
+  ops.fail_writes = false;
+  REQUIRE(Store(h, "big", "h", body) == OK);
+  std::unique_ptr<CacheEntry> opened;
+  REQUIRE(OpenSync(h, "big", &opened) == OK);
+  std::string read;
+  CHECK(ReadAll(h, *opened, &read) == OK);
+  CHECK(read == body);
+}
+
+TEST_CASE("DiskBackend refuses an unusable directory with a message", "[cache]") {
+  TempDir dir;
+  WriteFile(dir.path() + "/cache", "a file where the directory should be");
+  TestCrossThreadPoster poster;
+  ManualClock clock;
+  DiskBackend::Params params;
+  params.directory = dir.path() + "/cache";
+  params.clock = &clock;
+  params.poster = &poster;
+  std::optional<int> result;
+  std::string message;
+  std::unique_ptr<DiskBackend> backend;
+  DiskBackend::Create(params, [&](int rv, std::unique_ptr<DiskBackend> b, std::string m) {
+    result = rv;
+    backend = std::move(b);
+    message = m;
+  });
+  CHECK_FALSE(result.has_value());  // never inside the call
+  REQUIRE(poster.RunUntil([&] { return result.has_value(); }));
+  CHECK(*result == ERR_CACHE_OPEN_FAILURE);
+  CHECK(backend == nullptr);
+  CHECK(message.find("cannot use cache directory " + params.directory + ": ") == 0);
+}
+
+TEST_CASE("DiskBackend refuses a directory another backend has open", "[cache]") {
+  TempDir dir;
+  DiskHarness first(Config(), &dir.path());
+  REQUIRE(first.disk() != nullptr);
+  DiskHarness second(Config(), &dir.path());
+  CHECK(second.disk() == nullptr);
+  CHECK(second.last_message() ==
+        "cache directory " + dir.path() + "/cache is in use by another process");
+  first.Close();
+  CHECK(second.Open() == OK);
+}
+
+TEST_CASE("DiskBackend Create survives a poster that drops its completion", "[cache]") {
+  TempDir dir;
+  ManualClock clock;
+  {
+    TestCrossThreadPoster closed;
+    closed.Close();
+    DiskBackend::Params params;
+    params.directory = dir.path() + "/cache";
+    params.clock = &clock;
+    params.poster = &closed;
+    bool called = false;
+    DiskBackend::Create(params,
+                        [&](int, std::unique_ptr<DiskBackend>, std::string) { called = true; });
+    // The thread opens, its completion is dropped, and it winds down, releasing the lock.
+    // No sleeping: poll the lock (each attempt is a whole open on a fresh thread) until the
+    // detached thread has released it, with a generous deadline.
+    DiskHarness h(Config(), &dir.path());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!h.disk() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+      h.Open();
+    }
+    CHECK(h.disk() != nullptr);
+    CHECK_FALSE(called);
+  }
+}
+
+TEST_CASE("DiskBackend evicts at open when the limit shrank", "[cache]") {
+  TempDir dir;
+  {
+    DiskHarness h(Config(), &dir.path());
+    for (int i = 0; i < 10; ++i) {
+      REQUIRE(Store(h, "k" + std::to_string(i), "", MakeBody(100000, i)) == OK);
+      h.clock().Advance(Seconds(1));
+    }
+  }
+  CacheConfig small = Config();
+  small.max_bytes = 500000;
+  DiskHarness h(small, &dir.path());
+  REQUIRE(h.disk() != nullptr);
+  CHECK(h.backend().GetSizeOfAllEntries() <= 450000);
+  CHECK(h.backend().GetStats().evictions == 6);
+  REQUIRE(FlushSync(h) == OK);
+  CHECK(ListDir(BodiesDir(h)).size() == 4);
+  CacheEntryInfo info;
+  CHECK(h.backend().GetEntryInfo("k9", &info));
+  CHECK_FALSE(h.backend().GetEntryInfo("k0", &info));
+}
+
+}  // namespace
+}  // namespace netstack

@@ -1,0 +1,70 @@
+#include "cache/memory_backend.h"
+
+#include <catch2/catch.hpp>
+
+#include "net/base/virtual_scheduler.h"
+
+namespace netstack {
+namespace {
+
+TEST_CASE("MemoryBackend defaults to 10 MiB and reports itself", "[cache]") {
+  VirtualScheduler scheduler;
+  ManualClock clock;
+  CacheConfig config;
+  config.max_bytes = 0;
+  MemoryBackend backend(scheduler, clock, config);
+  CacheStats stats = backend.GetStats();
+  CHECK(stats.max_bytes == 10 * 1024 * 1024);
+  CHECK(stats.type == "memory");
+  CHECK(stats.path.empty());
+  CHECK(stats.ToJson()["eviction"] == "lru");
+}
+
+TEST_CASE("MemoryBackend opens synchronously and posts its callbacks", "[cache]") {
+  VirtualScheduler scheduler;
+  ManualClock clock;
+  MemoryBackend backend(scheduler, clock, CacheConfig{});
+  auto created = backend.CreateEntry("k");
+  created->WriteHeaders("h");
+  REQUIRE(created->AppendBody("body", 4) == OK);
+  CHECK(backend.GetStats().pending_write_bytes == 5);
+  int commit_result = 1;
+  created->Commit([&](int r) { commit_result = r; });
+  CHECK(commit_result == 1);
+  CHECK(backend.GetStats().pending_write_bytes == 0);
+  CHECK(scheduler.RunUntilIdle() == 1);
+  CHECK(commit_result == OK);
+
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(backend.OpenEntry("k", &entry, nullptr) == OK);
+  char buf[8];
+  CHECK(entry->ReadBody(0, buf, 8, nullptr) == 4);
+  CHECK(std::string(buf, 4) == "body");
+  CHECK(entry->ReadBody(4, buf, 8, nullptr) == 0);
+  CHECK(entry->ReadBody(2, buf, 1, nullptr) == 1);
+  CHECK(buf[0] == 'd');
+
+  bool flushed = false, doomed = false;
+  backend.Flush([&](int) { flushed = true; });
+  backend.DoomAllEntries([&](int) { doomed = true; });
+  CHECK_FALSE(flushed);
+  CHECK_FALSE(doomed);
+  scheduler.RunUntilIdle();
+  CHECK(flushed);
+  CHECK(doomed);
+}
+
+TEST_CASE("MemoryBackend drops callbacks not yet run when destroyed", "[cache]") {
+  VirtualScheduler scheduler;
+  ManualClock clock;
+  bool ran = false;
+  {
+    MemoryBackend backend(scheduler, clock, CacheConfig{});
+    backend.Flush([&](int) { ran = true; });
+  }
+  scheduler.RunUntilIdle();
+  CHECK_FALSE(ran);
+}
+
+}  // namespace
+}  // namespace netstack
