@@ -266,7 +266,7 @@ int ContentDecoder::Decode(std::string_view* input, char* out, size_t out_len) {
   int rv;
   if (stages_.empty()) {
     size_t n = std::min(input->size(), std::min<size_t>(out_len, INT_MAX));
-    std::memcpy(out, input->data(), n);
+    if (n > 0) std::memcpy(out, input->data(), n);  // an empty view may have a null data()
     input->remove_prefix(n);
     rv = static_cast<int>(n);
   } else {

@@ -12,9 +12,15 @@ constexpr int kMaxRetries = 3;
 
 }  // namespace
 
+void AddDefaultRequestHeaders(HttpRequestHeaders* headers) {
+  headers->SetHeaderIfMissing("Accept", "*/*");
+  headers->SetHeaderIfMissing("Accept-Encoding", "gzip, deflate, br");
+  headers->SetHeaderIfMissing("User-Agent", "netstack/0.1");
+}
+
 HttpNetworkTransaction::HttpNetworkTransaction(UrlRequestContext* context, RequestPriority priority,
-                                               const NetLogWithSource& net_log)
-    : context_(context), priority_(priority), net_log_(net_log) {}
+                                               const NetLogWithSource& net_log, bool decode_content)
+    : context_(context), priority_(priority), net_log_(net_log), decode_content_(decode_content) {}
 
 HttpNetworkTransaction::~HttpNetworkTransaction() {
   // A stream destroyed mid-exchange leaves the socket in an unknown state.
@@ -29,9 +35,7 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& info, CompletionCallbac
   message_.target = info_.url.path_and_query();
   message_.host = info_.url.HostHeader();
   message_.headers = info_.extra_headers;
-  message_.headers.SetHeaderIfMissing("Accept", "*/*");
-  message_.headers.SetHeaderIfMissing("Accept-Encoding", "gzip, deflate, br");
-  message_.headers.SetHeaderIfMissing("User-Agent", "netstack/0.1");
+  AddDefaultRequestHeaders(&message_.headers);
   message_.body = info_.body;
   if (info_.method == "POST")
     message_.headers.SetHeaderIfMissing("Content-Length", std::to_string(info_.body.size()));
@@ -89,8 +93,10 @@ int HttpNetworkTransaction::DoInitStreamComplete(int rv) {
     return rv;
   }
   RecordConnectionInfo();
-  stream_ = std::make_unique<HttpBasicStream>(handle_.socket(), context_->scheduler(), net_log_,
-                                              context_->config().stream);
+  HttpBasicStream::Params params = context_->config().stream;
+  params.decode_content = decode_content_;
+  stream_ =
+      std::make_unique<HttpBasicStream>(handle_.socket(), context_->scheduler(), net_log_, params);
   next_state_ = State::kSendRequest;
   return OK;
 }

@@ -20,58 +20,52 @@
 #include "net/http/http_basic_stream.h"
 #include "net/http/http_request_headers.h"
 #include "net/http/http_response_headers.h"
+#include "net/http/http_transaction.h"
 #include "net/socket/client_socket_handle.h"
 
 namespace netstack {
 
 class UrlRequestContext;
 
-struct HttpRequestInfo {
-  Url url;
-  std::string method = "GET";
-  HttpRequestHeaders extra_headers;
-  std::string body;
-};
+// Sets the headers every request carries unless the caller set them (Accept, Accept-Encoding,
+// User-Agent), as the network transaction sends them. The cache uses it to see a request's
+// headers as sent (for Vary).
+void AddDefaultRequestHeaders(HttpRequestHeaders* headers);
 
-// What a hop learned about its connection, for output and the internals page.
-struct ConnectionInfo {
-  uint32_t socket_id = 0;
-  bool reused = false;
-  std::string peer_address;
-  std::string tls_version;
-  bool tls_resumed = false;
-  bool dns_from_cache = false;
-  bool dns_stale = false;
-};
-
-class HttpNetworkTransaction {
+class HttpNetworkTransaction : public HttpTransaction {
  public:
   // `context` must outlive the transaction. Events go to `net_log` (the request's source).
+  // With `decode_content` false, Read returns the body as received (Content-Encoding kept,
+  // chunked framing removed; HttpBasicStream::Params::decode_content) for the HTTP cache, which
+  // stores encoded bodies and decodes them itself.
   HttpNetworkTransaction(UrlRequestContext* context, RequestPriority priority,
-                         const NetLogWithSource& net_log);
-  ~HttpNetworkTransaction();
+                         const NetLogWithSource& net_log, bool decode_content = true);
+  ~HttpNetworkTransaction() override;
   HttpNetworkTransaction(const HttpNetworkTransaction&) = delete;
   HttpNetworkTransaction& operator=(const HttpNetworkTransaction&) = delete;
 
   // Gets a socket, sends the request and reads the response headers. Returns OK, an error, or
   // ERR_IO_PENDING (then `callback` gets OK or the error). `info` is copied.
-  int Start(const HttpRequestInfo& info, CompletionCallback callback);
+  int Start(const HttpRequestInfo& info, CompletionCallback callback) override;
 
-  // Reads body bytes (decoded of Content-Encoding) after Start succeeded: bytes, 0 at the end
-  // (the socket then goes back to the pool), an error, or ERR_IO_PENDING.
-  int Read(char* buf, int len, CompletionCallback callback);
+  // Reads body bytes (decoded of Content-Encoding unless constructed otherwise) after Start
+  // succeeded: bytes, 0 at the end (the socket then goes back to the pool), an error, or
+  // ERR_IO_PENDING.
+  int Read(char* buf, int len, CompletionCallback callback) override;
 
   // Headers of the response once Start succeeded.
-  std::shared_ptr<const HttpResponseHeaders> response_headers() const;
+  std::shared_ptr<const HttpResponseHeaders> response_headers() const override;
 
   // Timing of this hop: pool wait, connect (zero on a reused socket), send, wait, receive.
-  LoadTimingInfo GetLoadTimingInfo() const;
-  const ConnectionInfo& connection_info() const { return connection_info_; }
+  LoadTimingInfo GetLoadTimingInfo() const override;
+  const ConnectionInfo& connection_info() const override { return connection_info_; }
   // Body bytes as received (chunking removed, before content decoding).
-  int64_t encoded_body_bytes() const;
+  int64_t encoded_body_bytes() const override;
   // A sentence about the last error when a layer had one ("malformed status line ..."), else
   // empty.
-  const std::string& error_detail() const { return error_detail_; }
+  const std::string& error_detail() const override { return error_detail_; }
+  // Always kBypass: the network transaction knows nothing of a cache.
+  CacheDisposition cache_disposition() const override { return CacheDisposition::kBypass; }
 
  private:
   enum class State {
@@ -102,6 +96,7 @@ class HttpNetworkTransaction {
   UrlRequestContext* const context_;
   RequestPriority priority_;
   const NetLogWithSource net_log_;
+  const bool decode_content_;
   HttpRequestInfo info_;
   HttpRequestMessage message_;
 

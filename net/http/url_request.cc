@@ -1,5 +1,6 @@
 #include "net/http/url_request.h"
 
+#include "net/http/http_cache.h"
 #include "net/http/url_request_context.h"
 
 namespace netstack {
@@ -54,7 +55,11 @@ void UrlRequest::StartHop() {
   info.method = method_;
   info.body = body_;
   info.extra_headers = extra_headers_;
-  transaction_ = std::make_unique<HttpNetworkTransaction>(context_, params_.priority, net_log_);
+  if (HttpCache* cache = context_->http_cache()) {
+    transaction_ = cache->CreateTransaction(context_, params_.priority, net_log_);
+  } else {
+    transaction_ = std::make_unique<HttpNetworkTransaction>(context_, params_.priority, net_log_);
+  }
   int rv = transaction_->Start(info, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnHopStarted(rv);
   });
@@ -175,6 +180,7 @@ void UrlRequest::RecordHop() {
   timing_ = transaction_->GetLoadTimingInfo();
   connection_ = transaction_->connection_info();
   encoded_bytes_ = transaction_->encoded_body_bytes();
+  cache_disposition_ = transaction_->cache_disposition();
 }
 
 void UrlRequest::Finish(int result, std::string message) {

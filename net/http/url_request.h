@@ -1,5 +1,6 @@
 // UrlRequest: one fetch as a user asks for it: a URL, followed through redirects, its body
 // decoded and streamed to a delegate, with the timing of every step. Each hop is an
+// HttpTransaction: an HttpCacheTransaction when the context has an HttpCache, else an
 // HttpNetworkTransaction; redirect bodies are drained so their keep-alive socket is reused.
 #ifndef NET_HTTP_URL_REQUEST_H_
 #define NET_HTTP_URL_REQUEST_H_
@@ -64,6 +65,9 @@ class UrlRequest {
   const ConnectionInfo& connection_info() const { return connection_; }
   int64_t decoded_body_bytes() const { return decoded_bytes_; }
   int64_t encoded_body_bytes() const { return encoded_bytes_; }
+  // Where the final hop's response came from (kBypass without a cache); set when the fetch
+  // ends.
+  CacheDisposition cache_disposition() const { return cache_disposition_; }
   // The error, and a one-line message naming what went wrong (empty while no error).
   int error() const { return error_; }
   const std::string& error_message() const { return error_message_; }
@@ -96,7 +100,7 @@ class UrlRequest {
   std::string body_;
   HttpRequestHeaders extra_headers_;  // the user's headers, less what redirects dropped
   Url redirect_target_;
-  std::unique_ptr<HttpNetworkTransaction> transaction_;
+  std::unique_ptr<HttpTransaction> transaction_;
   std::shared_ptr<const HttpResponseHeaders> headers_;
   std::vector<std::string> redirect_chain_;
   std::unique_ptr<char[]> buffer_;
@@ -108,6 +112,7 @@ class UrlRequest {
   TimeTicks start_time_{}, end_time_{};
   int64_t decoded_bytes_ = 0;
   int64_t encoded_bytes_ = 0;
+  CacheDisposition cache_disposition_ = CacheDisposition::kBypass;
   int error_ = OK;
   std::string error_message_;
   // Between Start() and the end: REQUEST_ALIVE is open.

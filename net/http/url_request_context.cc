@@ -1,5 +1,7 @@
 #include "net/http/url_request_context.h"
 
+#include "net/http/http_cache.h"
+
 namespace netstack {
 
 UrlRequestContext::UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
@@ -16,15 +18,31 @@ UrlRequestContext::UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
                                                       socket_factory_.get(), net_log)) {}
 
 UrlRequestContext::~UrlRequestContext() {
-  // The pool's connect jobs hold resolver requests and factory sockets: it goes first.
+  // Background revalidations hold pool requests; the pool's connect jobs hold resolver
+  // requests and factory sockets.
+  http_cache_.reset();
   socket_pool_.reset();
   host_resolver_.reset();
   socket_factory_.reset();
 }
 
+void UrlRequestContext::SetHttpCache(std::unique_ptr<HttpCache> cache) {
+  http_cache_ = std::move(cache);
+}
+
 nlohmann::json UrlRequestContext::GetPolledData() const {
-  return {{"hostResolverInfo", host_resolver_->GetPolledData()},
-          {"socketPoolInfo", socket_pool_->GetInfoAsJson()}};
+  nlohmann::json data{{"hostResolverInfo", host_resolver_->GetPolledData()},
+                      {"socketPoolInfo", socket_pool_->GetInfoAsJson()}};
+  if (http_cache_) {
+    const HttpCache::Stats& stats = http_cache_->stats();
+    data["httpCacheInfo"] = {{"stats", http_cache_->backend()->GetStats().ToJson()},
+                             {"background_revalidations",
+                              {{"running", http_cache_->background_revalidation_count()},
+                               {"started", stats.background_started},
+                               {"skipped", stats.background_skipped},
+                               {"finished", stats.background_finished}}}};
+  }
+  return data;
 }
 
 }  // namespace netstack

@@ -18,6 +18,8 @@
 
 namespace netstack {
 
+class HttpCache;
+
 class UrlRequestContext {
  public:
   struct Config {
@@ -31,8 +33,9 @@ class UrlRequestContext {
   UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
                     std::unique_ptr<DnsTransport> dns_transport,
                     std::unique_ptr<ClientSocketFactory> socket_factory, const Config& config);
-  // Destroys the pool (closing sockets, cancelling connect jobs) before the resolver. Requests
-  // still alive must be destroyed first.
+  // Destroys the HTTP cache (cancelling its background revalidations), then the pool (closing
+  // sockets, cancelling connect jobs), then the resolver. Requests still alive must be
+  // destroyed first.
   ~UrlRequestContext();
 
   UrlRequestContext(const UrlRequestContext&) = delete;
@@ -44,8 +47,17 @@ class UrlRequestContext {
   ClientSocketPool* socket_pool() const { return socket_pool_.get(); }
   const Config& config() const { return config_; }
 
+  // Gives the context an HTTP cache (null: none, the default). Requests made afterwards go
+  // through it (HttpCacheTransaction); a previous cache is destroyed, so call it before any
+  // request exists. The cache's clock must outlive the context.
+  void SetHttpCache(std::unique_ptr<HttpCache> cache);
+  // The HTTP cache, or null.
+  HttpCache* http_cache() const { return http_cache_.get(); }
+
   // The stack's state for a NetLog file's polledData and the internals page:
-  // {"hostResolverInfo": ..., "socketPoolInfo": ...} in Chrome's shapes.
+  // {"hostResolverInfo": ..., "socketPoolInfo": ...} in Chrome's shapes, plus
+  // "httpCacheInfo": {"stats": CacheStats::ToJson(), "background_revalidations": {...}} when
+  // there is a cache.
   nlohmann::json GetPolledData() const;
 
  private:
@@ -55,6 +67,8 @@ class UrlRequestContext {
   std::unique_ptr<ClientSocketFactory> socket_factory_;
   std::unique_ptr<HostResolverManager> host_resolver_;
   std::unique_ptr<ClientSocketPool> socket_pool_;
+  // Declared last so it goes first: its background revalidations use the pool.
+  std::unique_ptr<HttpCache> http_cache_;
 };
 
 }  // namespace netstack

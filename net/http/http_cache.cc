@@ -1,0 +1,188 @@
+#include "net/http/http_cache.h"
+
+#include <algorithm>
+
+#include "net/http/http_cache_transaction.h"
+#include "net/http/url_request_context.h"
+
+namespace netstack {
+namespace {
+
+constexpr int kRevalidationBufferBytes = 32 * 1024;
+
+}  // namespace
+
+// One stale-while-revalidate revalidation: an HttpCacheTransaction in background mode, read to
+// its end (that is what stores a replacement body), under a NetLog source of its own.
+class HttpCache::Revalidation {
+ public:
+  Revalidation(HttpCache* cache, UrlRequestContext* context, const HttpRequestInfo& info)
+      : cache_(cache),
+        scheduler_(context->scheduler()),
+        info_(info),
+        key_(info.url.spec()),
+        net_log_(NetLogWithSource::Make(context->net_log(), NetLogSourceType::URL_REQUEST)),
+        transaction_(std::make_unique<HttpCacheTransaction>(
+            cache, context, IDLE, net_log_, HttpCacheTransaction::Mode::kBackgroundRevalidation)),
+        buffer_(new char[kRevalidationBufferBytes]) {}
+
+  ~Revalidation() {
+    // The transaction's own events (an abandoned write) come before the end of the source.
+    transaction_.reset();
+    if (!done_) net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, ERR_ABORTED);
+  }
+
+  const std::string& key() const { return key_; }
+  const NetLogWithSource& net_log() const { return net_log_; }
+  bool done() const { return done_; }
+  Scheduler& scheduler() const { return scheduler_; }
+
+  void Start() {
+    net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
+      return nlohmann::json{{"url", key_},
+                            {"method", info_.method},
+                            {"priority", RequestPriorityToString(IDLE)},
+                            {"background_revalidation", true}};
+    });
+    // The transaction's callbacks run only while it lives, and it lives as long as this job.
+    int rv = transaction_->Start(info_, [this](int rv) { OnStarted(rv); });
+    if (rv == ERR_IO_PENDING) return;
+    // Finish on the loop, never inside the request that started this job.
+    scheduler_.PostTask([weak = weak_factory_.GetWeakPtr(), rv] {
+      if (weak) weak->OnStarted(rv);
+    });
+  }
+
+ private:
+  void OnStarted(int rv) {
+    if (rv != OK) {
+      Done(rv);
+      return;
+    }
+    ReadLoop();
+  }
+
+  void ReadLoop() {
+    for (;;) {
+      int rv = transaction_->Read(buffer_.get(), kRevalidationBufferBytes,
+                                  [this](int rv) { OnRead(rv); });
+      if (rv == ERR_IO_PENDING) return;
+      if (rv <= 0) {
+        Done(rv);
+        return;
+      }
+    }
+  }
+
+  void OnRead(int rv) {
+    if (rv <= 0) {
+      Done(rv);
+      return;
+    }
+    ReadLoop();
+  }
+
+  void Done(int rv) {
+    done_ = true;
+    net_log_.EndEvent(NetLogEventType::REQUEST_ALIVE, [this, rv] {
+      nlohmann::json params{{"cache_action", CacheActionName(transaction_->cache_action())}};
+      if (rv < 0) params["net_error"] = rv;
+      return params;
+    });
+    cache_->OnRevalidationDone(this);
+  }
+
+  HttpCache* const cache_;
+  Scheduler& scheduler_;
+  const HttpRequestInfo info_;
+  const std::string key_;
+  const NetLogWithSource net_log_;
+  std::unique_ptr<HttpCacheTransaction> transaction_;
+  std::unique_ptr<char[]> buffer_;
+  bool done_ = false;
+  WeakPtrFactory<Revalidation> weak_factory_{this};
+};
+
+HttpCache::HttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock)
+    : HttpCache(std::move(backend), clock, Params()) {}
+
+HttpCache::HttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock,
+                     const Params& params)
+    : backend_(std::move(backend)), clock_(clock), params_(params) {}
+
+HttpCache::~HttpCache() {
+  // Jobs hold entries of the backend: they go first.
+  jobs_.clear();
+}
+
+std::unique_ptr<HttpTransaction> HttpCache::CreateTransaction(UrlRequestContext* context,
+                                                              RequestPriority priority,
+                                                              const NetLogWithSource& net_log) {
+  return std::make_unique<HttpCacheTransaction>(this, context, priority, net_log);
+}
+
+bool HttpCache::StartBackgroundRevalidation(UrlRequestContext* context, const HttpRequestInfo& info,
+                                            const NetLogWithSource& parent) {
+  const std::string key = info.url.spec();
+  size_t running = 0;
+  bool duplicate = false;
+  for (const auto& job : jobs_) {
+    if (job->done()) continue;
+    ++running;
+    duplicate |= job->key() == key;
+  }
+  if (duplicate || running >= params_.max_background_revalidations) {
+    ++stats_.background_skipped;
+    parent.AddEvent(NetLogEventType::HTTP_CACHE_ASYNC_REVALIDATION, [duplicate] {
+      return nlohmann::json{{"started", false},
+                            {"reason", duplicate ? "already revalidating this URL"
+                                                 : "too many background revalidations"}};
+    });
+    return false;
+  }
+  ++stats_.background_started;
+  jobs_.push_back(std::make_unique<Revalidation>(this, context, info));
+  Revalidation* job = jobs_.back().get();
+  parent.AddEvent(NetLogEventType::HTTP_CACHE_ASYNC_REVALIDATION, [job] {
+    nlohmann::json params{{"started", true}};
+    params["source_dependency"] = job->net_log().source().ToJson();
+    return params;
+  });
+  job->Start();
+  return true;
+}
+
+void HttpCache::OnRevalidationDone(Revalidation* job) {
+  ++stats_.background_finished;
+  // Destroyed on the loop, not inside its own transaction's callback.
+  job->scheduler().PostTask([weak = weak_factory_.GetWeakPtr(), job] {
+    if (!weak) return;
+    std::erase_if(weak->jobs_,
+                  [job](const std::unique_ptr<Revalidation>& j) { return j.get() == job; });
+    weak->MaybeFinishWaiting();
+  });
+}
+
+void HttpCache::WaitForBackgroundWork(CompletionCallback callback) {
+  waiters_.push_back(std::move(callback));
+  MaybeFinishWaiting();
+}
+
+void HttpCache::MaybeFinishWaiting() {
+  if (waiters_.empty() || flushing_ || !jobs_.empty()) return;
+  flushing_ = true;
+  // Flush's callback always runs later (posted), never inside this call.
+  backend_->Flush([weak = weak_factory_.GetWeakPtr()](int) {
+    if (!weak) return;
+    weak->flushing_ = false;
+    // A revalidation started while flushing: wait for it, then flush again.
+    if (!weak->jobs_.empty()) return;
+    std::vector<CompletionCallback> waiters = std::move(weak->waiters_);
+    weak->waiters_.clear();
+    for (CompletionCallback& waiter : waiters) {
+      if (waiter) waiter(OK);  // Must not destroy the cache (documented on the caller side).
+    }
+  });
+}
+
+}  // namespace netstack

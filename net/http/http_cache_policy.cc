@@ -1,0 +1,506 @@
+#include "net/http/http_cache_policy.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "net/base/net_error.h"
+#include "net/http/http_date.h"
+#include "net/http/http_util.h"
+
+namespace netstack {
+namespace {
+
+constexpr TimeDelta kMaxDelta = std::chrono::seconds(kMaxDeltaSeconds);
+
+// Parses delta-seconds (1*DIGIT), clamping at kMaxDeltaSeconds. False for anything else.
+bool ParseDeltaSeconds(std::string_view s, TimeDelta* out) {
+  if (s.empty()) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    if (v < kMaxDeltaSeconds) v = v * 10 + (c - '0');
+  }
+  *out = Seconds(std::min(v, kMaxDeltaSeconds));
+  return true;
+}
+
+// Applies one directive ("max-age=60", "no-cache", `max-age="60"`) to *cc.
+void ApplyDirective(std::string_view item, CacheControl* cc) {
+  std::string_view name = item, value;
+  bool has_value = false;
+  size_t eq = item.find('=');
+  if (eq != std::string_view::npos) {
+    name = TrimHttpWhitespace(item.substr(0, eq));
+    value = TrimHttpWhitespace(item.substr(eq + 1));
+    has_value = true;
+    // The quoted-string form, which recipients should accept (RFC 9111 5.2).
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+  }
+  auto is = [name](std::string_view d) { return EqualsCaseInsensitiveAscii(name, d); };
+  // Sets an optional delta once: the first occurrence wins.
+  auto delta = [&](std::optional<TimeDelta>* field, std::optional<TimeDelta> if_invalid) {
+    if (field->has_value()) return;
+    TimeDelta d;
+    if (ParseDeltaSeconds(value, &d)) {
+      *field = d;
+    } else if (if_invalid) {
+      *field = if_invalid;
+    }
+  };
+  if (is("no-store")) {
+    cc->no_store = true;
+  } else if (is("no-cache")) {
+    cc->no_cache = true;
+  } else if (is("must-revalidate")) {
+    cc->must_revalidate = true;
+  } else if (is("immutable")) {
+    cc->immutable = true;
+  } else if (is("private")) {
+    cc->is_private = true;
+  } else if (is("public")) {
+    cc->is_public = true;
+  } else if (is("only-if-cached")) {
+    cc->only_if_cached = true;
+  } else if (is("max-age")) {
+    // An unusable max-age makes the response stale rather than fresh by accident.
+    delta(&cc->max_age, TimeDelta::zero());
+  } else if (is("stale-while-revalidate")) {
+    delta(&cc->stale_while_revalidate, std::nullopt);
+  } else if (is("min-fresh")) {
+    delta(&cc->min_fresh, std::nullopt);
+  } else if (is("max-stale")) {
+    if (!has_value) {
+      if (!cc->max_stale) cc->max_stale = TimeDelta::max();
+    } else {
+      delta(&cc->max_stale, std::nullopt);
+    }
+  }
+}
+
+// The first value of a non-coalescing header (Date, Expires, Last-Modified), as a time.
+bool GetDateHeader(const HttpResponseHeaders& headers, std::string_view name, Time* out) {
+  size_t iter = 0;
+  std::string value;
+  if (!headers.EnumerateHeader(&iter, name, &value)) return false;
+  return ParseHttpDate(value, out);
+}
+
+// The first line of `name`, unsplit (an ETag or a URL may contain commas).
+bool HasFirstHeader(const HttpResponseHeaders& headers, std::string_view name, std::string* value) {
+  for (const HttpResponseHeaders::Header& h : headers.headers()) {
+    if (EqualsCaseInsensitiveAscii(h.name, name)) {
+      *value = h.value;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The Age header in seconds (first value); 0 when absent or invalid.
+TimeDelta GetAgeValue(const HttpResponseHeaders& headers) {
+  size_t iter = 0;
+  std::string value;
+  TimeDelta age{};
+  if (!headers.EnumerateHeader(&iter, "age", &value) || !ParseDeltaSeconds(value, &age))
+    return TimeDelta::zero();
+  return age;
+}
+
+// A header's values joined with ", " as they would be sent, for Vary comparison.
+std::optional<std::string> NormalizedRequestValue(const HttpRequestHeaders& request,
+                                                  std::string_view name) {
+  std::optional<std::string> v = request.GetHeader(name);
+  if (v) *v = std::string(TrimHttpWhitespace(*v));
+  return v;
+}
+
+bool IsSameOrigin(const Url& a, const Url& b) {
+  return a.scheme_host_port() == b.scheme_host_port();
+}
+
+double ToSecondsDouble(TimeDelta d) { return static_cast<double>(d.count()) / 1e6; }
+
+}  // namespace
+
+CacheControl ParseResponseCacheControl(const HttpResponseHeaders& headers) {
+  CacheControl cc;
+  size_t iter = 0;
+  std::string item;
+  bool any = false;
+  while (headers.EnumerateHeader(&iter, "cache-control", &item)) {
+    any = true;
+    ApplyDirective(item, &cc);
+  }
+  if (!any && headers.HasHeaderValue("pragma", "no-cache")) cc.no_cache = true;
+  return cc;
+}
+
+CacheControl ParseRequestCacheControl(const HttpRequestHeaders& headers) {
+  CacheControl cc;
+  std::optional<std::string> value = headers.GetHeader("cache-control");
+  if (value) {
+    for (std::string_view item : SplitHttpList(*value)) ApplyDirective(item, &cc);
+    return cc;
+  }
+  std::optional<std::string> pragma = headers.GetHeader("pragma");
+  if (pragma) {
+    for (std::string_view item : SplitHttpList(*pragma)) {
+      if (EqualsCaseInsensitiveAscii(item, "no-cache")) cc.no_cache = true;
+    }
+  }
+  return cc;
+}
+
+bool IsSafeMethod(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE";
+}
+
+RequestCachePolicy GetRequestCachePolicy(std::string_view method,
+                                         const HttpRequestHeaders& headers) {
+  RequestCachePolicy policy;
+  CacheControl cc = ParseRequestCacheControl(headers);
+  policy.only_if_cached = cc.only_if_cached;
+  if (!IsSafeMethod(method)) {
+    policy.mode = RequestCachePolicy::Mode::kInvalidate;
+    policy.reason = "unsafe method " + std::string(method);
+    return policy;
+  }
+  if (method != "GET") {
+    // HEAD must neither be answered from a GET entry nor poison it; OPTIONS/TRACE are not
+    // cacheable.
+    policy.mode = RequestCachePolicy::Mode::kBypass;
+    policy.reason = "method " + std::string(method);
+    return policy;
+  }
+  if (cc.no_store) {
+    policy.mode = RequestCachePolicy::Mode::kBypass;
+    policy.reason = "request no-store";
+    return policy;
+  }
+  // The caller's own range or conditional request: the cache does not combine them with its
+  // stored response (Chrome's "external validation"/range handling is not implemented).
+  for (const char* name : {"range", "if-none-match", "if-modified-since", "if-match",
+                           "if-unmodified-since", "if-range"}) {
+    if (headers.HasHeader(name)) {
+      policy.mode = RequestCachePolicy::Mode::kBypass;
+      policy.reason = std::string("request has ") + name;
+      return policy;
+    }
+  }
+  return policy;
+}
+
+bool IsHeuristicallyCacheableStatus(int code) {
+  switch (code) {
+    case 200:
+    case 203:
+    case 204:
+    case 206:
+    case 300:
+    case 301:
+    case 308:
+    case 404:
+    case 405:
+    case 410:
+    case 414:
+    case 501:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
+                const HttpResponseHeaders& response, std::string* reason) {
+  auto no = [reason](std::string why) {
+    if (reason) *reason = std::move(why);
+    return false;
+  };
+  if (method != "GET") return no("method " + std::string(method));
+  const int code = response.response_code();
+  if (code < 200) return no("status " + std::to_string(code) + " is not final");
+  if (code == 206) return no("partial content (206) is not stored");
+  if (code == 304) return no("304 is not stored by itself");
+  if (ParseRequestCacheControl(request).no_store) return no("request no-store");
+  CacheControl cc = ParseResponseCacheControl(response);
+  if (cc.no_store) return no("response no-store");
+  if (response.HasHeaderValue("vary", "*")) return no("Vary: *");
+  if (cc.max_age || cc.is_private || cc.is_public || response.HasHeader("expires") ||
+      IsHeuristicallyCacheableStatus(code)) {
+    return true;
+  }
+  return no("status " + std::to_string(code) + " without explicit freshness");
+}
+
+const char* FreshnessSourceName(FreshnessSource source) {
+  switch (source) {
+    case FreshnessSource::kNone:
+      return "none";
+    case FreshnessSource::kMaxAge:
+      return "max-age";
+    case FreshnessSource::kExpires:
+      return "expires";
+    case FreshnessSource::kHeuristic:
+      return "heuristic";
+  }
+  return "none";
+}
+
+TimeDelta GetFreshnessLifetime(const HttpResponseHeaders& headers, Time response_time,
+                               FreshnessSource* source) {
+  FreshnessSource unused;
+  if (!source) source = &unused;
+  CacheControl cc = ParseResponseCacheControl(headers);
+  if (cc.max_age) {
+    *source = FreshnessSource::kMaxAge;
+    return *cc.max_age;
+  }
+  Time date;
+  if (!GetDateHeader(headers, "date", &date)) date = response_time;
+  std::string expires_value;
+  if (HasFirstHeader(headers, "expires", &expires_value)) {
+    *source = FreshnessSource::kExpires;
+    Time expires;
+    // An invalid Expires (including "0") means already expired (RFC 9111 5.3).
+    if (!ParseHttpDate(expires_value, &expires) || expires <= date) return TimeDelta::zero();
+    return std::min(expires - date, kMaxDelta);
+  }
+  Time last_modified;
+  if ((IsHeuristicallyCacheableStatus(headers.response_code()) || cc.is_public) &&
+      GetDateHeader(headers, "last-modified", &last_modified)) {
+    *source = FreshnessSource::kHeuristic;
+    if (last_modified >= date) return TimeDelta::zero();
+    return std::min((date - last_modified) / 10, kMaxDelta);
+  }
+  *source = FreshnessSource::kNone;
+  return TimeDelta::zero();
+}
+
+TimeDelta GetCurrentAge(const HttpResponseHeaders& headers, Time request_time, Time response_time,
+                        Time now) {
+  Time date;
+  TimeDelta apparent_age{};
+  if (GetDateHeader(headers, "date", &date))
+    apparent_age = std::max(TimeDelta::zero(), response_time - date);
+  const TimeDelta response_delay = std::max(TimeDelta::zero(), response_time - request_time);
+  const TimeDelta corrected_age_value = GetAgeValue(headers) + response_delay;
+  const TimeDelta corrected_initial_age = std::max(apparent_age, corrected_age_value);
+  const TimeDelta resident_time = std::max(TimeDelta::zero(), now - response_time);
+  return corrected_initial_age + resident_time;
+}
+
+FreshnessInfo GetFreshnessInfo(const HttpResponseInfo& info, Time now) {
+  FreshnessInfo out;
+  if (!info.headers) return out;
+  const HttpResponseHeaders& headers = *info.headers;
+  out.lifetime = GetFreshnessLifetime(headers, info.response_time, &out.source);
+  out.heuristic = out.source == FreshnessSource::kHeuristic;
+  out.age = GetCurrentAge(headers, info.request_time, info.response_time, now);
+  CacheControl cc = ParseResponseCacheControl(headers);
+  out.stale_while_revalidate = cc.stale_while_revalidate.value_or(TimeDelta::zero());
+  out.no_cache = cc.no_cache;
+  out.must_revalidate = cc.must_revalidate;
+  out.immutable = cc.immutable;
+  out.has_validator = headers.HasHeader("etag") || headers.HasHeader("last-modified");
+  return out;
+}
+
+nlohmann::json FreshnessInfo::ToJson() const {
+  return {{"fresh", is_fresh()},
+          {"lifetime_s", ToSecondsDouble(lifetime)},
+          {"age_s", ToSecondsDouble(age)},
+          {"remaining_s", ToSecondsDouble(remaining())},
+          {"source", FreshnessSourceName(source)},
+          {"heuristic", heuristic},
+          {"stale_while_revalidate_s", ToSecondsDouble(stale_while_revalidate)},
+          {"no_cache", no_cache},
+          {"must_revalidate", must_revalidate},
+          {"immutable", immutable},
+          {"has_validator", has_validator}};
+}
+
+bool VaryMatches(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
+                 std::string* mismatch) {
+  for (const HttpResponseInfo::VaryValue& v : stored.vary) {
+    std::optional<std::string> now = NormalizedRequestValue(request, v.name);
+    std::optional<std::string> then = v.value;
+    if (then) then = std::string(TrimHttpWhitespace(*then));
+    if (now != then) {
+      if (mismatch) *mismatch = v.name;
+      return false;
+    }
+  }
+  return true;
+}
+
+const char* CacheActionName(CacheAction action) {
+  switch (action) {
+    case CacheAction::kUse:
+      return "use";
+    case CacheAction::kUseStale:
+      return "use-stale";
+    case CacheAction::kUseStaleAndRevalidate:
+      return "use-stale-and-revalidate";
+    case CacheAction::kValidate:
+      return "validate";
+    case CacheAction::kNetwork:
+      return "network";
+    case CacheAction::kMiss:
+      return "miss";
+  }
+  return "network";
+}
+
+CacheDecision DecideCacheUse(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
+                             Time now) {
+  CacheDecision d;
+  const CacheControl req = ParseRequestCacheControl(request);
+  std::string mismatch;
+  if (!stored.headers || !VaryMatches(stored, request, &mismatch)) {
+    d.action = req.only_if_cached ? CacheAction::kMiss : CacheAction::kNetwork;
+    d.reason = stored.headers ? "vary mismatch: " + mismatch : "no stored headers";
+    return d;
+  }
+  d.freshness = GetFreshnessInfo(stored, now);
+  const FreshnessInfo& f = d.freshness;
+  const bool fresh = f.is_fresh();
+
+  // Whether the stored response may be served at all without asking the server: never for a
+  // no-cache response, never stale under must-revalidate.
+  const bool never_unvalidated = f.no_cache || (!fresh && f.must_revalidate);
+  if (req.only_if_cached) {
+    if (never_unvalidated) {
+      d.action = CacheAction::kMiss;
+      d.reason = f.no_cache ? "only-if-cached, response no-cache"
+                            : "only-if-cached, stale and must-revalidate";
+    } else {
+      d.action = fresh ? CacheAction::kUse : CacheAction::kUseStale;
+      d.reason = fresh ? "fresh" : "only-if-cached, stale";
+    }
+    return d;
+  }
+
+  auto validate = [&d](std::string why) {
+    d.action = CacheAction::kValidate;
+    d.reason = std::move(why);
+    return d;
+  };
+  if (f.no_cache) return validate("response no-cache");
+  if (req.no_cache) return validate("request no-cache");
+  // A fresh immutable response is not revalidated by a reload's max-age=0 (Chrome, Firefox).
+  const bool immutable_fresh = f.immutable && fresh;
+  if (req.max_age && !immutable_fresh) {
+    if (*req.max_age == TimeDelta::zero()) return validate("request max-age=0");
+    if (f.age > *req.max_age) return validate("age above request max-age");
+  }
+  if (req.min_fresh && !immutable_fresh && f.remaining() < *req.min_fresh)
+    return validate("less than request min-fresh left");
+  if (fresh) {
+    d.action = CacheAction::kUse;
+    d.reason = "fresh";
+    return d;
+  }
+  if (f.must_revalidate) return validate("stale, must-revalidate");
+  const TimeDelta staleness = f.age - f.lifetime;
+  if (req.max_stale && staleness <= *req.max_stale) {
+    d.action = CacheAction::kUseStale;
+    d.reason = "stale within request max-stale";
+    return d;
+  }
+  if (staleness < f.stale_while_revalidate) {
+    d.action = CacheAction::kUseStaleAndRevalidate;
+    d.reason = "stale within stale-while-revalidate";
+    return d;
+  }
+  return validate("stale");
+}
+
+bool AddValidationHeaders(const HttpResponseHeaders& stored, HttpRequestHeaders* request) {
+  std::string etag, last_modified;
+  bool added = false;
+  if (HasFirstHeader(stored, "etag", &etag) && !TrimHttpWhitespace(etag).empty())
+    added |= request->SetHeader("If-None-Match", TrimHttpWhitespace(etag));
+  Time unused;
+  if (HasFirstHeader(stored, "last-modified", &last_modified) &&
+      ParseHttpDate(last_modified, &unused)) {
+    added |= request->SetHeader("If-Modified-Since", TrimHttpWhitespace(last_modified));
+  }
+  return added;
+}
+
+bool IsNonUpdatedHeader(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"connection",
+                                                "proxy-connection",
+                                                "keep-alive",
+                                                "te",
+                                                "trailer",
+                                                "transfer-encoding",
+                                                "upgrade",
+                                                "content-length",
+                                                "content-encoding",
+                                                "content-range",
+                                                "content-type",
+                                                "proxy-authenticate",
+                                                "proxy-authorization"};
+  return std::any_of(std::begin(kNames), std::end(kNames),
+                     [name](std::string_view n) { return EqualsCaseInsensitiveAscii(n, name); });
+}
+
+std::shared_ptr<HttpResponseHeaders> MergeNotModified(const HttpResponseHeaders& stored,
+                                                      const HttpResponseHeaders& not_modified) {
+  auto merged = std::make_shared<HttpResponseHeaders>(stored);
+  // Names the 304 marks as connection-specific are not stored either (RFC 9110 7.6.1).
+  std::vector<std::string> connection_named;
+  size_t iter = 0;
+  std::string token;
+  while (not_modified.EnumerateHeader(&iter, "connection", &token))
+    connection_named.push_back(ToLowerAscii(token));
+  auto excluded = [&](const std::string& name) {
+    return IsNonUpdatedHeader(name) || std::find(connection_named.begin(), connection_named.end(),
+                                                 ToLowerAscii(name)) != connection_named.end();
+  };
+  // First drop every stored header the 304 replaces, then append the 304's in its order, so a
+  // repeated header (two Cache-Control lines) replaces as a whole.
+  std::vector<std::string> replaced;
+  for (const HttpResponseHeaders::Header& h : not_modified.headers()) {
+    if (excluded(h.name)) continue;
+    std::string lower = ToLowerAscii(h.name);
+    if (std::find(replaced.begin(), replaced.end(), lower) != replaced.end()) continue;
+    replaced.push_back(lower);
+    merged->RemoveHeader(h.name);
+  }
+  for (const HttpResponseHeaders::Header& h : not_modified.headers()) {
+    if (!excluded(h.name)) merged->AddHeader(h.name, h.value);
+  }
+  return merged;
+}
+
+std::shared_ptr<HttpResponseHeaders> HeadersForStorage(const HttpResponseHeaders& headers) {
+  auto stored = std::make_shared<HttpResponseHeaders>(headers);
+  stored->RemoveHeader("set-cookie");
+  stored->RemoveHeader("set-cookie2");
+  return stored;
+}
+
+std::vector<std::string> GetInvalidatedKeys(std::string_view method, const Url& url,
+                                            const HttpResponseHeaders& response) {
+  std::vector<std::string> keys;
+  const int code = response.response_code();
+  if (IsSafeMethod(method) || code < 200 || code >= 400) return keys;
+  keys.push_back(url.spec());
+  for (const char* name : {"location", "content-location"}) {
+    std::string value;
+    Url target;
+    std::string message;
+    if (!HasFirstHeader(response, name, &value)) continue;
+    value = std::string(TrimHttpWhitespace(value));
+    if (value.empty() || url.Resolve(value, &target, &message) != OK) continue;
+    if (!IsSameOrigin(url, target)) continue;  // a request must not evict another origin's
+    if (std::find(keys.begin(), keys.end(), target.spec()) == keys.end())
+      keys.push_back(target.spec());
+  }
+  return keys;
+}
+
+}  // namespace netstack

@@ -1,0 +1,184 @@
+// The caching rules of RFC 9111 for a private (single-user) cache, as pure functions: no I/O,
+// no clock (times are passed in). HttpCacheTransaction asks these; `netstack cache ls` shows
+// GetFreshnessInfo. The decisions this file makes (and where it follows Chrome rather than the
+// letter of the RFC) are listed in net/http/README.md ("HTTP cache").
+#ifndef NET_HTTP_HTTP_CACHE_POLICY_H_
+#define NET_HTTP_HTTP_CACHE_POLICY_H_
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/base/clock.h"
+#include "net/base/url.h"
+#include "net/http/http_request_headers.h"
+#include "net/http/http_response_headers.h"
+#include "net/http/http_response_info.h"
+
+namespace netstack {
+
+// Delta-seconds past this are this (RFC 9111 section 1.2.2).
+inline constexpr int64_t kMaxDeltaSeconds = int64_t{1} << 31;
+
+// The Cache-Control directives a private cache acts on (s-maxage, proxy-revalidate, public's
+// shared-cache meaning and must-understand concern shared caches and are ignored).
+struct CacheControl {
+  bool no_store = false;
+  // Response: store, but always validate before use. Request: validate before using a stored
+  // response. A qualified no-cache="Field" is treated as unqualified (RFC 9111 5.2.2.4 allows).
+  bool no_cache = false;
+  bool must_revalidate = false;  // response: a stale response is never used without validation
+  bool immutable = false;        // response: RFC 8246
+  bool is_private = false;
+  bool is_public = false;
+  bool only_if_cached = false;  // request
+  // First occurrence wins (RFC 9111 4.2.1). An unparsable max-age counts as 0 (stale); other
+  // unparsable values are ignored. Values past kMaxDeltaSeconds are clamped.
+  std::optional<TimeDelta> max_age;
+  std::optional<TimeDelta> stale_while_revalidate;  // response: RFC 5861
+  std::optional<TimeDelta> min_fresh;               // request
+  // Request: "max-stale" with no value accepts any staleness (TimeDelta::max()).
+  std::optional<TimeDelta> max_stale;
+};
+
+// A response's Cache-Control (every line). Without any Cache-Control, "Pragma: no-cache" counts
+// as no-cache (Chrome does the same for responses).
+CacheControl ParseResponseCacheControl(const HttpResponseHeaders& headers);
+// A request's Cache-Control; without one, "Pragma: no-cache" counts as no-cache (RFC 9111 5.4).
+CacheControl ParseRequestCacheControl(const HttpRequestHeaders& headers);
+
+// GET, HEAD, OPTIONS, TRACE (RFC 9110 9.2.1). Everything else invalidates (RFC 9111 4.4).
+bool IsSafeMethod(std::string_view method);
+
+// How the cache treats a request before looking anything up.
+struct RequestCachePolicy {
+  enum class Mode {
+    kNormal,      // GET: look up, use or validate, store the response
+    kBypass,      // neither read nor written (HEAD, OPTIONS, request no-store, Range, If-*)
+    kInvalidate,  // an unsafe method: bypass, then invalidate (GetInvalidatedKeys)
+  };
+  Mode mode = Mode::kNormal;
+  bool only_if_cached = false;
+  std::string reason;  // why not kNormal ("method HEAD", "request no-store", ...)
+};
+RequestCachePolicy GetRequestCachePolicy(std::string_view method,
+                                         const HttpRequestHeaders& headers);
+
+// Whether the response to a GET may be stored (RFC 9111 section 3 for a private cache): a
+// final status other than 206 and 304, no no-store in request or response, not "Vary: *", and
+// one of: max-age, Expires, private, public, or a heuristically cacheable status. *reason (if
+// given) says why not.
+bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
+                const HttpResponseHeaders& response, std::string* reason = nullptr);
+
+// 200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501 (RFC 9110 15.1).
+bool IsHeuristicallyCacheableStatus(int code);
+
+enum class FreshnessSource { kNone, kMaxAge, kExpires, kHeuristic };
+// "none" | "max-age" | "expires" | "heuristic".
+const char* FreshnessSourceName(FreshnessSource source);
+
+// How fresh a stored response is at a given time: what `netstack cache ls` shows.
+struct FreshnessInfo {
+  TimeDelta lifetime{};  // RFC 9111 4.2.1 (0 when none)
+  TimeDelta age{};       // RFC 9111 4.2.3, at the time asked
+  FreshnessSource source = FreshnessSource::kNone;
+  bool heuristic = false;  // source == kHeuristic
+  TimeDelta stale_while_revalidate{};
+  bool no_cache = false;  // always validated
+  bool must_revalidate = false;
+  bool immutable = false;
+  bool has_validator = false;  // ETag or Last-Modified: a stale response can be revalidated
+
+  bool is_fresh() const { return lifetime > age; }
+  // Time left before it turns stale; negative: stale for that long.
+  TimeDelta remaining() const { return lifetime - age; }
+  // {"fresh": bool, "lifetime_s", "age_s", "remaining_s" (may be negative), "source",
+  //  "heuristic", "stale_while_revalidate_s", "no_cache", "must_revalidate", "immutable",
+  //  "has_validator"}, seconds as numbers with a fraction.
+  nlohmann::json ToJson() const;
+};
+
+// The freshness lifetime of `headers`, received at `response_time`: max-age, else Expires - Date
+// (an invalid Expires, "0" included, means already expired), else for heuristically cacheable
+// statuses (or public) 10% of Date - Last-Modified, else 0. Date defaults to response_time.
+TimeDelta GetFreshnessLifetime(const HttpResponseHeaders& headers, Time response_time,
+                               FreshnessSource* source = nullptr);
+
+// RFC 9111 4.2.3: corrected initial age (the larger of the apparent age from Date and Age plus
+// the response delay) plus the time resident in the cache. Never negative.
+TimeDelta GetCurrentAge(const HttpResponseHeaders& headers, Time request_time, Time response_time,
+                        Time now);
+
+// Everything above for a stored response at `now`.
+FreshnessInfo GetFreshnessInfo(const HttpResponseInfo& info, Time now);
+
+// Whether `request` (the headers as they would be sent) matches what `stored` was selected by
+// (RFC 9111 4.1): every Vary-named header absent in both or equal after joining repeats.
+// *mismatch (if given) names the first header that differs.
+bool VaryMatches(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
+                 std::string* mismatch = nullptr);
+
+enum class CacheAction {
+  kUse,                    // fresh enough: serve the stored response, no network
+  kUseStale,               // stale, but the request allows it (max-stale, only-if-cached)
+  kUseStaleAndRevalidate,  // stale within stale-while-revalidate: serve, revalidate behind
+  kValidate,               // ask the server (conditional when the stored response has validators)
+  kNetwork,                // the stored response does not apply (Vary): plain request
+  kMiss,                   // only-if-cached and nothing usable: ERR_CACHE_MISS
+};
+// "use" | "use-stale" | "use-stale-and-revalidate" | "validate" | "network" | "miss".
+const char* CacheActionName(CacheAction action);
+
+struct CacheDecision {
+  CacheAction action = CacheAction::kNetwork;
+  std::string reason;  // one line: "fresh", "stale", "response no-cache", "vary mismatch: ..."
+  FreshnessInfo freshness;
+};
+
+// What to do with `stored` for a GET whose headers (as sent) are `request`, at `now`. In order:
+// Vary mismatch -> kNetwork; response no-cache -> kValidate; request no-cache (or Pragma) ->
+// kValidate; request max-age=0, or an age above request max-age, or less than min-fresh left
+// -> kValidate, except that a fresh `immutable` response is used (Chrome's and Firefox's
+// reload behaviour); fresh -> kUse; stale: must-revalidate -> kValidate, within request
+// max-stale -> kUseStale, within stale-while-revalidate -> kUseStaleAndRevalidate, else
+// kValidate. With only-if-cached, anything that may be served without validation is (kUse or
+// kUseStale) and the rest is kMiss.
+CacheDecision DecideCacheUse(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
+                             Time now);
+
+// Adds If-None-Match (the stored ETag) and If-Modified-Since (the stored Last-Modified, when it
+// is a valid date) to *request. Returns false, changing nothing, when there is neither.
+bool AddValidationHeaders(const HttpResponseHeaders& stored, HttpRequestHeaders* request);
+
+// Headers a 304 does not update in the stored response (RFC 9111 3.2), beside those named by
+// the 304's Connection: the hop-by-hop ones (Connection, Proxy-Connection, Keep-Alive, TE,
+// Trailer, Transfer-Encoding, Upgrade), the ones describing the stored body's bytes
+// (Content-Length, Content-Encoding, Content-Range, Content-Type: the stored body keeps its
+// framing and coding whatever a 304 says, and servers are known to send default Content-Types
+// on 304s, which is why Chrome keeps the stored one too), and connection authentication
+// (Proxy-Authenticate, Proxy-Authorization).
+bool IsNonUpdatedHeader(std::string_view name);
+
+// The stored headers updated with a 304's (RFC 9111 3.2): every header of `not_modified` not
+// excluded above replaces all stored headers of that name; the stored status line is kept.
+std::shared_ptr<HttpResponseHeaders> MergeNotModified(const HttpResponseHeaders& stored,
+                                                      const HttpResponseHeaders& not_modified);
+
+// The headers as stored: `headers` without Set-Cookie and Set-Cookie2. Cookies are state, not
+// part of the representation: a hit must not set them again, and the profile's cache files must
+// not keep them (Chrome persists responses "sans cookies" too).
+std::shared_ptr<HttpResponseHeaders> HeadersForStorage(const HttpResponseHeaders& headers);
+
+// The cache keys an unsafe request's response invalidates (RFC 9111 4.4): none for safe
+// methods or a status outside 200-399; else the target URL, then the Location and
+// Content-Location URLs (resolved against the target) that have the target's origin.
+std::vector<std::string> GetInvalidatedKeys(std::string_view method, const Url& url,
+                                            const HttpResponseHeaders& response);
+
+}  // namespace netstack
+
+#endif  // NET_HTTP_HTTP_CACHE_POLICY_H_

@@ -1,0 +1,533 @@
+#include "net/http/http_cache_transaction.h"
+
+#include "net/http/http_cache.h"
+#include "net/http/http_util.h"
+#include "net/http/url_request_context.h"
+
+namespace netstack {
+namespace {
+
+// Raw (encoded) body bytes read from the entry or the network at once; also the most held.
+constexpr int kRawBufferBytes = 32 * 1024;
+// A 304 is bodiless (HttpStreamParser), so draining it reads nothing; the buffer is a formality.
+constexpr int kDrainBufferBytes = 1024;
+
+}  // namespace
+
+HttpCacheTransaction::HttpCacheTransaction(HttpCache* cache, UrlRequestContext* context,
+                                           RequestPriority priority,
+                                           const NetLogWithSource& net_log, Mode mode)
+    : cache_(cache), context_(context), priority_(priority), net_log_(net_log), mode_(mode) {}
+
+HttpCacheTransaction::~HttpCacheTransaction() {
+  if (open_event_pending_)
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::HTTP_CACHE_OPEN_ENTRY, ERR_ABORTED);
+  // Cancel pending reads (entry, network) while the buffers they write into still exist.
+  entry_.reset();
+  network_.reset();
+  writer_.reset();
+}
+
+int HttpCacheTransaction::Start(const HttpRequestInfo& info, CompletionCallback callback) {
+  info_ = info;
+  network_info_ = info;
+  start_ticks_ = context_->scheduler().Now();
+  key_ = info.url.spec();
+  sent_headers_ = info.extra_headers;
+  AddDefaultRequestHeaders(&sent_headers_);
+  policy_ = GetRequestCachePolicy(info.method, sent_headers_);
+  if (policy_.mode != RequestCachePolicy::Mode::kNormal) {
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this] {
+      return nlohmann::json{{"key", key_}, {"action", "bypass"}, {"reason", policy_.reason}};
+    });
+    if (policy_.only_if_cached) {
+      error_detail_ =
+          "only-if-cached, but the cache does not serve this request (" + policy_.reason + ")";
+      return ERR_CACHE_MISS;
+    }
+    return StartBypass(std::move(callback));
+  }
+  next_state_ = State::kOpenEntry;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
+  bypass_ = true;
+  disposition_ = CacheDisposition::kBypass;
+  network_ = std::make_unique<HttpNetworkTransaction>(context_, priority_, net_log_);
+  int rv = network_->Start(info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (!weak) return;
+    rv = weak->OnBypassHeaders(rv);
+    CompletionCallback cb = std::move(weak->callback_);
+    weak->callback_ = nullptr;
+    if (cb) cb(rv);  // May destroy the transaction.
+  });
+  if (rv == ERR_IO_PENDING) {
+    callback_ = std::move(callback);
+    return rv;
+  }
+  return OnBypassHeaders(rv);
+}
+
+int HttpCacheTransaction::OnBypassHeaders(int rv) {
+  if (rv != OK) return rv;
+  if (policy_.mode != RequestCachePolicy::Mode::kInvalidate) return OK;
+  for (const std::string& key :
+       GetInvalidatedKeys(info_.method, info_.url, *network_->response_headers())) {
+    cache_->backend()->DoomEntry(key);
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_DOOM_ENTRY, [&key, this] {
+      return nlohmann::json{{"key", key}, {"reason", "invalidated by " + info_.method}};
+    });
+  }
+  return OK;
+}
+
+int HttpCacheTransaction::DoLoop(int rv) {
+  do {
+    State state = next_state_;
+    next_state_ = State::kNone;
+    switch (state) {
+      case State::kOpenEntry:
+        rv = DoOpenEntry();
+        break;
+      case State::kOpenEntryComplete:
+        rv = DoOpenEntryComplete(rv);
+        break;
+      case State::kReadFirstChunk:
+        rv = DoReadFirstChunk();
+        break;
+      case State::kReadFirstChunkComplete:
+        rv = DoReadFirstChunkComplete(rv);
+        break;
+      case State::kSendNetwork:
+        rv = DoSendNetwork();
+        break;
+      case State::kSendNetworkComplete:
+        rv = DoSendNetworkComplete(rv);
+        break;
+      case State::kDrainNetwork:
+        rv = DoDrainNetwork();
+        break;
+      case State::kDrainNetworkComplete:
+        rv = DoDrainNetworkComplete(rv);
+        break;
+      case State::kNone:
+        return rv;
+    }
+  } while (rv != ERR_IO_PENDING && next_state_ != State::kNone);
+  return rv;
+}
+
+void HttpCacheTransaction::OnIoComplete(int rv) {
+  rv = DoLoop(rv);
+  if (rv != ERR_IO_PENDING && callback_) {
+    CompletionCallback cb = std::move(callback_);
+    callback_ = nullptr;
+    cb(rv);  // May destroy this.
+  }
+}
+
+int HttpCacheTransaction::DoOpenEntry() {
+  next_state_ = State::kOpenEntryComplete;
+  open_event_pending_ = true;
+  net_log_.BeginEvent(NetLogEventType::HTTP_CACHE_OPEN_ENTRY, [this] {
+    return nlohmann::json{{"key", key_}};
+  });
+  return cache_->backend()->OpenEntry(
+      key_, &entry_,
+      [weak = weak_factory_.GetWeakPtr()](int rv, std::unique_ptr<CacheEntry> entry) {
+        if (!weak) return;
+        weak->entry_ = std::move(entry);
+        weak->OnIoComplete(rv);
+      });
+}
+
+int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
+  open_event_pending_ = false;
+  net_log_.EndEventWithNetErrorCode(NetLogEventType::HTTP_CACHE_OPEN_ENTRY, rv);
+  // Until a stored response is used (also for only-if-cached failures).
+  disposition_ = CacheDisposition::kMiss;
+  if (rv != OK || !entry_) {
+    entry_.reset();
+    if (policy_.only_if_cached) {
+      error_detail_ = "only-if-cached, and nothing is stored for " + key_;
+      return ERR_CACHE_MISS;
+    }
+    action_ = CacheAction::kNetwork;
+    disposition_ = CacheDisposition::kMiss;
+    next_state_ = State::kSendNetwork;
+    return OK;
+  }
+
+  std::string error;
+  bool parsed = HttpResponseInfo::Parse(entry_->headers(), &stored_, &error);
+  if (parsed && stored_.url != key_) {
+    parsed = false;
+    error = "stream 0: stored URL does not match the key";
+  }
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_INFO, [&] {
+    nlohmann::json params{{"bytes", entry_->headers().size()}};
+    if (!parsed) params["error"] = SanitizeUtf8(error);
+    return params;
+  });
+  if (!parsed) {
+    DoomOpenedEntry(error);
+    return FallBackToNetwork("damaged entry: " + error);
+  }
+
+  CacheDecision decision = DecideCacheUse(stored_, sent_headers_, cache_->clock().Now());
+  action_ = decision.action;
+  if (mode_ == Mode::kBackgroundRevalidation &&
+      (action_ == CacheAction::kUse || action_ == CacheAction::kUseStale ||
+       action_ == CacheAction::kUseStaleAndRevalidate)) {
+    action_ = CacheAction::kValidate;
+    decision.reason = "background revalidation";
+  }
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [&] {
+    return nlohmann::json{{"key", key_},
+                          {"action", CacheActionName(action_)},
+                          {"reason", SanitizeUtf8(decision.reason)},
+                          {"freshness", decision.freshness.ToJson()}};
+  });
+  switch (action_) {
+    case CacheAction::kMiss:
+      entry_.reset();
+      error_detail_ = "only-if-cached, and the stored response for " + key_ +
+                      " cannot be used: " + decision.reason;
+      return ERR_CACHE_MISS;
+    case CacheAction::kUse:
+      disposition_ = CacheDisposition::kHit;
+      next_state_ = State::kReadFirstChunk;
+      return OK;
+    case CacheAction::kUseStale:
+      disposition_ = CacheDisposition::kStale;
+      next_state_ = State::kReadFirstChunk;
+      return OK;
+    case CacheAction::kUseStaleAndRevalidate:
+      disposition_ = CacheDisposition::kStale;
+      cache_->StartBackgroundRevalidation(context_, info_, net_log_);
+      next_state_ = State::kReadFirstChunk;
+      return OK;
+    case CacheAction::kValidate:
+      // Without validators the request goes out plain; its response replaces the entry.
+      validating_ = AddValidationHeaders(*stored_.headers, &network_info_.extra_headers);
+      disposition_ = CacheDisposition::kMiss;
+      next_state_ = State::kSendNetwork;
+      return OK;
+    case CacheAction::kNetwork:
+      // Another variant (Vary): leave it alone unless the new response replaces it.
+      entry_.reset();
+      disposition_ = CacheDisposition::kMiss;
+      next_state_ = State::kSendNetwork;
+      return OK;
+  }
+  return ERR_FAILED;
+}
+
+int HttpCacheTransaction::DoReadFirstChunk() {
+  next_state_ = State::kReadFirstChunkComplete;
+  source_ = Source::kEntry;
+  if (!raw_buf_) raw_buf_.reset(new char[kRawBufferBytes]);
+  return entry_->ReadBody(0, raw_buf_.get(), kRawBufferBytes,
+                          [weak = weak_factory_.GetWeakPtr()](int rv) {
+                            if (weak) weak->OnIoComplete(rv);
+                          });
+}
+
+int HttpCacheTransaction::DoReadFirstChunkComplete(int rv) {
+  if (rv < 0) {
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [rv] {
+      return nlohmann::json{{"net_error", rv}, {"bytes", 0}};
+    });
+    DoomOpenedEntry("stored body unreadable: " + ErrorToString(rv));
+    return FallBackToNetwork("stored body unreadable: " + ErrorToString(rv));
+  }
+  raw_bytes_read_ = rv;
+  raw_pending_ = std::string_view(raw_buf_.get(), static_cast<size_t>(rv));
+  raw_eof_ = rv == 0;
+  if (!response_headers_) response_headers_ = stored_.headers;
+  headers_ticks_ = context_->scheduler().Now();
+  return OK;
+}
+
+int HttpCacheTransaction::FallBackToNetwork(const std::string& reason) {
+  entry_.reset();
+  network_.reset();
+  validating_ = false;
+  network_info_ = info_;
+  response_headers_.reset();
+  source_ = Source::kNone;
+  raw_pending_ = {};
+  raw_eof_ = false;
+  raw_bytes_read_ = 0;
+  action_ = CacheAction::kNetwork;
+  if (policy_.only_if_cached) {
+    error_detail_ =
+        "only-if-cached, and the stored response for " + key_ + " cannot be used: " + reason;
+    return ERR_CACHE_MISS;
+  }
+  disposition_ = CacheDisposition::kMiss;
+  next_state_ = State::kSendNetwork;
+  return OK;
+}
+
+void HttpCacheTransaction::DoomOpenedEntry(const std::string& reason) {
+  if (entry_) entry_->Doom();
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_DOOM_ENTRY, [&] {
+    return nlohmann::json{{"key", key_}, {"reason", SanitizeUtf8(reason)}};
+  });
+}
+
+int HttpCacheTransaction::DoSendNetwork() {
+  next_state_ = State::kSendNetworkComplete;
+  network_ = std::make_unique<HttpNetworkTransaction>(context_, priority_, net_log_,
+                                                      /*decode_content=*/false);
+  request_time_ = cache_->clock().Now();
+  return network_->Start(network_info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIoComplete(rv);
+  });
+}
+
+int HttpCacheTransaction::DoSendNetworkComplete(int rv) {
+  if (rv != OK) {
+    // The stored response (if any) is left as it was: a failed validation proves nothing.
+    error_detail_ = network_->error_detail();
+    entry_.reset();
+    return rv;
+  }
+  response_time_ = cache_->clock().Now();
+  if (validating_ && network_->response_headers()->response_code() == 304)
+    return HandleNotModified();
+  HandleNetworkResponse();
+  return OK;
+}
+
+int HttpCacheTransaction::HandleNotModified() {
+  std::shared_ptr<const HttpResponseHeaders> merged =
+      MergeNotModified(*stored_.headers, *network_->response_headers());
+  stored_.headers = merged;
+  stored_.request_time = request_time_;
+  stored_.response_time = response_time_;
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_VALIDATE_RESULT, [] {
+    return nlohmann::json{{"status", 304}, {"result", "revalidated"}};
+  });
+  std::string why;
+  // The 304 may have changed what makes the response storable (no-store, Vary).
+  if (IsStorable(info_.method, sent_headers_, *merged, &why) &&
+      stored_.SetVaryFromRequest(sent_headers_)) {
+    HttpResponseInfo to_store = stored_;
+    to_store.headers = HeadersForStorage(*merged);
+    std::string blob = to_store.Serialize();
+    const size_t bytes = blob.size();
+    entry_->WriteHeaders(std::move(blob));
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_INFO, [bytes] {
+      return nlohmann::json{{"bytes", bytes}, {"stored", true}};
+    });
+  } else {
+    DoomOpenedEntry("not storable after the 304: " + (why.empty() ? "Vary" : why));
+  }
+  disposition_ = CacheDisposition::kRevalidated;
+  response_headers_ = merged;
+  next_state_ = State::kDrainNetwork;
+  return OK;
+}
+
+int HttpCacheTransaction::DoDrainNetwork() {
+  next_state_ = State::kDrainNetworkComplete;
+  if (!drain_buf_) drain_buf_.reset(new char[kDrainBufferBytes]);
+  return network_->Read(drain_buf_.get(), kDrainBufferBytes,
+                        [weak = weak_factory_.GetWeakPtr()](int rv) {
+                          if (weak) weak->OnIoComplete(rv);
+                        });
+}
+
+int HttpCacheTransaction::DoDrainNetworkComplete(int rv) {
+  if (rv > 0) {
+    next_state_ = State::kDrainNetwork;
+    return OK;
+  }
+  // 0: the socket went back to the pool; an error only cost the socket.
+  if (mode_ == Mode::kBackgroundRevalidation) {
+    // The headers were all a revalidation needed; no stored body is read.
+    source_ = Source::kNone;
+    raw_eof_ = true;
+    headers_ticks_ = context_->scheduler().Now();
+    return OK;
+  }
+  next_state_ = State::kReadFirstChunk;
+  return OK;
+}
+
+void HttpCacheTransaction::HandleNetworkResponse() {
+  std::shared_ptr<const HttpResponseHeaders> headers = network_->response_headers();
+  disposition_ = CacheDisposition::kMiss;
+  response_headers_ = headers;
+  source_ = Source::kNetwork;
+  headers_ticks_ = context_->scheduler().Now();
+  if (validating_) {
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_VALIDATE_RESULT, [&headers] {
+      return nlohmann::json{{"status", headers->response_code()}, {"result", "replaced"}};
+    });
+  }
+
+  HttpResponseInfo info;
+  info.url = key_;
+  info.headers = HeadersForStorage(*headers);
+  info.request_time = request_time_;
+  info.response_time = response_time_;
+  std::string why;
+  bool storable = IsStorable(info_.method, sent_headers_, *headers, &why);
+  if (storable && !info.SetVaryFromRequest(sent_headers_)) {
+    storable = false;
+    why = "Vary names headers that cannot be matched";
+  }
+  if (entry_) {
+    // The stored response was superseded. A storable replacement takes its place at commit;
+    // otherwise the outdated one goes now, unless the server only failed (5xx).
+    if (!storable && headers->response_code() < 500)
+      DoomOpenedEntry("replaced by a response that is not stored: " + why);
+    entry_.reset();
+  }
+  if (!storable) {
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_INFO, [&why] {
+      return nlohmann::json{{"stored", false}, {"reason", SanitizeUtf8(why)}};
+    });
+    return;
+  }
+  writer_ = std::make_unique<HttpCacheWriter>(cache_->backend(), info, net_log_);
+}
+
+int HttpCacheTransaction::Read(char* buf, int len, CompletionCallback callback) {
+  if (bypass_) return network_->Read(buf, len, std::move(callback));
+  if (!response_headers_) return ERR_FAILED;  // Read before Start succeeded.
+  if (body_result_ <= 0) return body_result_;
+  user_buf_ = buf;
+  user_len_ = len;
+  int rv = DoReadBody();
+  if (rv == ERR_IO_PENDING) read_callback_ = std::move(callback);
+  return rv;
+}
+
+int HttpCacheTransaction::DoReadBody() {
+  for (;;) {
+    if (!decoder_) {
+      std::string coding;
+      response_headers_->GetNormalizedHeader("content-encoding", &coding);
+      std::string error;
+      int rv = ContentDecoder::Create(coding, context_->config().stream.max_body_bytes, &decoder_,
+                                      &error);
+      if (rv != OK) {
+        error_detail_ = error;
+        return FinishBody(rv);
+      }
+    }
+    int rv = decoder_->Decode(&raw_pending_, user_buf_, static_cast<size_t>(user_len_));
+    if (rv > 0) return rv;
+    if (rv < 0) {
+      error_detail_ = decoder_->error_message();
+      return FinishBody(rv);
+    }
+    if (raw_eof_) {
+      rv = decoder_->Finish();
+      if (rv != OK) error_detail_ = decoder_->error_message();
+      return FinishBody(rv);
+    }
+    rv = ReadRaw();
+    if (rv == ERR_IO_PENDING) return rv;
+    rv = HandleRawResult(rv);
+    if (rv < 0) return FinishBody(rv);
+  }
+}
+
+int HttpCacheTransaction::ReadRaw() {
+  if (!raw_buf_) raw_buf_.reset(new char[kRawBufferBytes]);
+  auto callback = [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnRawReadComplete(rv);
+  };
+  if (source_ == Source::kEntry)
+    return entry_->ReadBody(raw_bytes_read_, raw_buf_.get(), kRawBufferBytes, callback);
+  if (source_ == Source::kNetwork) return network_->Read(raw_buf_.get(), kRawBufferBytes, callback);
+  return 0;
+}
+
+int HttpCacheTransaction::HandleRawResult(int rv) {
+  if (rv < 0) {
+    if (source_ == Source::kNetwork) {
+      error_detail_ = network_->error_detail();
+    } else {
+      error_detail_ = "the stored body of " + key_ + " became unreadable";
+      net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this, rv] {
+        return nlohmann::json{{"net_error", rv}, {"bytes", raw_bytes_read_}};
+      });
+    }
+    return rv;
+  }
+  if (rv == 0) {
+    raw_eof_ = true;
+    return OK;
+  }
+  raw_bytes_read_ += rv;
+  raw_pending_ = std::string_view(raw_buf_.get(), static_cast<size_t>(rv));
+  if (writer_) writer_->Append(raw_buf_.get(), rv);
+  return OK;
+}
+
+void HttpCacheTransaction::OnRawReadComplete(int rv) {
+  rv = HandleRawResult(rv);
+  rv = rv < 0 ? FinishBody(rv) : DoReadBody();
+  if (rv == ERR_IO_PENDING) return;
+  CompletionCallback cb = std::move(read_callback_);
+  read_callback_ = nullptr;
+  if (cb) cb(rv);  // May destroy this.
+}
+
+int HttpCacheTransaction::FinishBody(int rv) {
+  body_result_ = rv;
+  body_end_ticks_ = context_->scheduler().Now();
+  if (source_ == Source::kEntry && rv == 0) {
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this] {
+      return nlohmann::json{{"bytes", raw_bytes_read_}};
+    });
+  }
+  // The writer commits only a body that ended cleanly.
+  if (writer_) {
+    writer_->Finish(rv);
+    writer_.reset();
+  }
+  return rv;
+}
+
+std::shared_ptr<const HttpResponseHeaders> HttpCacheTransaction::response_headers() const {
+  if (bypass_) return network_ ? network_->response_headers() : nullptr;
+  return response_headers_;
+}
+
+LoadTimingInfo HttpCacheTransaction::GetLoadTimingInfo() const {
+  if (bypass_) return network_ ? network_->GetLoadTimingInfo() : LoadTimingInfo();
+  LoadTimingInfo timing;
+  if (network_) timing = network_->GetLoadTimingInfo();
+  timing.request_start = start_ticks_;
+  if (source_ == Source::kEntry || (source_ == Source::kNone && response_headers_)) {
+    if (!network_) timing.receive_headers_start = timing.receive_headers_end = headers_ticks_;
+    timing.receive_end = body_end_ticks_;
+  }
+  return timing;
+}
+
+const ConnectionInfo& HttpCacheTransaction::connection_info() const {
+  return network_ ? network_->connection_info() : no_connection_;
+}
+
+int64_t HttpCacheTransaction::encoded_body_bytes() const {
+  if (bypass_) return network_ ? network_->encoded_body_bytes() : 0;
+  return raw_bytes_read_;
+}
+
+const std::string& HttpCacheTransaction::error_detail() const {
+  if (bypass_ && network_ && error_detail_.empty()) return network_->error_detail();
+  return error_detail_;
+}
+
+}  // namespace netstack

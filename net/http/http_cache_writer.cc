@@ -1,0 +1,64 @@
+#include "net/http/http_cache_writer.h"
+
+#include "net/http/http_util.h"
+
+namespace netstack {
+
+HttpCacheWriter::HttpCacheWriter(CacheBackend* backend, const HttpResponseInfo& info,
+                                 const NetLogWithSource& net_log)
+    : entry_(backend->CreateEntry(info.url)), net_log_(net_log) {
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_CREATE_ENTRY, [&info] {
+    return nlohmann::json{{"key", SanitizeUtf8(info.url)}};
+  });
+  std::string blob = info.Serialize();
+  const size_t bytes = blob.size();
+  entry_->WriteHeaders(std::move(blob));
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_INFO, [bytes] {
+    return nlohmann::json{{"bytes", bytes}, {"stored", true}};
+  });
+}
+
+HttpCacheWriter::~HttpCacheWriter() {
+  if (entry_) Abandon(ERR_ABORTED, "cancelled before the end of the body");
+}
+
+void HttpCacheWriter::Append(const char* data, int len) {
+  if (!entry_) return;
+  int result = entry_->AppendBody(data, len);
+  if (result != OK) {
+    // Too large, write queue full, disk full: the response goes on, uncached.
+    Abandon(result, "append failed");
+    return;
+  }
+  bytes_written_ += len;
+}
+
+void HttpCacheWriter::Finish(int result) {
+  if (!entry_) return;
+  if (result != OK) {
+    Abandon(result, "the body failed");
+    return;
+  }
+  // The commit outlives this writer. The NetLog outlives the context, hence the backend, whose
+  // pending callbacks are dropped when it goes.
+  const int64_t bytes = bytes_written_;
+  entry_->Commit([net_log = net_log_, bytes](int rv) {
+    net_log.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_DATA, [bytes, rv] {
+      nlohmann::json params{{"bytes", bytes}, {"committed", rv == OK}};
+      if (rv != OK) params["net_error"] = rv;
+      return params;
+    });
+  });
+  entry_.reset();
+}
+
+void HttpCacheWriter::Abandon(int error, const std::string& why) {
+  const int64_t bytes = bytes_written_;
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_DATA, [bytes, error, &why] {
+    return nlohmann::json{
+        {"bytes", bytes}, {"committed", false}, {"net_error", error}, {"reason", why}};
+  });
+  entry_.reset();  // Uncommitted: discarded.
+}
+
+}  // namespace netstack

@@ -1,0 +1,84 @@
+// HttpTransaction: one hop of a request (Chrome's net::HttpTransaction), as UrlRequest sees it.
+// Two implementations: HttpNetworkTransaction (the network) and HttpCacheTransaction (the HTTP
+// cache in front of the network). UrlRequest creates the cache one when its context has an
+// HttpCache.
+//
+// Asynchronous contract as in stream_socket.h: results are synchronous or ERR_IO_PENDING, and
+// callbacks never run inside a call. Destroying the transaction cancels everything.
+#ifndef NET_HTTP_HTTP_TRANSACTION_H_
+#define NET_HTTP_HTTP_TRANSACTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/base/load_timing_info.h"
+#include "net/base/net_error.h"
+#include "net/base/url.h"
+#include "net/http/http_request_headers.h"
+#include "net/http/http_response_headers.h"
+
+namespace netstack {
+
+struct HttpRequestInfo {
+  Url url;
+  std::string method = "GET";
+  HttpRequestHeaders extra_headers;
+  std::string body;
+};
+
+// What a hop learned about its connection, for output and the internals page. All defaults
+// (socket_id 0) when the hop used no connection (served from the cache).
+struct ConnectionInfo {
+  uint32_t socket_id = 0;
+  bool reused = false;
+  std::string peer_address;
+  std::string tls_version;
+  bool tls_resumed = false;
+  bool dns_from_cache = false;
+  bool dns_stale = false;
+};
+
+// Where a hop's response came from (the `cache` member of `fetch --json` records).
+enum class CacheDisposition {
+  kBypass,       // the cache was not consulted (no cache, a method other than GET, no-store...)
+  kMiss,         // from the network (nothing stored, not usable, or replaced on validation)
+  kHit,          // from the cache, fresh, no network
+  kRevalidated,  // from the cache after the server answered 304 to a conditional request
+  kStale,        // from the cache although stale (stale-while-revalidate, max-stale)
+};
+
+// "bypass" | "miss" | "hit" | "revalidated" | "stale".
+const char* CacheDispositionName(CacheDisposition disposition);
+
+class HttpTransaction {
+ public:
+  virtual ~HttpTransaction() = default;
+
+  // Sends the request (or looks it up) and gets the response headers. Returns OK, an error, or
+  // ERR_IO_PENDING (then `callback` gets OK or the error). `info` is copied. Call once.
+  virtual int Start(const HttpRequestInfo& info, CompletionCallback callback) = 0;
+
+  // Reads body bytes, decoded of Content-Encoding, after Start succeeded: bytes (> 0), 0 at the
+  // end, an error, or ERR_IO_PENDING (then `callback` gets one of those; `buf` must stay valid
+  // until then). One read at a time.
+  virtual int Read(char* buf, int len, CompletionCallback callback) = 0;
+
+  // The response headers once Start succeeded (null before, or when it failed).
+  virtual std::shared_ptr<const HttpResponseHeaders> response_headers() const = 0;
+
+  // Timing of this hop. A hop served from the cache has request_start and the receive points
+  // only (no connect, no send).
+  virtual LoadTimingInfo GetLoadTimingInfo() const = 0;
+  virtual const ConnectionInfo& connection_info() const = 0;
+  // Body bytes before content decoding (as received, or as stored).
+  virtual int64_t encoded_body_bytes() const = 0;
+  // A sentence about the last error when a layer had one, else empty.
+  virtual const std::string& error_detail() const = 0;
+  // Where the response came from; meaningful once Start succeeded.
+  virtual CacheDisposition cache_disposition() const = 0;
+};
+
+}  // namespace netstack
+
+#endif  // NET_HTTP_HTTP_TRANSACTION_H_

@@ -1,0 +1,186 @@
+// HttpResponseInfo: the cache's stream 0 blob, its round trip and its refusals.
+#include "net/http/http_response_info.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace netstack {
+namespace {
+
+std::shared_ptr<const HttpResponseHeaders> Headers(const std::string& block) {
+  std::string error;
+  auto headers = HttpResponseHeaders::Parse(block, &error);
+  INFO(error);
+  REQUIRE(headers);
+  return headers;
+}
+
+HttpResponseInfo SampleInfo() {
+  HttpResponseInfo info;
+  info.url = "http://a.test/path?q=1";
+  info.headers = Headers(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: max-age=60\r\n"
+      "Set-Cookie: a=1\r\nSet-Cookie: b=2\r\nVary: Accept-Language, Accept-Encoding\r\n"
+      "Content-Length: 5\r\n\r\n");
+  info.request_time = TimeFromUnixMicros(1'700'000'000'123'456);
+  info.response_time = TimeFromUnixMicros(1'700'000'000'223'456);
+  info.vary = {{"accept-encoding", "gzip"}, {"accept-language", std::nullopt}};
+  return info;
+}
+
+void CheckSame(const HttpResponseInfo& a, const HttpResponseInfo& b) {
+  CHECK(a.url == b.url);
+  CHECK(a.request_time == b.request_time);
+  CHECK(a.response_time == b.response_time);
+  CHECK(a.vary == b.vary);
+  REQUIRE(a.headers);
+  REQUIRE(b.headers);
+  CHECK(a.headers->ToHttpString() == b.headers->ToHttpString());
+}
+
+TEST_CASE("HttpResponseInfo round-trips through Serialize and Parse", "[response_info]") {
+  HttpResponseInfo info = SampleInfo();
+  std::string blob = info.Serialize();
+  HttpResponseInfo back;
+  std::string error;
+  REQUIRE(HttpResponseInfo::Parse(blob, &back, &error));
+  CHECK(error.empty());
+  CheckSame(info, back);
+  // Repeated headers keep their order and count.
+  std::string cookies;
+  CHECK(back.headers->GetNormalizedHeader("set-cookie", &cookies));
+  CHECK(cookies == "a=1, b=2");
+
+  // The blob is human-readable JSON with the documented fields.
+  nlohmann::json j = nlohmann::json::parse(blob);
+  CHECK(j["format"] == "netstack-http-response-info");
+  CHECK(j["version"] == HttpResponseInfo::kFormatVersion);
+  CHECK(j["url"] == "http://a.test/path?q=1");
+  CHECK(j["headers"][0] == "HTTP/1.1 200 OK");
+  CHECK(j["headers"][1] == "Content-Type: text/html");
+  CHECK(j["vary"]["accept-encoding"] == "gzip");
+  CHECK(j["vary"]["accept-language"].is_null());
+  CHECK(j["request_time_us"] == 1'700'000'000'123'456);
+}
+
+TEST_CASE("HttpResponseInfo keeps bytes that are not UTF-8 exactly", "[response_info]") {
+  HttpResponseInfo info = SampleInfo();
+  auto headers = std::make_shared<HttpResponseHeaders>(*info.headers);
+  headers->AddHeader("X-Latin1", std::string("caf\xe9", 4));
+  info.headers = headers;
+  info.url = std::string("http://a.test/\xff", 15);
+  info.vary = {{"accept-language", std::string("\xfe\xff", 2)}};
+  std::string blob = info.Serialize();
+  CHECK(nlohmann::json::accept(blob));
+  HttpResponseInfo back;
+  std::string error;
+  REQUIRE(HttpResponseInfo::Parse(blob, &back, &error));
+  CheckSame(info, back);
+  std::string value;
+  REQUIRE(back.headers->GetNormalizedHeader("x-latin1", &value));
+  CHECK(value == std::string("caf\xe9", 4));
+  // ToJson for display is UTF-8-safe too.
+  CHECK_NOTHROW(info.ToJson().dump());
+  CHECK(info.ToJson()["response_time"] == "Tue, 14 Nov 2023 22:13:20 GMT");
+}
+
+TEST_CASE("HttpResponseInfo::Parse refuses malformed blobs with a one-line reason",
+          "[response_info]") {
+  const std::string good = SampleInfo().Serialize();
+  nlohmann::json base = nlohmann::json::parse(good);
+  auto with = [&](const std::string& key, nlohmann::json value) {
+    nlohmann::json j = base;
+    j[key] = std::move(value);
+    return j.dump();
+  };
+  auto without = [&](const std::string& key) {
+    nlohmann::json j = base;
+    j.erase(key);
+    return j.dump();
+  };
+  struct Case {
+    std::string blob;
+    std::string expected;  // a fragment of the message
+  };
+  const Case cases[] = {
+      {"", "not JSON"},
+      {"{", "not JSON"},
+      {good.substr(0, good.size() / 2), "not JSON"},  // truncated
+      {"[1,2]", "not a JSON object"},
+      {"\"text\"", "not a JSON object"},
+      {without("format"), "format"},
+      {with("format", "something-else"), "format"},
+      {without("version"), "version"},
+      {with("version", "1"), "version"},
+      {with("version", 2), "version 2 not supported"},
+      {with("version", 0), "version 0 not supported"},
+      {without("url"), "url"},
+      {with("url", 5), "url"},
+      {without("request_time_us"), "request_time_us"},
+      {with("response_time_us", "soon"), "response_time_us"},
+      {with("response_time_us", 1.5), "response_time_us"},
+      {without("headers"), "headers"},
+      {with("headers", nlohmann::json::array()), "headers"},
+      {with("headers", "HTTP/1.1 200 OK"), "headers"},
+      {with("headers", nlohmann::json::array({"HTTP/1.1 200 OK", 7})), "not a string"},
+      {with("headers", nlohmann::json::array({"garbage status line"})), "do not parse"},
+      {with("headers", nlohmann::json::array({"HTTP/1.1 200 OK", "no colon here"})),
+       "do not parse"},
+      {with("headers", nlohmann::json::array({"HTTP/1.1 200 OK\r\nX-Smuggled: 1"})), "CR or LF"},
+      {with("headers", nlohmann::json::array({nlohmann::json{{"base64", "!!!"}}})), "not a string"},
+      {without("vary"), "vary"},
+      {with("vary", nlohmann::json::array()), "vary"},
+      {with("vary", nlohmann::json{{"accept", 3}}), "accept"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.blob);
+    HttpResponseInfo info;
+    std::string error;
+    CHECK_FALSE(HttpResponseInfo::Parse(c.blob, &info, &error));
+    INFO(error);
+    CHECK(error.rfind("stream 0: ", 0) == 0);
+    CHECK(error.find(c.expected) != std::string::npos);
+    CHECK(error.find_first_of("\r\n") == std::string::npos);
+  }
+  // Bytes that are not even text.
+  std::string binary(64, '\0');
+  HttpResponseInfo info;
+  std::string error;
+  CHECK_FALSE(HttpResponseInfo::Parse(binary, &info, &error));
+  CHECK(error == "stream 0: not JSON");
+}
+
+TEST_CASE("SetVaryFromRequest records the request's values of Vary-named headers",
+          "[response_info]") {
+  HttpResponseInfo info;
+  info.headers = Headers(
+      "HTTP/1.1 200 OK\r\nVary: Accept-Language, accept-encoding\r\nVary: ACCEPT-language\r\n\r\n");
+  HttpRequestHeaders request;
+  request.SetHeader("Accept-Encoding", "gzip");
+  REQUIRE(info.SetVaryFromRequest(request));
+  // One entry per distinct name, lowercased; absent headers recorded as such.
+  REQUIRE(info.vary.size() == 2);
+  CHECK(info.vary[0] == HttpResponseInfo::VaryValue{"accept-language", std::nullopt});
+  CHECK(info.vary[1] == HttpResponseInfo::VaryValue{"accept-encoding", "gzip"});
+
+  HttpResponseInfo star;
+  star.headers = Headers("HTTP/1.1 200 OK\r\nVary: Accept, *\r\n\r\n");
+  CHECK_FALSE(star.SetVaryFromRequest(request));
+
+  HttpResponseInfo none;
+  none.headers = Headers("HTTP/1.1 200 OK\r\n\r\n");
+  REQUIRE(none.SetVaryFromRequest(request));
+  CHECK(none.vary.empty());
+
+  // Too many names: refused (the response is not stored).
+  std::string many = "HTTP/1.1 200 OK\r\nVary: ";
+  for (size_t i = 0; i <= HttpResponseInfo::kMaxVaryHeaders; ++i)
+    many += (i ? ", x-h" : "x-h") + std::to_string(i);
+  HttpResponseInfo too_many;
+  too_many.headers = Headers(many + "\r\n\r\n");
+  CHECK_FALSE(too_many.SetVaryFromRequest(request));
+}
+
+}  // namespace
+}  // namespace netstack
