@@ -98,6 +98,16 @@ const std::string& FaultHttpServer::Payload() {
   return *payload;
 }
 
+std::string FaultHttpServer::Request::Header(const std::string& name) const {
+  return HeaderValue(head, name);
+}
+
+std::string FaultHttpServer::Response(const std::string& status,
+                                      const std::vector<std::string>& headers,
+                                      const std::string& body) {
+  return WithLength(status, headers, body);
+}
+
 FaultHttpServer::FaultHttpServer() = default;
 
 FaultHttpServer::~FaultHttpServer() { Stop(); }
@@ -160,6 +170,18 @@ std::string FaultHttpServer::Url(const std::string& path, const std::string& hos
 std::vector<std::string> FaultHttpServer::paths() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return paths_;
+}
+
+std::vector<FaultHttpServer::Request> FaultHttpServer::requests() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return requests_;
+}
+
+int FaultHttpServer::CountPath(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int n = 0;
+  for (const std::string& p : paths_) n += p == path ? 1 : 0;
+  return n;
 }
 
 void FaultHttpServer::AcceptLoop() {
@@ -232,16 +254,21 @@ void FaultHttpServer::Serve(Connection* conn) {
       if (n <= 0) break;
       buffer.append(chunk, static_cast<size_t>(n));
     }
+    Request request;
+    request.body = buffer.substr(0, std::min(body, buffer.size()));
     buffer.erase(0, std::min(body, buffer.size()));
     size_t sp1 = head.find(' ');
     size_t sp2 = head.find(' ', sp1 + 1);
-    std::string target = sp1 == std::string::npos ? "/" : head.substr(sp1 + 1, sp2 - sp1 - 1);
-    std::string path = target.substr(0, target.find('?'));
+    request.method = sp1 == std::string::npos ? "" : head.substr(0, sp1);
+    request.target = sp1 == std::string::npos ? "/" : head.substr(sp1 + 1, sp2 - sp1 - 1);
+    request.path = request.target.substr(0, request.target.find('?'));
+    request.head = head;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      paths_.push_back(path);
+      paths_.push_back(request.path);
+      requests_.push_back(request);
     }
-    keep_alive = Respond(fd, path);
+    keep_alive = Respond(fd, request);
     if (HeaderValue(head, "connection") == "close") keep_alive = false;
   }
   std::lock_guard<std::mutex> lock(mutex_);
@@ -249,7 +276,11 @@ void FaultHttpServer::Serve(Connection* conn) {
   conn->fd = -1;
 }
 
-bool FaultHttpServer::Respond(int fd, const std::string& path) {
+bool FaultHttpServer::Respond(int fd, const Request& request) {
+  if (handler_) {
+    if (std::optional<std::string> response = handler_(request)) return SendAll(fd, *response);
+  }
+  const std::string& path = request.path;
   const std::string& payload = Payload();
   const std::string text = "Content-Type: text/plain";
   if (path == "/ok") return SendAll(fd, WithLength("200 OK", {text}, "ok\n"));

@@ -21,7 +21,8 @@ TEST_CASE("20 sequential fetches to one host make one DNS query and one connecti
   START_OR_SKIP(dns, {{"a.test", "127.0.0.1"}}, 60);
 
   const std::string url = nginx.HttpUrl("/small.txt", "a.test");
-  NetstackRun run = RunFetchJson(Concat({"--dns-server", dns.server()}, Repeat(url, 20)));
+  NetstackRun run =
+      RunFetchJson(Concat({"--no-cache", "--dns-server", dns.server()}, Repeat(url, 20)));
   CHECK_FETCH_OK(run, 20u);
 
   for (const nlohmann::json& r : run.records) {
@@ -56,8 +57,9 @@ TEST_CASE("parallel 20 to one host never opens more than 6 connections", "[fetch
   TempDir dir("netlog");
   const std::string netlog = dir.Join("netlog.json");
   const std::string url = nginx.HttpUrl("/1m.bin", "a.test");
-  NetstackRun run = RunFetchJson(Concat(
-      {"--dns-server", dns.server(), "--parallel", "20", "--netlog", netlog}, Repeat(url, 20)));
+  NetstackRun run = RunFetchJson(
+      Concat({"--no-cache", "--dns-server", dns.server(), "--parallel", "20", "--netlog", netlog},
+             Repeat(url, 20)));
   CHECK_FETCH_OK(run, 20u);
   for (const nlohmann::json& r : run.records) CHECK(JsonInt(r, "bytes") == 1048576);
 
@@ -82,8 +84,8 @@ TEST_CASE("max-sockets-per-group bounds the connections to one host", "[fetch][r
   NginxFixture nginx;
   START_OR_SKIP(nginx);
   const std::string url = nginx.HttpUrl("/1m.bin");
-  NetstackRun run =
-      RunFetchJson(Concat({"--parallel", "10", "--max-sockets-per-group", "2"}, Repeat(url, 10)));
+  NetstackRun run = RunFetchJson(
+      Concat({"--no-cache", "--parallel", "10", "--max-sockets-per-group", "2"}, Repeat(url, 10)));
   CHECK_FETCH_OK(run, 10u);
   CHECK(run.SocketIds().size() <= 2);
   CHECK(Connections(nginx.ReadAccessLog(10)).size() <= 2);
@@ -98,7 +100,7 @@ TEST_CASE("a second name with the same address gets its own group", "[fetch][reu
 
   const std::string a = nginx.HttpUrl("/small.txt", "a.test");
   const std::string b = nginx.HttpUrl("/small.txt", "b.test");
-  NetstackRun run = RunFetchJson({"--dns-server", dns.server(), a, b, a, b});
+  NetstackRun run = RunFetchJson({"--no-cache", "--dns-server", dns.server(), a, b, a, b});
   CHECK_FETCH_OK(run, 4u);
   const auto id = [&](size_t i) { return JsonInt(run.records[i], "socket/id"); };
   CHECK(id(0) != id(1));
@@ -123,7 +125,7 @@ TEST_CASE("a second name with the same address gets its own group", "[fetch][reu
 NetstackRun FetchTwiceAcrossDelay(const NginxFixture& nginx, const FaultHttpServer& fault,
                                   const LocalDns& dns, const std::string& name) {
   const std::string url = nginx.HttpUrl("/small.txt", name);
-  return RunFetchJson({"--dns-server", dns.server(), "-H", "Connection: close", url,
+  return RunFetchJson({"--no-cache", "--dns-server", dns.server(), "-H", "Connection: close", url,
                        fault.Url("/delay/2500"), url});
 }
 
@@ -177,7 +179,7 @@ TEST_CASE("stale-dns serves an expired entry while it is refreshed", "[fetch][dn
   START_OR_SKIP(dns, {{"ttl.test", "127.0.0.1"}}, 1);
 
   const std::string ttl = nginx.HttpUrl("/small.txt", "ttl.test");
-  NetstackRun run = RunFetchJson({"--dns-server", dns.server(), "--stale-dns", "-H",
+  NetstackRun run = RunFetchJson({"--no-cache", "--dns-server", dns.server(), "--stale-dns", "-H",
                                   "Connection: close", ttl, fault.Url("/delay/2500"), ttl});
   CHECK_FETCH_OK(run, 3u);
   CHECK(JsonInt(run.records[2], "status") == 200);

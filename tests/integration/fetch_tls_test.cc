@@ -11,8 +11,8 @@ namespace {
 // first handshake is full and the later ones resume the session.
 void CheckResumption(const NginxFixture& nginx, const std::string& url,
                      const std::string& tls_version) {
-  NetstackRun run = RunFetchJson(
-      Concat({"--cacert", nginx.ca_cert(), "-H", "Connection: close"}, Repeat(url, 4)));
+  NetstackRun run = RunFetchJson(Concat(
+      {"--no-cache", "--cacert", nginx.ca_cert(), "-H", "Connection: close"}, Repeat(url, 4)));
   CHECK_FETCH_OK(run, 4u);
   CHECK(run.SocketIds().size() == 4);
   for (size_t i = 0; i < run.records.size(); ++i) {
@@ -52,8 +52,8 @@ TEST_CASE("HTTPS keep-alive reuses the TLS connection", "[fetch][tls]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;
   START_OR_SKIP(nginx);
-  NetstackRun run =
-      RunFetchJson(Concat({"--cacert", nginx.ca_cert()}, Repeat(nginx.HttpsUrl("/small.txt"), 5)));
+  NetstackRun run = RunFetchJson(
+      Concat({"--no-cache", "--cacert", nginx.ca_cert()}, Repeat(nginx.HttpsUrl("/small.txt"), 5)));
   CHECK_FETCH_OK(run, 5u);
   CHECK(run.SocketIds().size() == 1);
   CHECK(run.ReusedCount() == 4);

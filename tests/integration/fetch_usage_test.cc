@@ -49,6 +49,18 @@ TEST_CASE("bad option values exit 2", "[fetch][usage]") {
   CheckUsageError({"fetch", "--dns-server", "not-an-ip", "http://a.test/"});
 }
 
+TEST_CASE("bad cache options exit 2", "[fetch][usage][cache]") {
+  REQUIRE_NETSTACK_BINARY();
+  CheckUsageError({"fetch", "--cache-size", "10X", "http://127.0.0.1:1/"});
+  CheckUsageError({"fetch", "--cache-size", "", "http://127.0.0.1:1/"});
+  CheckUsageError({"fetch", "--cache-size", "1", "http://127.0.0.1:1/"});
+  CheckUsageError({"fetch", "--cache-eviction", "fifo", "http://127.0.0.1:1/"});
+  CheckUsageError({"fetch", "--no-cache", "--private", "http://127.0.0.1:1/"});
+  CheckUsageError({"cache"});
+  CheckUsageError({"cache", "show"});
+  CheckUsageError({"cache", "ls", "--no-such-flag"});
+}
+
 TEST_CASE("no URL exits 2", "[fetch][usage]") {
   REQUIRE_NETSTACK_BINARY();
   CheckUsageError({"fetch"});

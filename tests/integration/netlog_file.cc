@@ -1,6 +1,8 @@
 #include "tests/integration/netlog_file.h"
 
 #include <catch2/catch.hpp>
+#include <sstream>
+#include <utility>
 
 #include "tests/integration/netstack_cli.h"
 #include "tests/integration/temp_dir.h"
@@ -19,6 +21,26 @@ int NetLogFile::Count(const std::string& name) const {
   int n = 0;
   for (const nlohmann::json& e : events()) n += TypeName(e) == name ? 1 : 0;
   return n;
+}
+
+std::string NetLogFile::UnpairedEvents() const {
+  std::map<std::pair<int64_t, std::string>, int> open;
+  std::ostringstream errors;
+  for (const nlohmann::json& e : events()) {
+    const int64_t phase = JsonInt(e, "phase");
+    const std::pair<int64_t, std::string> key{JsonInt(e, "source/id"), TypeName(e)};
+    if (phase == phase_begin) {
+      ++open[key];
+    } else if (phase == phase_end) {
+      if (--open[key] < 0)
+        errors << "END before BEGIN: " << key.second << " of " << key.first << "\n";
+    }
+  }
+  for (const auto& [key, depth] : open) {
+    if (depth > 0)
+      errors << "BEGIN without END: " << key.second << " of source " << key.first << "\n";
+  }
+  return errors.str();
 }
 
 NetLogFile ReadNetLog(const std::string& path) {

@@ -24,6 +24,9 @@ struct NetLogFile {
   std::string TypeName(const nlohmann::json& event) const;
   // How many events of type `name` (any phase).
   int Count(const std::string& name) const;
+  // Every BEGIN without its END (same source id and type) and every END before its BEGIN, one
+  // line each; "" when all are paired (fetch ends every lifetime before writing the file).
+  std::string UnpairedEvents() const;
 };
 
 // Reads and parses `path`. REQUIREs (ending the test on failure) that it is a JSON object with

@@ -1,7 +1,11 @@
 #include "tests/integration/netstack_cli.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
+
+#include "tests/integration/temp_dir.h"
 
 namespace netstack::test {
 namespace {
@@ -61,7 +65,21 @@ NetstackRun RunNetstack(const std::vector<std::string>& args, std::chrono::milli
   NetstackRun run;
   std::vector<std::string> argv = {NetstackBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
-  run.process = RunProcess(argv, timeout, 64 << 20, env);
+  // Without a profile of its own, a run would use (and fill) the user's ~/.cache/netstack,
+  // shared by every test process running in parallel: give it a fresh, empty one instead.
+  std::vector<std::string> child_env = env;
+  std::unique_ptr<TempDir> cache_home;
+  auto has = [&](const std::string& flag) {
+    return std::find(args.begin(), args.end(), flag) != args.end();
+  };
+  bool env_sets_cache_home = std::any_of(env.begin(), env.end(), [](const std::string& e) {
+    return e == "XDG_CACHE_HOME" || e.rfind("XDG_CACHE_HOME=", 0) == 0;
+  });
+  if (!has("--profile") && !has("--private") && !env_sets_cache_home) {
+    cache_home = std::make_unique<TempDir>("xdg-cache");
+    child_env.push_back("XDG_CACHE_HOME=" + cache_home->path());
+  }
+  run.process = RunProcess(argv, timeout, 64 << 20, child_env);
   std::istringstream in(run.process.out);
   std::string line;
   while (std::getline(in, line)) {

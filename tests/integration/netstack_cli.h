@@ -36,7 +36,10 @@ struct NetstackRun {
 
 // Runs `netstack <args...>` with a hard timeout (the child is killed when it passes, so a hang
 // fails the test instead of blocking CI). `env` changes the child's environment as RunProcess
-// does ("NAME=value" sets, a bare "NAME" removes).
+// does ("NAME=value" sets, a bare "NAME" removes). Unless `args` name --profile or --private or
+// `env` sets XDG_CACHE_HOME, the run gets XDG_CACHE_HOME set to a fresh temp dir removed
+// afterwards: its default profile (the disk cache) is its own, never ~/.cache or another
+// run's, so runs are independent and parallel test processes never share a cache.
 NetstackRun RunNetstack(const std::vector<std::string>& args,
                         std::chrono::milliseconds timeout = std::chrono::seconds(60),
                         const std::vector<std::string>& env = {});

@@ -56,6 +56,10 @@ NginxFixture::NginxFixture() : dir_("nginx") {}
 
 NginxFixture::~NginxFixture() { Stop(); }
 
+void NginxFixture::AddFile(const std::string& url_path, std::string content) {
+  extra_files_.emplace_back(url_path, std::move(content));
+}
+
 bool NginxFixture::MakeDocroot(std::string* error) {
   const std::string www = dir_.Join("www");
   ::mkdir(www.c_str(), 0755);
@@ -75,6 +79,15 @@ bool NginxFixture::MakeDocroot(std::string* error) {
   }
   page += "</body></html>\n";
   ok = ok && WriteStringToFile(www + "/page.html", page);
+  for (const auto& [url_path, content] : extra_files_) {
+    if (!ok) break;
+    for (size_t slash = url_path.find('/', 1); slash != std::string::npos;
+         slash = url_path.find('/', slash + 1)) {
+      ::mkdir((www + url_path.substr(0, slash)).c_str(), 0755);
+    }
+    ok = WriteStringToFile(www + url_path, content);
+  }
+  extra_files_.clear();  // large test files need not stay in memory once on disk
   if (!ok) *error = "cannot write the docroot under " + www;
   return ok;
 }
@@ -121,7 +134,8 @@ std::string NginxFixture::MakeConfig() const {
       "    location = /redirect/3 { return 301 /redirect/2; }\n"
       "    location = /redirect/2 { return 302 $scheme://$http_host/redirect/1; }\n"
       "    location = /redirect/1 { return 301 /small.txt; }\n"
-      "    location = /loop { return 302 /loop; }\n";
+      "    location = /loop { return 302 /loop; }\n" +
+      extra_config_;
   c << "  server {\n"
     << "    listen 127.0.0.1:" << http_port_ << ";\n"
     << "    listen 127.0.0.1:" << https_port_ << " ssl;\n";

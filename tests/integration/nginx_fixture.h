@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/integration/process_runner.h"
@@ -58,6 +59,12 @@ class NginxFixture {
   // numbers as on 127.0.0.1). The caller checks HasIpv6Loopback() first.
   void set_listen_ipv6(bool on) { listen_ipv6_ = on; }
 
+  // Before Start(): a file to serve at `url_path` (parent directories are made), and extra
+  // nginx directives for both servers' `server` blocks (e.g. a `location` with `expires`,
+  // `add_header Cache-Control ...` or `gzip off`), so a test states the headers it needs.
+  void AddFile(const std::string& url_path, std::string content);
+  void AddServerConfig(const std::string& directives) { extra_config_ += directives + "\n"; }
+
   bool Start();
   bool skipped() const { return skipped_; }
   const std::string& message() const { return message_; }
@@ -105,6 +112,8 @@ class NginxFixture {
   int https_port_ = 0;
   int https12_port_ = 0;
   bool listen_ipv6_ = false;
+  std::vector<std::pair<std::string, std::string>> extra_files_;
+  std::string extra_config_;
   bool skipped_ = false;
   std::string message_;
 };

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -11,7 +12,10 @@
 #include <vector>
 
 #include "net/base/net_log_file_writer.h"
+#include "net/http/http_cache.h"
 #include "net/http/url_request.h"
+#include "tools/netstack/cache_loop.h"
+#include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_record.h"
 #include "tools/netstack/live_stack.h"
 
@@ -141,6 +145,7 @@ class FetchJob : public UrlRequest::Delegate {
     rec.dns_from_cache = conn.dns_from_cache;
     rec.dns_stale = conn.dns_stale;
     rec.redirects = r.redirect_chain();
+    rec.cache = CacheDispositionName(r.cache_disposition());
   }
 
   const size_t index_;
@@ -158,6 +163,9 @@ class FetchJob : public UrlRequest::Delegate {
 
 int RunFetchCommand(const FetchOptions& options, const std::string& command_line) {
   std::string error;
+  // Declared before the stack: the profile's lock is held until the cache inside the stack's
+  // context is gone.
+  std::unique_ptr<Profile> profile;
   std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeStackOptions(options), &error);
   if (!stack) {
     std::fprintf(stderr, "netstack: %s\n", error.c_str());
@@ -172,6 +180,15 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
       std::fprintf(stderr, "netstack: %s\n", error.c_str());
       return 2;
     }
+  }
+
+  // The cache is open (or known unavailable) before the first fetch starts.
+  FetchCache cache =
+      OpenFetchCache(options, stack.get(), [](const char* name) { return std::getenv(name); });
+  profile = std::move(cache.profile);
+  if (cache.backend) {
+    stack->context()->SetHttpCache(
+        std::make_unique<HttpCache>(std::move(cache.backend), stack->clock()));
   }
 
   // When the body goes to stdout, the per-URL lines go to stderr so they don't mix.
@@ -218,7 +235,11 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     if (active.empty() && next == options.urls.size()) stack->Stop();
   };
   start_more();
+  // The disk cache answers through the poster, which does not keep the loop alive by itself: a
+  // run of cache hits has no socket or timer that would. start_more stops the loop at the end.
+  stack->poster()->Ref();
   stack->Run();
+  stack->poster()->Unref();
 
   // The loop only stops early if a fetch lost its completion; report those rather than
   // exit 0 with URLs missing from the output.
@@ -232,6 +253,16 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     never_started.Abandon();
     report_record(never_started.record());
   }
+  // Reported: their requests must not complete (and report again) in the loop runs below.
+  active.clear();
+
+  // Stale-while-revalidate refreshes still running, and cache writes still queued, land before
+  // exit (and inside the NetLog file).
+  if (HttpCache* http_cache = stack->context()->http_cache()) {
+    LoopSignal done(stack->loop());
+    http_cache->WaitForBackgroundWork([&done](int) { done.Set(); });
+    RunLoopUntil(stack->loop(), stack->poster(), done);
+  }
 
   // Idle sockets end their NetLog lifetimes (SOCKET_ALIVE) inside the file.
   stack->context()->socket_pool()->CloseIdleSockets();
@@ -240,7 +271,6 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     any_failed = true;
   }
   netlog.reset();
-  active.clear();
   stack.reset();
   return any_failed ? 1 : 0;
 }

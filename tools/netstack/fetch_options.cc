@@ -73,6 +73,38 @@ bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* me
 
 }  // namespace
 
+bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* message) {
+  auto fail = [&] {
+    *message = "bad --cache-size \"" + text + "\": expected bytes with an optional K, M or G " +
+               "suffix (KiB, MiB, GiB), from 64K to 1024G";
+    return false;
+  };
+  uint64_t number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end == text.data()) return fail();
+  std::string suffix(end, text.data() + text.size());
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  int shift = 0;
+  if (suffix.empty() || suffix == "b") {
+    shift = 0;
+  } else if (suffix == "k" || suffix == "kib") {
+    shift = 10;
+  } else if (suffix == "m" || suffix == "mib") {
+    shift = 20;
+  } else if (suffix == "g" || suffix == "gib") {
+    shift = 30;
+  } else {
+    return fail();
+  }
+  // Checked before shifting so a huge number cannot wrap into the valid range.
+  if (number > (static_cast<uint64_t>(kMaxCacheSize) >> shift)) return fail();
+  int64_t value = static_cast<int64_t>(number << shift);
+  if (value < kMinCacheSize) return fail();
+  *bytes = value;
+  return true;
+}
+
 void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   // Repeatable options take one value per use (curl's way); without allow_extra_args(false)
   // CLI11 would let them swallow the URLs that follow.
@@ -113,6 +145,14 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("--stale-dns", o->stale_dns, "serve expired DNS entries while refreshing");
   cmd->add_option("--netlog", o->netlog_path, "write Chrome's NetLog JSON to FILE");
   cmd->add_flag("--json", o->json, "one JSON object per line per URL");
+  cmd->add_option("--profile", o->profile_dir,
+                  "profile directory (disk cache); default $XDG_CACHE_HOME/netstack");
+  cmd->add_flag("--no-cache", o->no_cache, "no HTTP cache: every fetch goes to the network");
+  cmd->add_flag("--private", o->private_mode, "an in-memory cache; nothing written to the profile");
+  cmd->add_option("--cache-size", o->cache_size_text,
+                  "cache size limit: bytes, or with a K/M/G suffix (default 80M, 10M --private)")
+      ->check([](const std::string& s) { return s.empty() ? std::string("empty size") : ""; });
+  cmd->add_option("--cache-eviction", o->cache_eviction_text, "eviction ranking: lru or frequency");
 }
 
 bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
@@ -179,6 +219,17 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
   }
   if (o->head && o->method != "HEAD") {
     *message = "-I conflicts with -X " + o->method;
+    return false;
+  }
+  if (o->no_cache && o->private_mode) {
+    *message = "--no-cache conflicts with --private (an in-memory cache)";
+    return false;
+  }
+  o->cache_size = 0;
+  if (!o->cache_size_text.empty() && !ParseCacheSize(o->cache_size_text, &o->cache_size, message))
+    return false;
+  if (!ParseEvictionPolicy(o->cache_eviction_text, &o->cache_eviction)) {
+    *message = "bad --cache-eviction \"" + o->cache_eviction_text + "\": expected lru or frequency";
     return false;
   }
   return true;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cache/backend.h"
 #include "net/base/ip_address.h"
 #include "net/base/url.h"
 
@@ -48,7 +49,27 @@ struct FetchOptions {
   bool stale_dns = false;
   std::string netlog_path;
   bool json = false;
+  // The cache (docs/fetch.md). profile_dir "" means the default (DefaultProfileDir()).
+  std::string profile_dir;
+  bool no_cache = false;      // no HTTP cache at all: every record says "bypass"
+  bool private_mode = false;  // a MemoryBackend: nothing is read from or written to the profile
+  std::string cache_size_text;
+  int64_t cache_size = 0;  // parsed from cache_size_text; 0: the backend's default
+  std::string cache_eviction_text = "lru";
+  EvictionPolicy cache_eviction = EvictionPolicy::kSizeWeightedLru;
 };
+
+// Cache size bounds for --cache-size (and `netstack cache`'s).
+constexpr int64_t kMinCacheSize = 64 * 1024;
+constexpr int64_t kMaxCacheSize = int64_t{1} << 40;
+// DESIGN.md's defaults: 80 MiB on disk, 10 MiB in memory (--private).
+constexpr int64_t kDefaultDiskCacheSize = 80 * 1024 * 1024;
+constexpr int64_t kDefaultMemoryCacheSize = 10 * 1024 * 1024;
+
+// Parses a size: decimal bytes with an optional suffix K, M, G (or KiB, MiB, GiB; any case;
+// powers of 1024). Returns false with a one-line message naming `text` if it is malformed or
+// outside [kMinCacheSize, kMaxCacheSize].
+bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* message);
 
 // Adds the fetch subcommand's flags to `cmd`, bound to `options`.
 void AddFetchOptions(CLI::App* cmd, FetchOptions* options);

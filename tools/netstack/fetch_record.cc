@@ -63,10 +63,13 @@ std::string FetchRecordToLine(const FetchRecord& r) {
                      Size(r.bytes) + "  " + Fixed1(r.total_ms) + " ms  [dns " + Fixed1(r.dns_ms) +
                      " connect " + Fixed1(r.connect_ms) + " tls " + Fixed1(r.tls_ms) + " send " +
                      Fixed1(r.send_ms) + " wait " + Fixed1(r.ttfb_ms) + " receive " +
-                     Fixed1(r.receive_ms) + "]  socket " + std::to_string(r.socket_id) +
-                     (r.socket_reused ? " reused" : " new");
+                     Fixed1(r.receive_ms) + "]";
+  // A response served from the cache alone used no socket.
+  if (r.socket_id != 0)
+    line += "  socket " + std::to_string(r.socket_id) + (r.socket_reused ? " reused" : " new");
   if (!r.tls_version.empty()) line += "  " + r.tls_version + (r.tls_resumed ? " resumed" : "");
   if (!r.redirects.empty()) line += "  (" + std::to_string(r.redirects.size()) + " redirects)";
+  if (r.cache != "bypass") line += "  cache " + r.cache;
   return line;
 }
 

@@ -33,13 +33,14 @@ struct FetchRecord {
   bool dns_from_cache = false;
   bool dns_stale = false;
   std::vector<std::string> redirects;
-  std::string cache = "bypass";
+  std::string cache = "bypass";  // CacheDispositionName: miss, hit, revalidated, stale, bypass
 };
 
 nlohmann::json FetchRecordToJson(const FetchRecord& record);
 
 // "200 OK  URL  612 B  45.3 ms  [dns 1.2 connect 0.3 tls 0.0 send 0.1 wait 40.1 receive 3.6]
-// socket 7 new", or "error  URL  message (ERR_NAME)".
+// socket 7 new  cache miss", or "error  URL  message (ERR_NAME)". "socket ..." is left out when
+// no socket was used (a cache hit) and "cache ..." when the cache was bypassed.
 std::string FetchRecordToLine(const FetchRecord& record);
 
 }  // namespace netstack

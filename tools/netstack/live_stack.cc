@@ -12,6 +12,7 @@ LiveStack::LiveStack() { uv_loop_init(&loop_); }
 std::unique_ptr<LiveStack> LiveStack::Create(const LiveStackOptions& options, std::string* error) {
   std::unique_ptr<LiveStack> stack(new LiveStack());
   stack->scheduler_ = std::make_unique<UvScheduler>(&stack->loop_);
+  stack->poster_ = std::make_unique<UvCrossThreadPoster>(&stack->loop_);
   auto wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
@@ -33,7 +34,10 @@ std::unique_ptr<LiveStack> LiveStack::Create(const LiveStackOptions& options, st
 }
 
 LiveStack::~LiveStack() {
+  // The context owns the HTTP cache; the disk backend posts through the poster until its
+  // thread is joined, so the poster goes after it.
   context_.reset();
+  poster_.reset();
   ssl_context_.reset();
   net_log_.reset();
   scheduler_.reset();

@@ -1,7 +1,8 @@
 // LiveStack: the live world's edges around one UrlRequestContext: a libuv loop, its
-// UvScheduler, c-ares, OpenSSL and the NetLog. Tools create one, run the loop, and destroy it;
-// destruction closes every handle (reporting any left open by a lifetime bug, so exit never
-// hangs on one) and closes the loop.
+// UvScheduler, the wall clock, the cross-thread poster the disk cache answers through, c-ares,
+// OpenSSL and the NetLog. Tools create one, run the loop, and destroy it; destruction closes
+// every handle (reporting any left open by a lifetime bug, so exit never hangs on one) and
+// closes the loop.
 #ifndef TOOLS_NETSTACK_LIVE_STACK_H_
 #define TOOLS_NETSTACK_LIVE_STACK_H_
 
@@ -11,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "net/base/clock.h"
 #include "net/base/net_log.h"
+#include "net/base/uv_cross_thread_poster.h"
 #include "net/base/uv_scheduler.h"
 #include "net/dns/ares_dns_transport.h"
 #include "net/http/url_request_context.h"
@@ -33,10 +36,15 @@ class LiveStack {
   // Builds the stack on a new loop. Returns null with a one-line `error` when a setting cannot
   // be applied (unreadable CA file, bad DNS server list).
   static std::unique_ptr<LiveStack> Create(const LiveStackOptions& options, std::string* error);
-  // Destroys the context, then runs the loop until every handle's close callback has run.
+  // Destroys the context (and with it the HTTP cache and its backend, whose thread is joined),
+  // then the poster, then runs the loop until every handle's close callback has run.
   ~LiveStack();
 
   Scheduler& scheduler() { return *scheduler_; }
+  const Clock& clock() const { return clock_; }
+  uv_loop_t* loop() { return &loop_; }
+  // Unreferenced: it does not keep Run() going by itself (see RunLoopUntil in cache_loop.h).
+  UvCrossThreadPoster* poster() { return poster_.get(); }
   NetLog* net_log() { return net_log_.get(); }
   UrlRequestContext* context() { return context_.get(); }
 
@@ -53,6 +61,8 @@ class LiveStack {
 
   uv_loop_t loop_;
   std::unique_ptr<UvScheduler> scheduler_;
+  SystemClock clock_;
+  std::unique_ptr<UvCrossThreadPoster> poster_;
   std::unique_ptr<NetLog> net_log_;
   std::unique_ptr<SslClientContext> ssl_context_;
   std::unique_ptr<UrlRequestContext> context_;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/netstack/cache_command.h"
 #include "tools/netstack/fetch_command.h"
 #include "tools/netstack/fetch_options.h"
 
@@ -18,6 +19,9 @@ int main(int argc, char** argv) {
   netstack::FetchOptions fetch_options;
   CLI::App* fetch = app.add_subcommand("fetch", "fetch URLs over the stack (curl-like)");
   netstack::AddFetchOptions(fetch, &fetch_options);
+
+  netstack::CacheCommandOptions cache_options;
+  CLI::App* cache = netstack::AddCacheCommand(&app, &cache_options);
 
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -37,5 +41,6 @@ int main(int argc, char** argv) {
     }
     return netstack::RunFetchCommand(fetch_options, command_line);
   }
+  if (cache->parsed()) return netstack::RunCacheCommand(cache_options);
   return 2;
 }

@@ -1,0 +1,105 @@
+// Profile: the default directory, creation, the lock, and what an unusable path reports.
+#include "tools/netstack/profile.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+using namespace netstack;
+
+namespace {
+
+// A scratch directory removed at the end of the test.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "profile-test-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+bool IsDir(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+TEST_CASE("profile: the default follows XDG_CACHE_HOME, then HOME") {
+  std::map<std::string, const char*> env;
+  auto getenv = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second;
+  };
+  CHECK(DefaultProfileDir(getenv).empty());
+  env["HOME"] = "/home/u";
+  CHECK(DefaultProfileDir(getenv) == "/home/u/.cache/netstack");
+  env["XDG_CACHE_HOME"] = "relative/ignored";  // the XDG spec: relative values are invalid
+  CHECK(DefaultProfileDir(getenv) == "/home/u/.cache/netstack");
+  env["XDG_CACHE_HOME"] = "/xdg";
+  CHECK(DefaultProfileDir(getenv) == "/xdg/netstack");
+}
+
+TEST_CASE("profile: Open creates the directory tree and takes the lock") {
+  ScratchDir scratch;
+  REQUIRE_FALSE(scratch.path().empty());
+  const std::string dir = scratch.path() + "/a/b/profile";
+  std::unique_ptr<Profile> profile;
+  std::string message;
+  REQUIRE(Profile::Open(dir + "/", /*create=*/true, &profile, &message) == Profile::Status::kOk);
+  CHECK(profile->dir() == dir);
+  CHECK(IsDir(dir + "/cache"));
+  CHECK(::access((dir + "/lock").c_str(), F_OK) == 0);
+
+  // A second holder (another process, or another Profile here) is refused without waiting.
+  std::unique_ptr<Profile> second;
+  CHECK(Profile::Open(dir, true, &second, &message) == Profile::Status::kInUse);
+  CHECK(second == nullptr);
+  CHECK(message == "profile " + dir + " is in use by another netstack");
+
+  // Released with the Profile.
+  profile.reset();
+  CHECK(Profile::Open(dir, false, &second, &message) == Profile::Status::kOk);
+}
+
+TEST_CASE("profile: a missing directory is not created unless asked") {
+  ScratchDir scratch;
+  std::unique_ptr<Profile> profile;
+  std::string message;
+  const std::string dir = scratch.path() + "/none";
+  CHECK(Profile::Open(dir, false, &profile, &message) == Profile::Status::kMissing);
+  CHECK(message.find(dir) != std::string::npos);
+  CHECK_FALSE(IsDir(dir));
+}
+
+TEST_CASE("profile: a file in the way is unusable, with a one-line reason") {
+  ScratchDir scratch;
+  const std::string file = scratch.path() + "/file";
+  std::ofstream(file) << "x";
+  std::unique_ptr<Profile> profile;
+  std::string message;
+  CHECK(Profile::Open(file, true, &profile, &message) == Profile::Status::kUnusable);
+  CHECK(message == "cannot use profile " + file + ": not a directory");
+  // A file where DIR/cache should be.
+  const std::string dir = scratch.path() + "/p";
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  std::ofstream(dir + "/cache") << "x";
+  CHECK(Profile::Open(dir, true, &profile, &message) == Profile::Status::kUnusable);
+  CHECK(message.find(dir) != std::string::npos);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(Profile::Open("", true, &profile, &message) == Profile::Status::kUnusable);
+}

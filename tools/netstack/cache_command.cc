@@ -1,0 +1,322 @@
+#include "tools/netstack/cache_command.h"
+
+#include <uv.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
+
+#include "net/base/clock.h"
+#include "net/base/url.h"
+#include "net/base/uv_cross_thread_poster.h"
+#include "net/http/content_decoder.h"
+#include "net/http/http_cache_policy.h"
+#include "net/http/http_response_info.h"
+#include "tools/netstack/cache_display.h"
+#include "tools/netstack/cache_loop.h"
+#include "tools/netstack/fetch_options.h"
+#include "tools/netstack/profile.h"
+
+namespace netstack {
+namespace {
+
+// `show` reads at most this much of a body (the cache's own per-entry limit is lower unless
+// --cache-size was huge), and decodes to at most this much.
+constexpr int64_t kMaxShownBody = int64_t{1} << 30;
+
+void PrintError(const std::string& message) {
+  std::fprintf(stderr, "netstack: %s\n", OneLine(message).c_str());
+}
+
+void PrintWarning(const std::string& message) {
+  std::fprintf(stderr, "netstack: warning: %s\n", OneLine(message).c_str());
+}
+
+// The libuv loop, the poster and the backend of one `netstack cache` run, torn down in the
+// order their contracts ask: backend (its thread joined), poster, then the loop closed.
+class CacheSession {
+ public:
+  CacheSession() {
+    uv_loop_init(&loop_);
+    poster_ = std::make_unique<UvCrossThreadPoster>(&loop_);
+  }
+  ~CacheSession() {
+    backend_.reset();
+    poster_.reset();
+    uv_run(&loop_, UV_RUN_DEFAULT);  // the poster's close callback
+    if (uv_loop_close(&loop_) != 0)
+      std::fprintf(stderr, "netstack: internal: the event loop did not close\n");
+  }
+
+  // Opens the profile's cache; false after printing why (the exit status is 1).
+  bool Open(const std::string& profile_dir) {
+    std::string message;
+    Profile::Status status = Profile::Open(profile_dir, /*create=*/false, &profile_, &message);
+    if (status == Profile::Status::kInUse) {
+      PrintError(message + ": wait for it to finish and retry");
+      return false;
+    }
+    if (status != Profile::Status::kOk) {
+      PrintError(message);
+      return false;
+    }
+    // Inspection never evicts: the size limit belongs to the fetches that fill the cache
+    // (--cache-size), and a smaller one here would throw away what they kept.
+    CacheConfig config;
+    config.max_bytes = kMaxCacheSize;
+    OpenedDiskCache opened =
+        OpenDiskCache(&loop_, poster_.get(), clock_, profile_->cache_dir(), config);
+    if (opened.result != OK || !opened.backend) {
+      PrintError("cannot open the cache in " + profile_->cache_dir() + ": " + opened.message);
+      return false;
+    }
+    if (!opened.message.empty()) PrintWarning(opened.message);
+    backend_ = std::move(opened.backend);
+    return true;
+  }
+
+  CacheBackend* backend() { return backend_.get(); }
+  uv_loop_t* loop() { return &loop_; }
+  UvCrossThreadPoster* poster() { return poster_.get(); }
+  Time Now() const { return clock_.Now(); }
+  const std::string& profile_dir() const { return profile_->dir(); }
+
+  // The key for what the user typed: the URL as the HTTP cache keys it (normalized, no
+  // fragment) if that is stored, else the text itself (a key copied from `ls`).
+  std::string FindKey(const std::string& text) {
+    CacheEntryInfo info;
+    Url url;
+    std::string ignored;
+    if (Url::Parse(text, &url, &ignored) == OK && backend_->GetEntryInfo(url.spec(), &info))
+      return url.spec();
+    if (backend_->GetEntryInfo(text, &info)) return text;
+    return "";
+  }
+
+  // Opens `key` and parses its stream 0. False with *error set if it cannot.
+  bool ReadResponseInfo(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                        HttpResponseInfo* info, std::string* error) {
+    int rv = OpenEntrySync(&loop_, poster_.get(), backend_.get(), key, entry);
+    if (rv != OK || !*entry) {
+      *error = rv == ERR_CACHE_MISS ? "the entry is gone or was damaged" : ErrorToString(rv);
+      return false;
+    }
+    return HttpResponseInfo::Parse((*entry)->headers(), info, error);
+  }
+
+ private:
+  uv_loop_t loop_;
+  SystemClock clock_;
+  std::unique_ptr<UvCrossThreadPoster> poster_;
+  std::unique_ptr<Profile> profile_;
+  std::unique_ptr<CacheBackend> backend_;
+};
+
+int RunList(CacheSession& s, bool json) {
+  Time now = s.Now();
+  for (const CacheEntryInfo& entry : s.backend()->EnumerateEntries()) {
+    CacheListing listing;
+    listing.entry = entry;
+    std::unique_ptr<CacheEntry> opened;
+    listing.parsed =
+        s.ReadResponseInfo(entry.key, &opened, &listing.response, &listing.parse_error);
+    if (listing.parsed) listing.freshness = GetFreshnessInfo(listing.response, now);
+    std::string line = json ? ListingJson(listing, now)
+                                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                            : ListingLine(listing, now);
+    std::printf("%s\n", line.c_str());
+  }
+  return 0;
+}
+
+// Decodes `body` of its Content-Encoding. False with *error on a corrupt encoding.
+bool Decode(const std::string& encoding, const std::string& body, std::string* out,
+            std::string* error) {
+  std::unique_ptr<ContentDecoder> decoder;
+  if (ContentDecoder::Create(encoding, kMaxShownBody, &decoder, error) != OK) return false;
+  std::string_view input(body);
+  char buf[64 * 1024];
+  out->clear();
+  while (true) {
+    int n = decoder->Decode(&input, buf, sizeof(buf));
+    if (n < 0) {
+      *error = decoder->error_message();
+      return false;
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+  }
+  if (decoder->Finish() != OK) {
+    *error = decoder->error_message().empty() ? "the compressed body is cut short"
+                                              : decoder->error_message();
+    return false;
+  }
+  return true;
+}
+
+int RunShow(CacheSession& s, const CacheCommandOptions& o) {
+  std::string key = s.FindKey(o.url);
+  if (key.empty()) {
+    PrintError(o.url + " is not in the cache (" + s.profile_dir() + ")");
+    return 1;
+  }
+  CacheEntryInfo index_info;
+  s.backend()->GetEntryInfo(key, &index_info);
+  std::unique_ptr<CacheEntry> entry;
+  HttpResponseInfo info;
+  std::string error;
+  if (!s.ReadResponseInfo(key, &entry, &info, &error)) {
+    PrintError(key + ": cannot read the stored response: " + error);
+    return 1;
+  }
+  std::string body;
+  int rv = ReadBodySync(s.loop(), s.poster(), entry.get(), kMaxShownBody, &body);
+  if (rv != OK) {
+    PrintError(key + ": cannot read the stored body: " + ErrorToString(rv));
+    return 1;
+  }
+  FreshnessInfo freshness = GetFreshnessInfo(info, s.Now());
+
+  std::string out = info.headers->GetStatusLine() + "\n";
+  for (const auto& header : info.headers->headers())
+    out += header.name + ": " + header.value + "\n";
+  out += "\n";
+  out += "key:            " + key + "\n";
+  out += "request time:   " + FormatTime(info.request_time) + "\n";
+  out += "response time:  " + FormatTime(info.response_time) + "\n";
+  out += "freshness:      " + FreshnessLabel(freshness) + " (lifetime " +
+         FormatDuration(freshness.lifetime) + " from " + FreshnessSourceName(freshness.source) +
+         ", age " + FormatDuration(freshness.age) + ")\n";
+  for (const HttpResponseInfo::VaryValue& v : info.vary)
+    out += "vary:           " + v.name + ": " + (v.value ? *v.value : "(absent)") + "\n";
+  out += "stored:         " + FormatSize(index_info.headers_size) + " headers, " +
+         FormatSize(index_info.body_size) + " body; " + std::to_string(index_info.use_count) +
+         " uses, last " + FormatTime(index_info.last_used) + "\n";
+
+  std::string encoding;
+  std::string shown = body;
+  std::string note;
+  if (!o.raw && info.headers->GetNormalizedHeader("content-encoding", &encoding) &&
+      !encoding.empty()) {
+    std::string decoded;
+    if (Decode(encoding, body, &decoded, &error)) {
+      shown = std::move(decoded);
+      note = "decoded from " + encoding + ", " + FormatSize(static_cast<int64_t>(body.size())) +
+             " stored";
+    } else {
+      note = "stored " + encoding + " bytes: decoding failed: " + error;
+    }
+  }
+  bool text = !o.hex && IsPrintableText(shown);
+  out += "body:           " + FormatSize(static_cast<int64_t>(shown.size())) +
+         (text ? " text" : " hex") + (note.empty() ? "" : " (" + note + ")") + "\n\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (text) {
+    std::fwrite(shown.data(), 1, shown.size(), stdout);
+    if (!shown.empty() && shown.back() != '\n') std::fputc('\n', stdout);
+  } else {
+    std::string dump = HexDump(shown);
+    std::fwrite(dump.data(), 1, dump.size(), stdout);
+  }
+  return 0;
+}
+
+int RunRemove(CacheSession& s, const CacheCommandOptions& o) {
+  std::string key = s.FindKey(o.url);
+  if (key.empty()) {
+    PrintError(o.url + " is not in the cache (" + s.profile_dir() + ")");
+    return 1;
+  }
+  s.backend()->DoomEntry(key);
+  CacheBackend* backend = s.backend();
+  int rv = WaitForCompletion(s.loop(), s.poster(),
+                             [backend](CompletionCallback cb) { backend->Flush(std::move(cb)); });
+  if (rv != OK) {
+    PrintError("removing " + key + " failed: " + ErrorToString(rv));
+    return 1;
+  }
+  std::printf("removed %s\n", key.c_str());
+  return 0;
+}
+
+int RunClear(CacheSession& s) {
+  int64_t count = s.backend()->GetEntryCount();
+  int64_t bytes = s.backend()->GetSizeOfAllEntries();
+  CacheBackend* backend = s.backend();
+  int rv = WaitForCompletion(s.loop(), s.poster(), [backend](CompletionCallback cb) {
+    backend->DoomAllEntries(std::move(cb));
+  });
+  if (rv != OK) {
+    PrintError("clearing the cache failed: " + ErrorToString(rv));
+    return 1;
+  }
+  std::printf("removed %lld entries (%s)\n", static_cast<long long>(count),
+              FormatSize(bytes).c_str());
+  return 0;
+}
+
+int RunStats(CacheSession& s, bool json) {
+  CacheStats stats = s.backend()->GetStats();
+  // The limit is the fetches' (--cache-size), not a property of what is stored; this command
+  // opened the cache without one (see CacheSession::Open).
+  stats.max_bytes = 0;
+  if (json) {
+    nlohmann::json j = stats.ToJson();
+    j["max_bytes"] = nullptr;
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else {
+    std::fputs(StatsText(stats).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CLI::App* AddCacheCommand(CLI::App* app, CacheCommandOptions* o) {
+  CLI::App* cache = app->add_subcommand("cache", "inspect and edit a profile's HTTP cache");
+  cache->require_subcommand(1);
+  auto profile = [o](CLI::App* sub) {
+    sub->add_option("--profile", o->profile_dir,
+                    "profile directory; default $XDG_CACHE_HOME/netstack");
+  };
+  profile(cache);
+  CLI::App* ls = cache->add_subcommand("ls", "one line per entry: key, size, use, freshness");
+  ls->add_flag("--json", o->json, "one JSON object per entry");
+  CLI::App* show = cache->add_subcommand("show", "a stored response: headers, times, body");
+  show->add_option("url", o->url, "the URL (or the key `ls` prints)")->required();
+  show->add_flag("--hex", o->hex, "the body as a hex dump even if it is text");
+  show->add_flag("--raw", o->raw, "the body as stored, not decoded of its Content-Encoding");
+  CLI::App* rm = cache->add_subcommand("rm", "remove one entry");
+  rm->add_option("url", o->url, "the URL (or the key `ls` prints)")->required();
+  CLI::App* clear = cache->add_subcommand("clear", "remove every entry");
+  CLI::App* stats =
+      cache->add_subcommand("stats", "entry count and size (--json: every statistic)");
+  stats->add_flag("--json", o->json, "one JSON object");
+  for (CLI::App* sub : {ls, show, rm, clear, stats}) {
+    profile(sub);
+    std::string name = sub->get_name();
+    sub->callback([o, name] { o->action = name; });
+  }
+  return cache;
+}
+
+int RunCacheCommand(const CacheCommandOptions& o) {
+  std::string dir = o.profile_dir;
+  if (dir.empty()) dir = DefaultProfileDir([](const char* name) { return std::getenv(name); });
+  if (dir.empty()) {
+    PrintError("no profile: set --profile DIR (neither XDG_CACHE_HOME nor HOME is set)");
+    return 1;
+  }
+  CacheSession session;
+  if (!session.Open(dir)) return 1;
+  if (o.action == "ls") return RunList(session, o.json);
+  if (o.action == "show") return RunShow(session, o);
+  if (o.action == "rm") return RunRemove(session, o);
+  if (o.action == "clear") return RunClear(session);
+  if (o.action == "stats") return RunStats(session, o.json);
+  PrintError("cache: unknown action \"" + o.action + "\"");
+  return 2;
+}
+
+}  // namespace netstack

@@ -1,0 +1,32 @@
+// `netstack cache ls|show URL|rm URL|clear|stats [--profile DIR]`: the command-line
+// chrome://cache over a profile's disk cache (docs/cache.md).
+#ifndef TOOLS_NETSTACK_CACHE_COMMAND_H_
+#define TOOLS_NETSTACK_CACHE_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace netstack {
+
+struct CacheCommandOptions {
+  std::string action;       // "ls" | "show" | "rm" | "clear" | "stats" (set by AddCacheCommand)
+  std::string url;          // show, rm: a URL (its cache key) or a key as `ls` prints it
+  std::string profile_dir;  // "" means DefaultProfileDir()
+  bool json = false;        // ls, stats
+  bool hex = false;         // show: the body as a hex dump even if it is text
+  bool raw = false;         // show: the body as stored, not decoded of its Content-Encoding
+};
+
+// Adds the `cache` subcommand and its own subcommands to `app`, bound to `options`. Returns the
+// `cache` subcommand (parsed() tells whether it ran).
+CLI::App* AddCacheCommand(CLI::App* app, CacheCommandOptions* options);
+
+// Runs the parsed command. Output goes to stdout; warnings and errors are one line each on
+// stderr ("netstack: ..."). Returns the exit status: 0 done; 1 the profile is missing, in use by
+// another netstack or unusable, the cache cannot be opened, or `rm`/`show` found no such entry;
+// 2 bad usage (a URL that does not parse).
+int RunCacheCommand(const CacheCommandOptions& options);
+
+}  // namespace netstack
+
+#endif  // TOOLS_NETSTACK_CACHE_COMMAND_H_

@@ -1,0 +1,92 @@
+#include "tools/netstack/cache_loop.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace netstack {
+
+void RunLoopUntil(uv_loop_t* loop, UvCrossThreadPoster* poster, const LoopSignal& signal) {
+  if (signal.is_set()) return;
+  poster->Ref();
+  // uv_run returns when the signal stops it, or earlier if something else called uv_stop.
+  while (!signal.is_set()) uv_run(loop, UV_RUN_DEFAULT);
+  poster->Unref();
+}
+
+OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, const Clock& clock,
+                              const std::string& directory, const CacheConfig& config) {
+  // Shared with the callback: if it ever ran after this function returned (it cannot: we wait
+  // for it), it would write into live memory rather than a dead frame.
+  auto opened = std::make_shared<OpenedDiskCache>();
+  auto done = std::make_shared<LoopSignal>(loop);
+  DiskBackend::Params params;
+  params.directory = directory;
+  params.config = config;
+  params.clock = &clock;
+  params.poster = poster;
+  DiskBackend::Create(
+      params, [opened, done](int rv, std::unique_ptr<DiskBackend> backend, std::string message) {
+        opened->result = rv;
+        opened->backend = std::move(backend);
+        opened->message = std::move(message);
+        done->Set();
+      });
+  RunLoopUntil(loop, poster, *done);
+  return std::move(*opened);
+}
+
+int OpenEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* backend,
+                  const std::string& key, std::unique_ptr<CacheEntry>* entry) {
+  auto done = std::make_shared<LoopSignal>(loop);
+  auto result = std::make_shared<int>(ERR_IO_PENDING);
+  auto opened = std::make_shared<std::unique_ptr<CacheEntry>>();
+  int rv =
+      backend->OpenEntry(key, entry, [done, result, opened](int r, std::unique_ptr<CacheEntry> e) {
+        *result = r;
+        *opened = std::move(e);
+        done->Set();
+      });
+  if (rv != ERR_IO_PENDING) return rv;
+  RunLoopUntil(loop, poster, *done);
+  *entry = std::move(*opened);
+  return *result;
+}
+
+int ReadBodySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheEntry* entry, int64_t max_bytes,
+                 std::string* body) {
+  constexpr int kChunk = 256 * 1024;
+  // The buffer outlives any read: it is only freed after the read's callback ran.
+  auto buffer = std::make_shared<std::vector<char>>(kChunk);
+  body->clear();
+  while (true) {
+    auto done = std::make_shared<LoopSignal>(loop);
+    auto result = std::make_shared<int>(ERR_IO_PENDING);
+    int rv = entry->ReadBody(static_cast<int64_t>(body->size()), buffer->data(), kChunk,
+                             [done, result, buffer](int r) {
+                               *result = r;
+                               done->Set();
+                             });
+    if (rv == ERR_IO_PENDING) {
+      RunLoopUntil(loop, poster, *done);
+      rv = *result;
+    }
+    if (rv < 0) return rv;
+    if (rv == 0) return OK;
+    if (static_cast<int64_t>(body->size()) + rv > max_bytes) return ERR_FILE_TOO_BIG;
+    body->append(buffer->data(), static_cast<size_t>(rv));
+  }
+}
+
+int WaitForCompletion(uv_loop_t* loop, UvCrossThreadPoster* poster,
+                      const std::function<void(CompletionCallback)>& call) {
+  auto done = std::make_shared<LoopSignal>(loop);
+  auto result = std::make_shared<int>(ERR_IO_PENDING);
+  call([done, result](int r) {
+    *result = r;
+    done->Set();
+  });
+  RunLoopUntil(loop, poster, *done);
+  return *result;
+}
+
+}  // namespace netstack
