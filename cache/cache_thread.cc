@@ -94,11 +94,14 @@ void CacheThread::Run(std::shared_ptr<State> state) {
     std::deque<ReadTask> reads;
     reads.swap(s.reads);
     if (!reads.empty()) {
+      // Reads run unless the backend is going away; then they are dropped unrun. `stopping`
+      // is read under the lock: Shutdown writes it from the loop thread.
+      const bool stopping = s.stopping;
       lock.unlock();
-      // Reads run unless the backend is going away; then they are dropped unrun.
-      if (!s.stopping) {
+      if (!stopping) {
         for (ReadTask& task : reads) task();
       }
+      reads.clear();  // destroyed here, outside the lock, like the tasks run
       continue;
     }
     if (!s.writes.empty()) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -15,6 +16,14 @@ namespace netstack {
 namespace {
 
 const char kMarkerSuffix[] = ".damaged";
+
+// Larger sizes in a row mean the row is damaged (no entry this big is ever written).
+constexpr int64_t kMaxStoredBodyBytes = int64_t{1} << 40;
+constexpr int64_t kMaxStoredHeadersBytes = int64_t{1} << 32;
+
+int64_t ClampMicros(int64_t us) {
+  return std::clamp<int64_t>(us, 0, int64_t{253'402'300'799'999'999});
+}
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -164,14 +173,19 @@ SqliteStore::LoadResult SqliteStore::TryOpen(const std::string& path,
     entry.info.key = key ? reinterpret_cast<const char*>(key) : "";
     entry.info.body_size = sqlite3_column_int64(stmt, 2);
     entry.info.headers_size = sqlite3_column_int64(stmt, 3);
-    entry.info.created = TimeFromUnixMicros(sqlite3_column_int64(stmt, 4));
-    entry.info.last_used = TimeFromUnixMicros(sqlite3_column_int64(stmt, 5));
+    // Clamped to [1970, 10000): ranking subtracts last_used from now, which must not overflow
+    // whatever a damaged row says.
+    entry.info.created = TimeFromUnixMicros(ClampMicros(sqlite3_column_int64(stmt, 4)));
+    entry.info.last_used = TimeFromUnixMicros(ClampMicros(sqlite3_column_int64(stmt, 5)));
     int64_t use_count = sqlite3_column_int64(stmt, 6);
     const unsigned char* file = sqlite3_column_text(stmt, 7);
     entry.body_in_file = file != nullptr;
+    // Sizes are bounded so that summing them in the index cannot overflow, whatever a
+    // damaged row says (the body file's real size is checked again at open).
     bool ok = sqlite3_column_int64(stmt, 0) > 0 && !entry.info.key.empty() &&
-              entry.info.body_size >= 0 && entry.info.headers_size >= 0 && use_count >= 0 &&
-              use_count <= UINT32_MAX &&
+              entry.info.body_size >= 0 && entry.info.body_size <= kMaxStoredBodyBytes &&
+              entry.info.headers_size >= 0 && entry.info.headers_size <= kMaxStoredHeadersBytes &&
+              use_count >= 0 && use_count <= UINT32_MAX &&
               (!file ||
                BodyFileName(static_cast<int64_t>(entry.id)) == reinterpret_cast<const char*>(file));
     if (!ok) {
@@ -185,9 +199,13 @@ SqliteStore::LoadResult SqliteStore::TryOpen(const std::string& path,
   if (rc != SQLITE_DONE) return fail(rc);
   malformed_rows_ = static_cast<int64_t>(malformed.size());
   if (!malformed.empty()) {
-    Begin();
-    for (int64_t id : malformed) Delete(id);
-    Commit();
+    // Best effort (they are skipped either way), but never leave the transaction open: every
+    // later batch would fail to begin.
+    int rc2 = Begin();
+    for (int64_t id : malformed) {
+      if (rc2 == SQLITE_OK && Delete(id) != SQLITE_DONE) rc2 = SQLITE_ERROR;
+    }
+    if (rc2 != SQLITE_OK || Commit() != SQLITE_OK) Rollback();
   }
   return LoadResult::kOk;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "net/http/http_cache_transaction.h"
+#include "net/http/http_cache_writer.h"
 #include "net/http/url_request_context.h"
 
 namespace netstack {
@@ -119,6 +120,29 @@ std::unique_ptr<HttpTransaction> HttpCache::CreateTransaction(UrlRequestContext*
                                                               RequestPriority priority,
                                                               const NetLogWithSource& net_log) {
   return std::make_unique<HttpCacheTransaction>(this, context, priority, net_log);
+}
+
+void HttpCache::InvalidateKey(const std::string& key) {
+  backend_->DoomEntry(key);
+  auto [begin, end] = writers_.equal_range(key);
+  // Abandoning unregisters the writer, so collect them first.
+  std::vector<HttpCacheWriter*> doomed;
+  for (auto it = begin; it != end; ++it) doomed.push_back(it->second);
+  for (HttpCacheWriter* writer : doomed) writer->Invalidate();
+}
+
+void HttpCache::AddWriter(const std::string& key, HttpCacheWriter* writer) {
+  writers_.emplace(key, writer);
+}
+
+void HttpCache::RemoveWriter(const std::string& key, HttpCacheWriter* writer) {
+  auto [begin, end] = writers_.equal_range(key);
+  for (auto it = begin; it != end; ++it) {
+    if (it->second == writer) {
+      writers_.erase(it);
+      return;
+    }
+  }
 }
 
 bool HttpCache::StartBackgroundRevalidation(UrlRequestContext* context, const HttpRequestInfo& info,

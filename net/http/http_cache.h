@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cache/backend.h"
@@ -28,6 +29,7 @@
 
 namespace netstack {
 
+class HttpCacheWriter;
 class UrlRequestContext;
 
 class HttpCache {
@@ -78,6 +80,17 @@ class HttpCache {
   // Background revalidations running now.
   size_t background_revalidation_count() const { return jobs_.size(); }
 
+  // For HttpCacheTransaction: invalidation by an unsafe method (RFC 9111 4.4). Dooms `key`'s
+  // stored entry and abandons every response still being written under `key` (a GET that
+  // started before the unsafe request must not store what it fetched once it completes).
+  // Commits already handed to the backend are not reached (README.md, "HTTP cache").
+  void InvalidateKey(const std::string& key);
+
+  // For HttpCacheWriter: the writers in progress, so InvalidateKey reaches them. A writer
+  // registers when it creates its entry and unregisters when it commits, abandons or dies.
+  void AddWriter(const std::string& key, HttpCacheWriter* writer);
+  void RemoveWriter(const std::string& key, HttpCacheWriter* writer);
+
   // For HttpCacheTransaction: revalidates `info` (a GET whose stored response was served stale)
   // in the background with a transaction of its own, which updates the entry (304: headers
   // merged; 200: replaced). Its NetLog source is a new URL_REQUEST; `parent` gets an
@@ -98,6 +111,8 @@ class HttpCache {
   const Clock& clock_;
   const Params params_;
   std::vector<std::unique_ptr<Revalidation>> jobs_;
+  // Writers in progress by key (bounded by the transactions alive).
+  std::unordered_multimap<std::string, HttpCacheWriter*> writers_;
   std::vector<CompletionCallback> waiters_;
   bool flushing_ = false;
   Stats stats_;

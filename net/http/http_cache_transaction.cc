@@ -76,7 +76,7 @@ int HttpCacheTransaction::OnBypassHeaders(int rv) {
   if (policy_.mode != RequestCachePolicy::Mode::kInvalidate) return OK;
   for (const std::string& key :
        GetInvalidatedKeys(info_.method, info_.url, *network_->response_headers())) {
-    cache_->backend()->DoomEntry(key);
+    cache_->InvalidateKey(key);
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_DOOM_ENTRY, [&key, this] {
       return nlohmann::json{{"key", key}, {"reason", "invalidated by " + info_.method}};
     });
@@ -396,7 +396,7 @@ void HttpCacheTransaction::HandleNetworkResponse() {
     });
     return;
   }
-  writer_ = std::make_unique<HttpCacheWriter>(cache_->backend(), info, net_log_);
+  writer_ = std::make_unique<HttpCacheWriter>(cache_, info, net_log_);
 }
 
 int HttpCacheTransaction::Read(char* buf, int len, CompletionCallback callback) {

@@ -1,12 +1,17 @@
 #include "net/http/http_cache_writer.h"
 
+#include "net/http/http_cache.h"
 #include "net/http/http_util.h"
 
 namespace netstack {
 
-HttpCacheWriter::HttpCacheWriter(CacheBackend* backend, const HttpResponseInfo& info,
+HttpCacheWriter::HttpCacheWriter(HttpCache* cache, const HttpResponseInfo& info,
                                  const NetLogWithSource& net_log)
-    : entry_(backend->CreateEntry(info.url)), net_log_(net_log) {
+    : cache_(cache),
+      key_(info.url),
+      entry_(cache->backend()->CreateEntry(info.url)),
+      net_log_(net_log) {
+  cache_->AddWriter(key_, this);
   net_log_.AddEvent(NetLogEventType::HTTP_CACHE_CREATE_ENTRY, [&info] {
     return nlohmann::json{{"key", SanitizeUtf8(info.url)}};
   });
@@ -49,7 +54,16 @@ void HttpCacheWriter::Finish(int result) {
       return params;
     });
   });
+  Release();
+}
+
+void HttpCacheWriter::Invalidate() {
+  if (entry_) Abandon(ERR_ABORTED, "invalidated by an unsafe request");
+}
+
+void HttpCacheWriter::Release() {
   entry_.reset();
+  cache_->RemoveWriter(key_, this);
 }
 
 void HttpCacheWriter::Abandon(int error, const std::string& why) {
@@ -58,7 +72,7 @@ void HttpCacheWriter::Abandon(int error, const std::string& why) {
     return nlohmann::json{
         {"bytes", bytes}, {"committed", false}, {"net_error", error}, {"reason", why}};
   });
-  entry_.reset();  // Uncommitted: discarded.
+  Release();  // Uncommitted: discarded.
 }
 
 }  // namespace netstack

@@ -16,12 +16,14 @@
 
 namespace netstack {
 
+class HttpCache;
+
 class HttpCacheWriter {
  public:
-  // Creates `info.url`'s entry in `backend` (which must outlive this writer) and writes `info`
-  // as its stream 0. The entry stays invisible until Finish(0).
-  HttpCacheWriter(CacheBackend* backend, const HttpResponseInfo& info,
-                  const NetLogWithSource& net_log);
+  // Creates `info.url`'s entry in `cache`'s backend (`cache` must outlive this writer) and
+  // writes `info` as its stream 0. The entry stays invisible until Finish(0). The writer is
+  // registered with `cache` until it finishes, so HttpCache::InvalidateKey can abandon it.
+  HttpCacheWriter(HttpCache* cache, const HttpResponseInfo& info, const NetLogWithSource& net_log);
   // An entry neither committed nor abandoned yet is abandoned ("cancelled").
   ~HttpCacheWriter();
   HttpCacheWriter(const HttpCacheWriter&) = delete;
@@ -35,13 +37,21 @@ class HttpCacheWriter {
   // an error abandons it.
   void Finish(int result);
 
+  // An unsafe request invalidated the URL while this response was arriving: the entry is
+  // abandoned (never committed); later calls do nothing. Called by HttpCache::InvalidateKey.
+  void Invalidate();
+
   // Still writing: neither finished nor failed.
   bool active() const { return entry_ != nullptr; }
   int64_t bytes_written() const { return bytes_written_; }
 
  private:
   void Abandon(int error, const std::string& why);
+  // Drops the entry (after Commit or to abandon it) and leaves the cache's writer list.
+  void Release();
 
+  HttpCache* const cache_;
+  const std::string key_;
   std::unique_ptr<CacheEntry> entry_;
   const NetLogWithSource net_log_;
   int64_t bytes_written_ = 0;

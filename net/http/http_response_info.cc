@@ -81,10 +81,18 @@ bool Fail(std::string* error, std::string message) {
   return false;
 }
 
+// The latest time a stored response may carry: 9999-12-31T23:59:59.999999Z. Bounding the stored
+// times (and the Epoch below) keeps the age arithmetic of RFC 9111 4.2.3 on them (differences
+// and sums of three) far from int64 overflow, whatever a damaged blob says.
+constexpr int64_t kMaxTimeMicros = int64_t{253'402'300'799'999'999};
+
 bool GetTime(const nlohmann::json& root, const char* name, Time* out, std::string* error) {
   auto it = root.find(name);
   if (it == root.end() || !it->is_number_integer())
     return Fail(error, std::string("\"") + name + "\" missing or not an integer");
+  if (it->is_number_unsigned() ? it->get<uint64_t>() > uint64_t{kMaxTimeMicros}
+                               : (it->get<int64_t>() < 0 || it->get<int64_t>() > kMaxTimeMicros))
+    return Fail(error, std::string("\"") + name + "\" out of range");
   *out = TimeFromUnixMicros(it->get<int64_t>());
   return true;
 }

@@ -367,6 +367,76 @@ TEST_CASE("DiskBackend fails a commit on a full disk and stays usable", "[cache]
   CHECK(read == body);
 }
 
+TEST_CASE("DiskBackend fails commits while another connection holds the database", "[cache]") {
+  // SQLITE_BUSY (no busy handler: the cache thread never waits): the batch rolls back, its
+  // commits fail, the renamed body file is removed, and the next batches work again.
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  const std::string keep = MakeBody(50000, 1), big = MakeBody(60000, 2);
+  REQUIRE(Store(h, "keep", "h", keep) == OK);
+  const std::vector<std::string> before = ListDir(BodiesDir(h));
+  REQUIRE(before.size() == 1);
+
+  sqlite3* other = nullptr;
+  REQUIRE(sqlite3_open(DbPath(h).c_str(), &other) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  CHECK(Store(h, "big", "h", big) == ERR_CACHE_WRITE_FAILURE);
+  CHECK(Store(h, "small", "h", "inline") == ERR_CACHE_WRITE_FAILURE);
+  FlushSync(h);
+  CHECK(ListDir(BodiesDir(h)) == before);  // no row, so no file: nothing half-stored
+  CacheStats stats = h.backend().GetStats();
+  CHECK(stats.commit_failures == 2);
+  CHECK(stats.entry_count == 1);
+  CHECK(stats.pending_write_bytes == 0);
+  std::unique_ptr<CacheEntry> opened;
+  CHECK(OpenSync(h, "big", &opened) == ERR_CACHE_MISS);
+  // Reads are not blocked by the other writer (WAL).
+  REQUIRE(OpenSync(h, "keep", &opened) == OK);
+  std::string read;
+  CHECK(ReadAll(h, *opened, &read) == OK);
+  CHECK(read == keep);
+  opened.reset();
+
+  REQUIRE(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(other);
+  REQUIRE(Store(h, "big", "h", big) == OK);
+  REQUIRE(h.Reopen());
+  for (const auto& [key, body] : {std::pair{"keep", keep}, std::pair{"big", big}}) {
+    REQUIRE(OpenSync(h, key, &opened) == OK);
+    CHECK(ReadAll(h, *opened, &read) == OK);
+    CHECK(read == body);
+  }
+}
+
+TEST_CASE("DiskBackend drops rows whose sizes cannot be true, clamps their times", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  REQUIRE(Store(h, "a", "h", "body a") == OK);
+  REQUIRE(Store(h, "b", "h", "body b") == OK);
+  REQUIRE(Store(h, "c", "h", "body c") == OK);
+  h.Close();
+  // Sizes that would overflow the index's total if summed.
+  ExecSql(DbPath(h),
+          "UPDATE entries SET body_size = 9223372036854775000 WHERE key = 'a';"
+          "UPDATE entries SET headers_size = 9223372036854775000 WHERE key = 'b';"
+          // Times are clamped instead (the row is fine otherwise): now - last_used must not
+          // overflow when ranking.
+          "UPDATE entries SET last_used = -9223372036854775807, created = 9223372036854775807 "
+          "WHERE key = 'c'");
+  std::string message;
+  REQUIRE(h.Open(&message) == OK);
+  CHECK(message.find("2 malformed entries") != std::string::npos);
+  CHECK(h.backend().GetEntryCount() == 1);
+  CHECK(h.backend().GetSizeOfAllEntries() == 7);
+  CacheEntryInfo info;
+  REQUIRE(h.backend().GetEntryInfo("c", &info));
+  CHECK(info.last_used == TimeFromUnixMicros(0));
+  CHECK(ToUnixMicros(info.created) == int64_t{253'402'300'799'999'999});
+  CHECK(CacheIndex::Rank(EvictionPolicy::kFrequencyWeighted, info, h.clock().Now()) > 0);
+  REQUIRE(h.Reopen());  // they were deleted, not just skipped
+  CHECK(h.last_message().empty());
+}
+
 TEST_CASE("DiskBackend refuses an unusable directory with a message", "[cache]") {
   TempDir dir;
   WriteFile(dir.path() + "/cache", "a file where the directory should be");

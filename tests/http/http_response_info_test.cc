@@ -2,6 +2,7 @@
 #include "net/http/http_response_info.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -120,6 +121,11 @@ TEST_CASE("HttpResponseInfo::Parse refuses malformed blobs with a one-line reaso
       {without("request_time_us"), "request_time_us"},
       {with("response_time_us", "soon"), "response_time_us"},
       {with("response_time_us", 1.5), "response_time_us"},
+      // Times that would overflow the age arithmetic.
+      {with("response_time_us", INT64_MIN), "response_time_us\" out of range"},
+      {with("request_time_us", -1), "request_time_us\" out of range"},
+      {with("request_time_us", UINT64_MAX), "request_time_us\" out of range"},
+      {with("response_time_us", int64_t{253'402'300'800'000'000}), "out of range"},
       {without("headers"), "headers"},
       {with("headers", nlohmann::json::array()), "headers"},
       {with("headers", "HTTP/1.1 200 OK"), "headers"},

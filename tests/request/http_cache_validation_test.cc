@@ -248,6 +248,45 @@ TEST_CASE("cache: unsafe methods invalidate the cached GET", "[cache][validation
   }
 }
 
+TEST_CASE("cache: an unsafe method also abandons a GET response still being written",
+          "[cache][validation]") {
+  CacheTestEnv env;
+  // The GET's headers and first bytes arrive at once, the rest only after the POST completed.
+  env.factory->AddSocket({ScriptedRead::Data("HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\n"
+                                             "Content-Length: 10\r\nConnection: close\r\n\r\n"
+                                             "befo",
+                                             IoMode::kAsync, Milliseconds(5)),
+                          ScriptedRead::Data("re-p", IoMode::kAsync, Milliseconds(500)),
+                          ScriptedRead::Data("o", IoMode::kAsync, Milliseconds(1)),
+                          ScriptedRead::Data("s", IoMode::kAsync, Milliseconds(1))});
+  RecordingDelegate get;
+  auto get_request = env.MakeRequest(env.Params(kUrl), &get);
+  get.Start(get_request.get());
+  REQUIRE(env.RunUntil([&] { return !get.data.empty(); }));
+
+  env.Serve(CacheTestEnv::CloseResponse("200 OK", "posted"));
+  RecordingDelegate post;
+  env.Fetch(env.Params(kUrl, "POST", "form=1"), &post);
+  REQUIRE(post.result == OK);
+  REQUIRE(get.completions == 0);  // still arriving
+
+  REQUIRE(env.RunUntil([&] { return get.completions > 0; }));
+  CHECK(get.result == OK);
+  CHECK(get.data == "before-pos");
+  env.scheduler.RunUntilIdle();
+  // What the GET fetched predates the POST: it must not become the stored response.
+  CHECK(env.backend->GetEntryCount() == 0);
+  auto writes = env.recorder.Get(NetLogEventType::HTTP_CACHE_WRITE_DATA);
+  REQUIRE(writes.size() == 1);
+  CHECK(writes[0].params["committed"] == false);
+  CHECK(writes[0].params["reason"] == "invalidated by an unsafe request");
+
+  env.Serve(CacheTestEnv::CloseResponse("200 OK", "after", "Cache-Control: max-age=600\r\n"));
+  std::string data;
+  CHECK(Disposition(env, {}, &data) == CacheDisposition::kMiss);
+  CHECK(data == "after");
+}
+
 TEST_CASE("cache: stale-while-revalidate serves stale and revalidates in the background",
           "[cache][validation][swr]") {
   CacheTestEnv env;
