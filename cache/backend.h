@@ -168,6 +168,11 @@ class CacheBackend {
   virtual int OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                         EntryCallback callback) = 0;
 
+  // Opens like OpenEntry but counts no use and no hit or miss: for inspection (`netstack cache
+  // ls|show`, the internals page), which must not change what eviction sees.
+  virtual int PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                        EntryCallback callback) = 0;
+
   // A new entry for `key`, invisible until its Commit. Never null; an unusable key gives an
   // entry whose appends and commit fail.
   virtual std::unique_ptr<CacheEntry> CreateEntry(const std::string& key) = 0;

@@ -103,42 +103,54 @@ void DiskBackend::PostResult(CompletionCallback callback, int result) {
 
 int DiskBackend::OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                            EntryCallback callback) {
+  return Open(key, entry, std::move(callback), /*count_use=*/true);
+}
+
+int DiskBackend::PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                           EntryCallback callback) {
+  return Open(key, entry, std::move(callback), /*count_use=*/false);
+}
+
+int DiskBackend::Open(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                      EntryCallback callback, bool count_use) {
   const IndexEntry* found = IsUsableCacheKey(config_, key) ? index_.Find(key) : nullptr;
   if (!found) {
-    stats_.open_misses++;
+    if (count_use) stats_.open_misses++;
     return ERR_CACHE_MISS;
   }
   const uint64_t id = found->id;
-  const Time now = clock_.Now();
-  index_.Touch(key, now);
-  dirty_uses_[id] = {now, index_.Find(key)->info.use_count};
-  if (dirty_uses_.size() >= kMaxDirtyUses) FlushUses();
+  if (count_use) {
+    const Time now = clock_.Now();
+    index_.Touch(key, now);
+    dirty_uses_[id] = {now, index_.Find(key)->info.use_count};
+    if (dirty_uses_.size() >= kMaxDirtyUses) FlushUses();
+  }
   DiskWorker* worker = worker_.get();
-  thread_->PostRead([worker, poster = poster_, id, key, weak = weak_factory_.GetWeakPtr(),
-                     callback = std::move(callback)]() mutable {
+  thread_->PostRead([worker, poster = poster_, id, key, count_use,
+                     weak = weak_factory_.GetWeakPtr(), callback = std::move(callback)]() mutable {
     auto opened =
         std::make_shared<DiskWorker::OpenedEntry>(worker->OpenEntry(static_cast<int64_t>(id)));
-    poster->PostToLoop(
-        [weak = std::move(weak), opened, key = std::move(key), id, callback = std::move(callback)] {
-          if (DiskBackend* backend = weak.get()) {
-            backend->OnOpened(key, id, std::move(*opened), callback);
-          }
-        });
+    poster->PostToLoop([weak = std::move(weak), opened, key = std::move(key), id, count_use,
+                        callback = std::move(callback)] {
+      if (DiskBackend* backend = weak.get()) {
+        backend->OnOpened(key, id, std::move(*opened), count_use, callback);
+      }
+    });
   });
   return ERR_IO_PENDING;
 }
 
 void DiskBackend::OnOpened(const std::string& key, uint64_t id, DiskWorker::OpenedEntry opened,
-                           EntryCallback callback) {
+                           bool count_use, EntryCallback callback) {
   if (opened.rv == OK) {
-    stats_.open_hits++;
+    if (count_use) stats_.open_hits++;
     auto it = pending_headers_.find(id);
     if (it != pending_headers_.end()) opened.headers = it->second.second;
     callback(OK,
              std::make_unique<DiskEntry>(weak_factory_.GetWeakPtr(), key, id, std::move(opened)));
     return;
   }
-  stats_.open_misses++;
+  if (count_use) stats_.open_misses++;
   if (opened.rv == ERR_CACHE_MISS) {
     // The row went away meanwhile (replaced by a commit whose completion is on its way, or
     // removed behind our back): forget this version.

@@ -63,6 +63,8 @@ class DiskBackend : public CacheBackend {
   // callback gets OK once the row is committed on disk; a full disk gives ERR_FILE_NO_SPACE.
   int OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                 EntryCallback callback) override;
+  int PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                EntryCallback callback) override;
   std::unique_ptr<CacheEntry> CreateEntry(const std::string& key) override;
   void DoomEntry(const std::string& key) override;
   void DoomAllEntries(CompletionCallback callback) override;
@@ -78,6 +80,9 @@ class DiskBackend : public CacheBackend {
   const std::string& directory() const { return directory_; }
 
  private:
+  // OpenEntry (count_use) and PeekEntry.
+  int Open(const std::string& key, std::unique_ptr<CacheEntry>* entry, EntryCallback callback,
+           bool count_use);
   friend class DiskEntry;
   struct Opening;
 
@@ -89,7 +94,7 @@ class DiskBackend : public CacheBackend {
   std::function<void(int)> Guard(CompletionCallback callback);
   // Runs `callback(result)` on the loop later (through the poster).
   void PostResult(CompletionCallback callback, int result);
-  void OnOpened(const std::string& key, uint64_t id, DiskWorker::OpenedEntry opened,
+  void OnOpened(const std::string& key, uint64_t id, DiskWorker::OpenedEntry opened, bool count_use,
                 EntryCallback callback);
 
   // DiskEntry's hooks.

@@ -160,14 +160,26 @@ MemoryBackend::~MemoryBackend() = default;
 
 int MemoryBackend::OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                              EntryCallback callback) {
+  return Open(key, entry, std::move(callback), /*count_use=*/true);
+}
+
+int MemoryBackend::PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                             EntryCallback callback) {
+  return Open(key, entry, std::move(callback), /*count_use=*/false);
+}
+
+int MemoryBackend::Open(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                        EntryCallback callback, bool count_use) {
   const IndexEntry* found = IsUsableCacheKey(config_, key) ? index_.Find(key) : nullptr;
   if (!found) {
-    stats_.open_misses++;
+    if (count_use) stats_.open_misses++;
     return ERR_CACHE_MISS;
   }
-  stats_.open_hits++;
   uint64_t id = found->id;
-  index_.Touch(key, clock_.Now());
+  if (count_use) {
+    stats_.open_hits++;
+    index_.Touch(key, clock_.Now());
+  }
   *entry = std::make_unique<Entry>(weak_factory_.GetWeakPtr(), key, id, data_.at(id));
   return OK;
 }

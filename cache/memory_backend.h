@@ -35,6 +35,8 @@ class MemoryBackend : public CacheBackend {
   // CacheBackend:
   int OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                 EntryCallback callback) override;
+  int PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                EntryCallback callback) override;
   std::unique_ptr<CacheEntry> CreateEntry(const std::string& key) override;
   void DoomEntry(const std::string& key) override;
   void DoomAllEntries(CompletionCallback callback) override;
@@ -49,6 +51,9 @@ class MemoryBackend : public CacheBackend {
   const CacheConfig& config() const { return config_; }
 
  private:
+  // OpenEntry (count_use) and PeekEntry.
+  int Open(const std::string& key, std::unique_ptr<CacheEntry>* entry, EntryCallback callback,
+           bool count_use);
   class Entry;
   // One committed version: never changed after commit (a headers update makes a new Data
   // sharing the body).

@@ -63,6 +63,34 @@ TEMPLATE_TEST_CASE("Backend stores and reads back small and large bodies", "[cac
   CHECK(stats.max_bytes == SmallConfig().max_bytes);
 }
 
+TEMPLATE_TEST_CASE("Backend peeks at an entry without counting a use", "[cache]", BACKEND_KINDS) {
+  auto h = TestType::Make(SmallConfig());
+  const std::string body = MakeBody(40 * 1024, 3);
+  REQUIRE(Store(*h, "http://a/p", "H", body) == OK);
+  CacheEntryInfo before;
+  REQUIRE(h->backend().GetEntryInfo("http://a/p", &before));
+  const CacheStats stats_before = h->backend().GetStats();
+  h->clock().Advance(Seconds(60));
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(PeekSync(*h, "http://a/p", &entry) == OK);
+  CHECK(entry->headers() == "H");
+  std::string read;
+  CHECK(ReadAll(*h, *entry, &read) == OK);
+  CHECK(read == body);
+  CHECK(PeekSync(*h, "http://a/absent", &entry) == ERR_CACHE_MISS);
+  CacheEntryInfo after;
+  REQUIRE(h->backend().GetEntryInfo("http://a/p", &after));
+  CHECK(after.use_count == before.use_count);
+  CHECK(after.last_used == before.last_used);
+  CHECK(h->backend().GetStats().open_hits == stats_before.open_hits);
+  CHECK(h->backend().GetStats().open_misses == stats_before.open_misses);
+  // OpenEntry, by contrast, counts.
+  REQUIRE(OpenSync(*h, "http://a/p", &entry) == OK);
+  REQUIRE(h->backend().GetEntryInfo("http://a/p", &after));
+  CHECK(after.use_count == before.use_count + 1);
+  CHECK(after.last_used > before.last_used);
+}
+
 TEMPLATE_TEST_CASE("Backend hides an entry until Commit and runs callbacks later", "[cache]",
                    BACKEND_KINDS) {
   auto h = TestType::Make(SmallConfig());

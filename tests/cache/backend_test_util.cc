@@ -43,6 +43,17 @@ int OpenSync(BackendHarness& h, const std::string& key, std::unique_ptr<CacheEnt
   return *result;
 }
 
+int PeekSync(BackendHarness& h, const std::string& key, std::unique_ptr<CacheEntry>* entry) {
+  std::optional<int> result;
+  int rv = h.backend().PeekEntry(key, entry, [&](int r, std::unique_ptr<CacheEntry> e) {
+    result = r;
+    *entry = std::move(e);
+  });
+  if (rv != ERR_IO_PENDING) return rv;
+  if (!h.RunUntil([&] { return result.has_value(); })) return ERR_TIMED_OUT;
+  return *result;
+}
+
 int CommitSync(BackendHarness& h, CacheEntry& entry) {
   std::optional<int> result;
   entry.Commit([&](int r) { result = r; });

@@ -41,6 +41,8 @@ struct MemoryBackendKind {
 
 // OpenEntry, waiting for a pending result.
 int OpenSync(BackendHarness& h, const std::string& key, std::unique_ptr<CacheEntry>* entry);
+// PeekEntry, waited for like OpenSync.
+int PeekSync(BackendHarness& h, const std::string& key, std::unique_ptr<CacheEntry>* entry);
 // Commit, waiting for its callback.
 int CommitSync(BackendHarness& h, CacheEntry& entry);
 // Reads the whole body in `chunk`-byte reads into *out; returns OK or the first error.

@@ -97,7 +97,7 @@ class CacheSession {
   // Opens `key` and parses its stream 0. False with *error set if it cannot.
   bool ReadResponseInfo(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                         HttpResponseInfo* info, std::string* error) {
-    int rv = OpenEntrySync(&loop_, poster_.get(), backend_.get(), key, entry);
+    int rv = PeekEntrySync(&loop_, poster_.get(), backend_.get(), key, entry);
     if (rv != OK || !*entry) {
       *error = rv == ERR_CACHE_MISS ? "the entry is gone or was damaged" : ErrorToString(rv);
       return false;

@@ -35,13 +35,13 @@ OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, cons
   return std::move(*opened);
 }
 
-int OpenEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* backend,
+int PeekEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* backend,
                   const std::string& key, std::unique_ptr<CacheEntry>* entry) {
   auto done = std::make_shared<LoopSignal>(loop);
   auto result = std::make_shared<int>(ERR_IO_PENDING);
   auto opened = std::make_shared<std::unique_ptr<CacheEntry>>();
   int rv =
-      backend->OpenEntry(key, entry, [done, result, opened](int r, std::unique_ptr<CacheEntry> e) {
+      backend->PeekEntry(key, entry, [done, result, opened](int r, std::unique_ptr<CacheEntry> e) {
         *result = r;
         *opened = std::move(e);
         done->Set();

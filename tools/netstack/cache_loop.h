@@ -52,7 +52,7 @@ OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, cons
 
 // Synchronous forms of CacheBackend/CacheEntry calls, for `netstack cache` (one entry at a
 // time; no other work is in flight). Each returns a net error as the call would.
-int OpenEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* backend,
+int PeekEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* backend,
                   const std::string& key, std::unique_ptr<CacheEntry>* entry);
 // Reads the whole body (at most `max_bytes`; more is ERR_FILE_TOO_BIG) into *body.
 int ReadBodySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheEntry* entry, int64_t max_bytes,
