@@ -58,6 +58,10 @@ class FaultyBackend : public CacheBackend {
     if (rv == OK) *entry = std::make_unique<FaultyEntry>(std::move(inner), fault_);
     return rv;
   }
+  int PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
+                EntryCallback callback) override {
+    return inner_->PeekEntry(key, entry, std::move(callback));
+  }
   std::unique_ptr<CacheEntry> CreateEntry(const std::string& key) override {
     return inner_->CreateEntry(key);
   }
