@@ -192,7 +192,8 @@ int RunShow(CacheSession& s, const CacheCommandOptions& o) {
     out += "vary:           " + v.name + ": " + (v.value ? *v.value : "(absent)") + "\n";
   out += "stored:         " + FormatSize(index_info.headers_size) + " headers, " +
          FormatSize(index_info.body_size) + " body; " + std::to_string(index_info.use_count) +
-         " uses, last " + FormatTime(index_info.last_used) + "\n";
+         (index_info.use_count == 1 ? " use" : " uses") + ", last " +
+         FormatTime(index_info.last_used) + "\n";
 
   std::string encoding;
   std::string shown = body;
