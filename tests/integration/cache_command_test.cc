@@ -3,6 +3,8 @@
 // cannot be a profile, a missing profile.
 #include <sys/stat.h>
 
+#include <filesystem>
+
 #include "tests/integration/cache_test_util.h"
 #include "tests/integration/temp_dir.h"
 
@@ -65,16 +67,36 @@ TEST_CASE("cache ls, show, rm, clear and stats", "[cache][cache-command]") {
   INFO(ls_json.Describe());
   REQUIRE(ls_json.exit_code() == 0);
   REQUIRE(ls_json.records.size() == 3);
+  auto find = [](const NetstackRun& run, const std::string& key) {
+    for (const nlohmann::json& e : run.records)
+      if (JsonString(e, "key") == key) return e;
+    return nlohmann::json();
+  };
   for (const nlohmann::json& e : ls_json.records) {
     CHECK(JsonInt(e, "status") == 200);
     CHECK(JsonInt(e, "size") > 0);
-    CHECK(JsonInt(e, "use_count") >= 0);
-    CHECK(e.contains("last_used"));
-    if (JsonString(e, "key") == text) {
-      CHECK(JsonBool(e, "fresh"));
-      CHECK(JsonInt(e, "body_bytes") == 21);
-    }
+    CHECK(JsonInt(e, "use_count") == 0);  // stored by one fetch, not used since
+    CHECK(JsonString(e, "last_used") != "-");
   }
+  const nlohmann::json text_before = find(ls_json, text);
+  CHECK(JsonBool(text_before, "fresh"));
+  CHECK(JsonInt(text_before, "body_bytes") == 21);
+
+  // Inspection peeks: `show` and `ls`, twice, leave use count and last use as they were.
+  for (int i = 0; i < 2; ++i) {
+    CHECK(RunCache({"show", text}, profile).exit_code() == 0);
+    CHECK(RunCache({"ls"}, profile).exit_code() == 0);
+  }
+  const nlohmann::json text_after = find(RunCache({"ls", "--json"}, profile), text);
+  CHECK(JsonInt(text_after, "use_count") == JsonInt(text_before, "use_count"));
+  CHECK(JsonString(text_after, "last_used") == JsonString(text_before, "last_used"));
+  // A fetch served from the cache is a use.
+  NetstackRun hit = FetchWithProfile(profile, {text});
+  CHECK_FETCH_OK(hit, 1u);
+  CHECK(Disposition(hit.records[0]) == "hit");
+  const nlohmann::json text_used = find(RunCache({"ls", "--json"}, profile), text);
+  CHECK(JsonInt(text_used, "use_count") == JsonInt(text_before, "use_count") + 1);
+  CHECK(origin.Count("/text") == 1);
 
   // show: status line, headers, times, freshness, then the body as text...
   NetstackRun show = RunCache({"show", text}, profile);
@@ -163,6 +185,96 @@ TEST_CASE("cache show decodes a stored Content-Encoding unless --raw", "[cache][
   CHECK(Contains(raw.process.out, "00000000: 1f 8b"));  // the gzip magic, as a hex dump
 }
 
+// What a server sent, printed by `cache show`, `cache ls` and `fetch`'s human line, never
+// reaches the terminal as a control sequence.
+TEST_CASE("server-supplied text is escaped in human outputs", "[cache][cache-command]") {
+  REQUIRE_NETSTACK_BINARY();
+  CacheOrigin origin;
+  CacheOrigin::Resource evil;
+  evil.status = "200 OK\x1b]0;owned\x07\x1b[2J";
+  evil.headers = {"Cache-Control: max-age=3600",
+                  "X-Evil: a\xc2\x9b"
+                  "31mred",
+                  "Content-Type: text/plain"};
+  evil.body = "body\n";
+  origin.Set("/evil", evil);
+  START_ORIGIN(origin);
+  TempDir dir("cache-escape");
+  const std::string profile = dir.Join("profile");
+  const std::string url = origin.Url("/evil");
+  auto clean = [](const std::string& out) {
+    return out.find('\x1b') == std::string::npos && out.find('\x07') == std::string::npos &&
+           out.find("\xc2\x9b") == std::string::npos;
+  };
+
+  NetstackRun fetch = RunNetstack({"fetch", "--profile", profile, url});
+  INFO(fetch.Describe());
+  REQUIRE(fetch.exit_code() == 0);
+  CHECK(clean(fetch.process.out));
+  CHECK(clean(fetch.process.err));
+  CHECK(Contains(fetch.process.out, "200 OK\\x1b]0;owned\\x07\\x1b[2J  " + url));
+
+  NetstackRun show = RunCache({"show", url}, profile);
+  INFO(show.Describe());
+  REQUIRE(show.exit_code() == 0);
+  CHECK(clean(show.process.out));
+  CHECK(Contains(show.process.out, "HTTP/1.1 200 OK\\x1b]0;owned\\x07\\x1b[2J\n"));
+  CHECK(Contains(show.process.out, "X-Evil: a\\u009b31mred\n"));
+
+  NetstackRun ls = RunCache({"ls"}, profile);
+  INFO(ls.Describe());
+  REQUIRE(ls.exit_code() == 0);
+  CHECK(clean(ls.process.out));
+  // JSON keeps what was sent (escaped by the JSON writer).
+  NetstackRun json = FetchWithProfile(profile, {url});
+  REQUIRE(json.records.size() == 1);
+  CHECK(JsonString(json.records[0], "status_text") == "OK\x1b]0;owned\x07\x1b[2J");
+}
+
+TEST_CASE("cache show streams a large body, cut at --max-bytes", "[cache][cache-command]") {
+  REQUIRE_NETSTACK_BINARY();
+  CacheOrigin origin;
+  CacheOrigin::Resource big;
+  big.headers = {"Cache-Control: max-age=3600", "Content-Type: text/plain"};
+  const size_t kSize = 2 * 1024 * 1024;
+  for (size_t i = 0; big.body.size() < kSize; ++i) big.body += "line " + std::to_string(i) + "\n";
+  big.body.resize(kSize - 1);
+  big.body += "\n";
+  origin.Set("/big", big);
+  START_ORIGIN(origin);
+  TempDir dir("cache-show-big");
+  const std::string profile = dir.Join("profile");
+  const std::string url = origin.Url("/big");
+  CHECK_FETCH_OK(FetchWithProfile(profile, {url}), 1u);
+  REQUIRE(JsonInt(RunCache({"ls", "--json"}, profile).records.at(0), "body_bytes") ==
+          static_cast<int64_t>(kSize));
+
+  NetstackRun cut = RunCache({"show", url}, profile);
+  INFO(cut.Describe());
+  REQUIRE(cut.exit_code() == 0);
+  const std::string& out = cut.process.out;
+  CHECK(Contains(out, "body:           2.0 MiB text\n\n" + big.body.substr(0, 1024 * 1024)));
+  CHECK_FALSE(Contains(out, big.body.substr(1024 * 1024, 64)));
+  CHECK(Contains(out, "\n(truncated: 1048576 of 2097152 bytes shown)\n"));
+
+  NetstackRun all = RunCache({"show", "--max-bytes", "0", url}, profile);
+  INFO(all.Describe());
+  REQUIRE(all.exit_code() == 0);
+  CHECK(Contains(all.process.out, "\n\n" + big.body));
+  CHECK(all.process.out.size() - all.process.out.find("\n\n" + big.body) == kSize + 2);
+  CHECK_FALSE(Contains(all.process.out, "truncated"));
+
+  NetstackRun small = RunCache({"show", "--max-bytes", "1K", "--hex", url}, profile);
+  REQUIRE(small.exit_code() == 0);
+  CHECK(Contains(small.process.out, "000003f0: "));
+  CHECK_FALSE(Contains(small.process.out, "00000400: "));
+  CHECK(Contains(small.process.out, "(truncated: 1024 of 2097152 bytes shown)"));
+
+  NetstackRun bad = RunCache({"show", "--max-bytes", "lots", url}, profile);
+  CHECK(bad.exit_code() == 2);
+  CHECK(Contains(bad.process.err, "bad --max-bytes \"lots\""));
+}
+
 TEST_CASE("cache command: a missing profile and a locked one are clear errors",
           "[cache][cache-command]") {
   REQUIRE_NETSTACK_BINARY();
@@ -172,11 +284,27 @@ TEST_CASE("cache command: a missing profile and a locked one are clear errors",
   CHECK(missing.exit_code() == 1);
   CHECK(missing.process.term_signal == 0);
   REQUIRE(missing.StderrLines().size() == 1);
-  CHECK(Contains(missing.StderrLines()[0], "no profile at " + dir.Join("nowhere")));
+  CHECK(Contains(missing.StderrLines()[0], "no netstack profile at " + dir.Join("nowhere")));
   struct stat st;
   CHECK(::stat(dir.Join("nowhere").c_str(), &st) != 0);  // not created by looking
 
+  // An existing directory that is not a profile is not made one by looking either.
+  const std::string empty = dir.Join("empty");
+  REQUIRE(::mkdir(empty.c_str(), 0700) == 0);
+  for (const char* action : {"ls", "stats", "clear"}) {
+    NetstackRun not_profile = RunCache({action}, empty);
+    INFO(not_profile.Describe());
+    CHECK(not_profile.exit_code() == 1);
+    REQUIRE(not_profile.StderrLines().size() == 1);
+    CHECK(not_profile.StderrLines()[0] ==
+          "netstack: no netstack profile at " + empty + " (nothing has been cached there)");
+  }
+  CHECK(std::filesystem::is_empty(empty));
+
+  // A profile a fetch made (it has the cache's database), held by another process.
   const std::string profile = dir.Join("locked");
+  std::filesystem::create_directories(profile + "/cache");
+  REQUIRE(WriteStringToFile(profile + "/cache/index.db", ""));
   ProfileLockHolder holder(profile);
   REQUIRE(holder.locked());
   NetstackRun locked = RunCache({"stats"}, profile);

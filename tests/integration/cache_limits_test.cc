@@ -135,6 +135,11 @@ TEST_CASE("a corrupted database: the next run warns, recovers, fetches and cache
   std::vector<std::string> err = recovered.StderrLines();
   REQUIRE(err.size() == 1);
   CHECK(err[0].rfind("netstack: warning: ", 0) == 0);
+  // The damaged database was moved aside (docs/cache.md), not deleted.
+  int moved_aside = 0;
+  for (const std::string& f : ListFiles(profile + "/cache"))
+    moved_aside += f.rfind("index.db.corrupt-", 0) == 0 ? 1 : 0;
+  CHECK(moved_aside >= 1);
 
   // Cached anew: the next process is served from disk, without a warning.
   NetstackRun after = FetchWithProfile(profile, {urls[1]});

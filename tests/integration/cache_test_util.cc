@@ -57,7 +57,7 @@ std::optional<std::string> CacheOrigin::Answer(const FaultHttpServer::Request& r
   }
   std::string body = r.body;
   if (r.vary_language) body += "\nlang=" + request.Header("accept-language");
-  return FaultHttpServer::Response("200 OK", headers, body);
+  return FaultHttpServer::Response(r.status, headers, body);
 }
 
 std::string HttpDate(long long unix_seconds) {

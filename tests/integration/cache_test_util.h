@@ -22,6 +22,7 @@ namespace netstack::test {
 class CacheOrigin {
  public:
   struct Resource {
+    std::string status = "200 OK";     // the status line after "HTTP/1.1 " of a 200
     std::vector<std::string> headers;  // "Cache-Control: max-age=60", ...
     std::string body;
     std::string etag;            // "" for none; with quotes: "\"v1\""

@@ -113,3 +113,33 @@ TEST_CASE("fetch options: repeatable options take one value each, URLs stay URLs
   CHECK(o.headers.size() == 1);
   CHECK(o.dns_servers.size() == 1);
 }
+
+TEST_CASE("fetch options: --cache-size and --cache-eviction conflict with --no-cache") {
+  std::string msg;
+  FetchOptions a;
+  CHECK_FALSE(Parse({"--no-cache", "--cache-size", "1M", "http://a.test/"}, &a, &msg));
+  CHECK(msg == "--cache-size conflicts with --no-cache (there is no cache to size or evict)");
+  FetchOptions b;
+  CHECK_FALSE(Parse({"--no-cache", "--cache-eviction", "lru", "http://a.test/"}, &b, &msg));
+  CHECK(msg == "--cache-eviction conflicts with --no-cache (there is no cache to size or evict)");
+  FetchOptions c;
+  REQUIRE(Parse({"--cache-eviction", "frequency", "http://a.test/"}, &c, &msg));
+  CHECK(c.cache_eviction == EvictionPolicy::kFrequencyWeighted);
+  FetchOptions d;
+  REQUIRE(Parse({"--no-cache", "http://a.test/"}, &d, &msg));
+  CHECK(d.cache_eviction == EvictionPolicy::kSizeWeightedLru);
+}
+
+TEST_CASE("fetch options: ParseByteSize takes 0 and the suffixes, and refuses the rest") {
+  int64_t v = -1;
+  CHECK(ParseByteSize("0", kMaxCacheSize, &v));
+  CHECK(v == 0);
+  CHECK(ParseByteSize("1M", kMaxCacheSize, &v));
+  CHECK(v == 1024 * 1024);
+  CHECK(ParseByteSize("3kib", kMaxCacheSize, &v));
+  CHECK(v == 3 * 1024);
+  CHECK_FALSE(ParseByteSize("", kMaxCacheSize, &v));
+  CHECK_FALSE(ParseByteSize("-1", kMaxCacheSize, &v));
+  CHECK_FALSE(ParseByteSize("1X", kMaxCacheSize, &v));
+  CHECK_FALSE(ParseByteSize("2G", int64_t{1} << 30, &v));
+}

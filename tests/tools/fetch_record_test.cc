@@ -58,3 +58,19 @@ TEST_CASE("fetch record: the human line shows status, size, timing and reuse") {
   CHECK(line.find("12.3 ms") != std::string::npos);
   CHECK(line.find("socket 3 reused") != std::string::npos);
 }
+
+TEST_CASE("fetch record: the human line escapes what the server sent") {
+  FetchRecord r;
+  r.url = r.final_url = "http://a.test/";
+  r.status = 200;
+  r.status_text =
+      "OK\x1b]0;pwned\x07 \xc2\x9b"
+      "2J";
+  std::string line = FetchRecordToLine(r);
+  CHECK(line.find('\x1b') == std::string::npos);
+  CHECK(line.find('\x07') == std::string::npos);
+  CHECK(line.find("\xc2\x9b") == std::string::npos);
+  CHECK(line.rfind("200 OK\\x1b]0;pwned\\x07 \\u009b2J  http://a.test/", 0) == 0);
+  // JSON keeps the text as sent (its writer escapes it).
+  CHECK(FetchRecordToJson(r)["status_text"] == r.status_text);
+}

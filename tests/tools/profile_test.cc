@@ -71,8 +71,10 @@ TEST_CASE("profile: Open creates the directory tree and takes the lock") {
   CHECK(second == nullptr);
   CHECK(message == "profile " + dir + " is in use by another netstack");
 
-  // Released with the Profile.
+  // Released with the Profile. Without create, a profile is one a fetch filled: it has the
+  // cache's database.
   profile.reset();
+  std::ofstream(dir + "/cache/index.db") << "";
   CHECK(Profile::Open(dir, false, &second, &message) == Profile::Status::kOk);
 }
 
@@ -84,6 +86,23 @@ TEST_CASE("profile: a missing directory is not created unless asked") {
   CHECK(Profile::Open(dir, false, &profile, &message) == Profile::Status::kMissing);
   CHECK(message.find(dir) != std::string::npos);
   CHECK_FALSE(IsDir(dir));
+}
+
+TEST_CASE("profile: an existing directory without a cache is not a profile, and stays empty") {
+  ScratchDir scratch;
+  std::unique_ptr<Profile> profile;
+  std::string message;
+  const std::string dir = scratch.path() + "/empty";
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  CHECK(Profile::Open(dir, false, &profile, &message) == Profile::Status::kMissing);
+  CHECK(message == "no netstack profile at " + dir + " (nothing has been cached there)");
+  CHECK(profile == nullptr);
+  CHECK(::access((dir + "/lock").c_str(), F_OK) != 0);
+  CHECK(::access((dir + "/cache").c_str(), F_OK) != 0);
+  // An empty cache directory is not enough either.
+  REQUIRE(::mkdir((dir + "/cache").c_str(), 0700) == 0);
+  CHECK(Profile::Open(dir, false, &profile, &message) == Profile::Status::kMissing);
+  CHECK(::access((dir + "/lock").c_str(), F_OK) != 0);
 }
 
 TEST_CASE("profile: a file in the way is unusable, with a one-line reason") {

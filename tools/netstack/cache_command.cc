@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "net/base/clock.h"
 #include "net/base/url.h"
@@ -17,20 +18,22 @@
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_options.h"
 #include "tools/netstack/profile.h"
+#include "tools/netstack/show_body.h"
+#include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
 
-// `show` reads at most this much of a body (the cache's own per-entry limit is lower unless
-// --cache-size was huge), and decodes to at most this much.
-constexpr int64_t kMaxShownBody = int64_t{1} << 30;
+// `show` decodes at most this much of a body; past it, only a lower bound of the decoded size
+// is reported (nothing of it is held in memory, but decoding a bomb costs time).
+constexpr int64_t kMaxDecodedBody = int64_t{1} << 30;
 
 void PrintError(const std::string& message) {
-  std::fprintf(stderr, "netstack: %s\n", OneLine(message).c_str());
+  std::fprintf(stderr, "netstack: %s\n", TerminalSafe(message).c_str());
 }
 
 void PrintWarning(const std::string& message) {
-  std::fprintf(stderr, "netstack: warning: %s\n", OneLine(message).c_str());
+  std::fprintf(stderr, "netstack: warning: %s\n", TerminalSafe(message).c_str());
 }
 
 // The libuv loop, the poster and the backend of one `netstack cache` run, torn down in the
@@ -38,10 +41,11 @@ void PrintWarning(const std::string& message) {
 class CacheSession {
  public:
   CacheSession() {
-    uv_loop_init(&loop_);
-    poster_ = std::make_unique<UvCrossThreadPoster>(&loop_);
+    init_result_ = uv_loop_init(&loop_);
+    if (init_result_ == 0) poster_ = std::make_unique<UvCrossThreadPoster>(&loop_);
   }
   ~CacheSession() {
+    if (init_result_ != 0) return;  // nothing was made
     backend_.reset();
     poster_.reset();
     uv_run(&loop_, UV_RUN_DEFAULT);  // the poster's close callback
@@ -51,6 +55,10 @@ class CacheSession {
 
   // Opens the profile's cache; false after printing why (the exit status is 1).
   bool Open(const std::string& profile_dir) {
+    if (init_result_ != 0) {
+      PrintError(std::string("cannot start the event loop: ") + uv_strerror(init_result_));
+      return false;
+    }
     std::string message;
     Profile::Status status = Profile::Open(profile_dir, /*create=*/false, &profile_, &message);
     if (status == Profile::Status::kInUse) {
@@ -107,6 +115,7 @@ class CacheSession {
 
  private:
   uv_loop_t loop_;
+  int init_result_ = 0;  // uv_loop_init's
   SystemClock clock_;
   std::unique_ptr<UvCrossThreadPoster> poster_;
   std::unique_ptr<Profile> profile_;
@@ -130,31 +139,6 @@ int RunList(CacheSession& s, bool json) {
   return 0;
 }
 
-// Decodes `body` of its Content-Encoding. False with *error on a corrupt encoding.
-bool Decode(const std::string& encoding, const std::string& body, std::string* out,
-            std::string* error) {
-  std::unique_ptr<ContentDecoder> decoder;
-  if (ContentDecoder::Create(encoding, kMaxShownBody, &decoder, error) != OK) return false;
-  std::string_view input(body);
-  char buf[64 * 1024];
-  out->clear();
-  while (true) {
-    int n = decoder->Decode(&input, buf, sizeof(buf));
-    if (n < 0) {
-      *error = decoder->error_message();
-      return false;
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  if (decoder->Finish() != OK) {
-    *error = decoder->error_message().empty() ? "the compressed body is cut short"
-                                              : decoder->error_message();
-    return false;
-  }
-  return true;
-}
-
 int RunShow(CacheSession& s, const CacheCommandOptions& o) {
   std::string key = s.FindKey(o.url);
   if (key.empty()) {
@@ -170,55 +154,86 @@ int RunShow(CacheSession& s, const CacheCommandOptions& o) {
     PrintError(key + ": cannot read the stored response: " + error);
     return 1;
   }
-  std::string body;
-  int rv = ReadBodySync(s.loop(), s.poster(), entry.get(), kMaxShownBody, &body);
-  if (rv != OK) {
-    PrintError(key + ": cannot read the stored body: " + ErrorToString(rv));
-    return 1;
-  }
   FreshnessInfo freshness = GetFreshnessInfo(info, s.Now());
 
-  std::string out = info.headers->GetStatusLine() + "\n";
+  // Everything stored came from a server: escaped before it reaches the terminal.
+  std::string out = TerminalSafe(info.headers->GetStatusLine()) + "\n";
   for (const auto& header : info.headers->headers())
-    out += header.name + ": " + header.value + "\n";
+    out += TerminalSafe(header.name) + ": " + TerminalSafe(header.value) + "\n";
   out += "\n";
-  out += "key:            " + key + "\n";
+  out += "key:            " + TerminalSafe(key) + "\n";
   out += "request time:   " + FormatTime(info.request_time) + "\n";
   out += "response time:  " + FormatTime(info.response_time) + "\n";
   out += "freshness:      " + FreshnessLabel(freshness) + " (lifetime " +
          FormatDuration(freshness.lifetime) + " from " + FreshnessSourceName(freshness.source) +
          ", age " + FormatDuration(freshness.age) + ")\n";
-  for (const HttpResponseInfo::VaryValue& v : info.vary)
-    out += "vary:           " + v.name + ": " + (v.value ? *v.value : "(absent)") + "\n";
+  for (const HttpResponseInfo::VaryValue& v : info.vary) {
+    out += "vary:           " + TerminalSafe(v.name) + ": " +
+           (v.value ? TerminalSafe(*v.value) : "(absent)") + "\n";
+  }
   out += "stored:         " + FormatSize(index_info.headers_size) + " headers, " +
          FormatSize(index_info.body_size) + " body; " + std::to_string(index_info.use_count) +
          (index_info.use_count == 1 ? " use" : " uses") + ", last " +
          FormatTime(index_info.last_used) + "\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
 
+  const int64_t stored = entry->body_size();
   std::string encoding;
-  std::string shown = body;
+  std::unique_ptr<ContentDecoder> decoder;
   std::string note;
   if (!o.raw && info.headers->GetNormalizedHeader("content-encoding", &encoding) &&
       !encoding.empty()) {
-    std::string decoded;
-    if (Decode(encoding, body, &decoded, &error)) {
-      shown = std::move(decoded);
-      note = "decoded from " + encoding + ", " + FormatSize(static_cast<int64_t>(body.size())) +
-             " stored";
-    } else {
+    if (ContentDecoder::Create(encoding, kMaxDecodedBody, &decoder, &error) != OK) {
+      decoder.reset();
       note = "stored " + encoding + " bytes: decoding failed: " + error;
+    } else if (decoder->passes_through()) {
+      decoder.reset();  // identity or an unknown coding: shown as stored
+    } else {
+      note = "decoded from " + encoding + ", " + FormatSize(stored) + " stored";
     }
   }
-  bool text = !o.hex && IsPrintableText(shown);
-  out += "body:           " + FormatSize(static_cast<int64_t>(shown.size())) +
-         (text ? " text" : " hex") + (note.empty() ? "" : " (" + note + ")") + "\n\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  if (text) {
-    std::fwrite(shown.data(), 1, shown.size(), stdout);
-    if (!shown.empty() && shown.back() != '\n') std::fputc('\n', stdout);
-  } else {
-    std::string dump = HexDump(shown);
-    std::fwrite(dump.data(), 1, dump.size(), stdout);
+  // The decoded size is only known at the end; the stored one now.
+  ShowBodyPrinter printer(
+      o.hex, o.max_bytes, decoder ? "" : FormatSize(stored), note,
+      [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
+  std::string decode_error;
+  bool decoded_over_limit = false;
+  std::vector<char> decoded(decoder ? 64 * 1024 : 0);
+  int rv = ReadBodyChunks(s.loop(), s.poster(), entry.get(), [&](std::string_view chunk) {
+    if (!decoder) {
+      printer.Write(chunk);
+      return !printer.full();  // the total is the stored size: no need to read on
+    }
+    // Decoding goes on past max_bytes only to count the decoded size; nothing is kept.
+    while (true) {
+      int n = decoder->Decode(&chunk, decoded.data(), decoded.size());
+      if (n == ERR_RESPONSE_BODY_TOO_BIG) {
+        decoded_over_limit = true;
+        return false;
+      }
+      if (n < 0) {
+        decode_error = decoder->error_message();
+        return false;
+      }
+      if (n == 0) return true;
+      printer.Write(std::string_view(decoded.data(), static_cast<size_t>(n)));
+    }
+  });
+  if (rv == OK && decoder && decode_error.empty() && !decoded_over_limit &&
+      decoder->Finish() != OK) {
+    decode_error = decoder->error_message().empty() ? "the compressed body is cut short"
+                                                    : decoder->error_message();
+  }
+  printer.Finish(decoder ? printer.seen() : stored, decoded_over_limit);
+  std::fflush(stdout);
+  if (rv != OK) {
+    PrintError(key + ": cannot read the stored body: " + ErrorToString(rv));
+    return 1;
+  }
+  if (!decode_error.empty()) {
+    PrintError(key + ": decoding " + encoding + " failed after " + std::to_string(printer.seen()) +
+               " bytes: " + decode_error + " (--raw shows the stored bytes)");
+    return 1;
   }
   return 0;
 }
@@ -237,7 +252,7 @@ int RunRemove(CacheSession& s, const CacheCommandOptions& o) {
     PrintError("removing " + key + " failed: " + ErrorToString(rv));
     return 1;
   }
-  std::printf("removed %s\n", key.c_str());
+  std::printf("removed %s\n", TerminalSafe(key).c_str());
   return 0;
 }
 
@@ -288,6 +303,8 @@ CLI::App* AddCacheCommand(CLI::App* app, CacheCommandOptions* o) {
   show->add_option("url", o->url, "the URL (or the key `ls` prints)")->required();
   show->add_flag("--hex", o->hex, "the body as a hex dump even if it is text");
   show->add_flag("--raw", o->raw, "the body as stored, not decoded of its Content-Encoding");
+  show->add_option("--max-bytes", o->max_bytes_text,
+                   "show at most this much of the body (K, M, G suffixes; 0: all); default 1M");
   CLI::App* rm = cache->add_subcommand("rm", "remove one entry");
   rm->add_option("url", o->url, "the URL (or the key `ls` prints)")->required();
   CLI::App* clear = cache->add_subcommand("clear", "remove every entry");
@@ -309,10 +326,16 @@ int RunCacheCommand(const CacheCommandOptions& o) {
     PrintError("no profile: set --profile DIR (neither XDG_CACHE_HOME nor HOME is set)");
     return 1;
   }
+  CacheCommandOptions options = o;
+  if (!ParseByteSize(o.max_bytes_text, kMaxCacheSize, &options.max_bytes)) {
+    PrintError("bad --max-bytes \"" + o.max_bytes_text +
+               "\": expected bytes with an optional K, M or G suffix (0: no limit)");
+    return 2;
+  }
   CacheSession session;
   if (!session.Open(dir)) return 1;
   if (o.action == "ls") return RunList(session, o.json);
-  if (o.action == "show") return RunShow(session, o);
+  if (o.action == "show") return RunShow(session, options);
   if (o.action == "rm") return RunRemove(session, o);
   if (o.action == "clear") return RunClear(session);
   if (o.action == "stats") return RunStats(session, o.json);

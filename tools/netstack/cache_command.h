@@ -4,6 +4,7 @@
 #define TOOLS_NETSTACK_CACHE_COMMAND_H_
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 
 namespace netstack {
@@ -15,6 +16,8 @@ struct CacheCommandOptions {
   bool json = false;        // ls, stats
   bool hex = false;         // show: the body as a hex dump even if it is text
   bool raw = false;         // show: the body as stored, not decoded of its Content-Encoding
+  std::string max_bytes_text = "1M";  // show: --max-bytes as given
+  int64_t max_bytes = 0;  // show: parsed from max_bytes_text by RunCacheCommand; 0: no limit
 };
 
 // Adds the `cache` subcommand and its own subcommands to `app`, bound to `options`. Returns the
@@ -24,7 +27,8 @@ CLI::App* AddCacheCommand(CLI::App* app, CacheCommandOptions* options);
 // Runs the parsed command. Output goes to stdout; warnings and errors are one line each on
 // stderr ("netstack: ..."). Returns the exit status: 0 done; 1 the profile is missing, in use by
 // another netstack or unusable, the cache cannot be opened, or `rm`/`show` found no such entry;
-// 2 bad usage (a URL that does not parse).
+// 2 bad usage (a URL that does not parse, a bad --max-bytes). `show` prints what it can of a
+// body that fails to read or decode midway, then the error (exit 1).
 int RunCacheCommand(const CacheCommandOptions& options);
 
 }  // namespace netstack

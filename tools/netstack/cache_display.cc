@@ -40,13 +40,6 @@ std::string FormatDuration(TimeDelta d) {
   return out.empty() ? "0s" : out;
 }
 
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  return text;
-}
-
 std::string FormatSize(int64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   if (bytes < 1024 * 1024) return Fixed1(bytes / 1024.0) + " KiB";
@@ -70,53 +63,12 @@ std::string FreshnessLabel(const FreshnessInfo& f) {
   return "stale " + FormatDuration(f.remaining());
 }
 
-bool IsPrintableText(std::string_view body) {
-  size_t i = 0;
-  while (i < body.size()) {
-    unsigned char c = static_cast<unsigned char>(body[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    // UTF-8: the lead byte gives the length; reject overlongs, surrogates and > U+10FFFF.
-    int len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-      cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + len > body.size()) return false;
-    for (int k = 1; k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(body[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
-      return false;
-    }
-    // C1 controls are not text either.
-    if (cp >= 0x80 && cp < 0xa0) return false;
-    i += static_cast<size_t>(len);
-  }
-  return true;
-}
-
-std::string HexDump(std::string_view data) {
+std::string HexDump(std::string_view data, int64_t offset) {
   std::string out;
   out.reserve((data.size() / 16 + 1) * 78);
   char buf[32];
   for (size_t line = 0; line < data.size(); line += 16) {
-    std::snprintf(buf, sizeof(buf), "%08zx: ", line);
+    std::snprintf(buf, sizeof(buf), "%08llx: ", static_cast<unsigned long long>(offset) + line);
     out += buf;
     std::string ascii;
     for (size_t i = line; i < line + 16; ++i) {
@@ -138,11 +90,12 @@ std::string HexDump(std::string_view data) {
 }
 
 std::string ListingLine(const CacheListing& l, Time now) {
-  std::string line = l.entry.key + "  " + FormatSize(l.entry.total_size()) + "  ";
+  std::string line = TerminalSafe(l.entry.key) + "  " + FormatSize(l.entry.total_size()) + "  ";
   line += l.entry.last_used == Time{} ? std::string("never used")
                                       : "used " + FormatDuration(now - l.entry.last_used) + " ago";
   line += "  " + std::to_string(l.entry.use_count) + (l.entry.use_count == 1 ? " use" : " uses");
-  line += "  " + (l.parsed ? FreshnessLabel(l.freshness) : "unreadable: " + l.parse_error);
+  line += "  " +
+          (l.parsed ? FreshnessLabel(l.freshness) : "unreadable: " + TerminalSafe(l.parse_error));
   return line;
 }
 

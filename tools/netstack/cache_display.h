@@ -13,16 +13,13 @@
 #include "net/base/clock.h"
 #include "net/http/http_cache_policy.h"
 #include "net/http/http_response_info.h"
+#include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 
 // At most two units, largest first, rounded down: "0s", "45s", "2m10s", "3h", "3h5m", "2d4h".
 // Negative durations are shown by their magnitude.
 std::string FormatDuration(TimeDelta d);
-
-// `text` with each CR, LF and other control character replaced by a space: a message from a
-// lower layer (a path, an sqlite error) printed as the one-line warning the CLI promises.
-std::string OneLine(std::string text);
 
 // "612 B", "1.5 KiB", "80.0 MiB", "1.2 GiB".
 std::string FormatSize(int64_t bytes);
@@ -34,13 +31,10 @@ std::string FormatTime(Time t);
 // or "stale 3h" (stale for that long).
 std::string FreshnessLabel(const FreshnessInfo& freshness);
 
-// True if `body` is valid UTF-8 without control characters other than tab, CR and LF: shown as
-// text. Anything else is shown as a hex dump.
-bool IsPrintableText(std::string_view body);
-
-// `xxd`-like lines: 8-digit hex offset, 16 bytes in hex (two groups of 8), and the bytes as
-// ASCII ('.' for anything not printable). One '\n' after each line.
-std::string HexDump(std::string_view data);
+// `xxd`-like lines: 8-digit hex offset (counted from `offset`, so a long body can be dumped in
+// pieces of a multiple of 16 bytes), 16 bytes in hex (two groups of 8), and the bytes as ASCII
+// ('.' for anything not printable). One '\n' after each line.
+std::string HexDump(std::string_view data, int64_t offset = 0);
 
 // One stored entry as `ls` sees it: the index's metadata and, if stream 0 parsed, the response.
 struct CacheListing {
@@ -52,7 +46,7 @@ struct CacheListing {
 };
 
 // "KEY  SIZE  used 3m ago  2 uses  fresh 2m10s"; an entry whose stream 0 did not parse shows
-// "unreadable: REASON" instead of the freshness.
+// "unreadable: REASON" instead of the freshness. The key and reason are TerminalSafe.
 std::string ListingLine(const CacheListing& listing, Time now);
 
 // {"key", "size", "headers_bytes", "body_bytes", "created", "last_used" (ISO 8601 UTC),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 namespace netstack {
 
@@ -52,28 +53,26 @@ int PeekEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* ba
   return *result;
 }
 
-int ReadBodySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheEntry* entry, int64_t max_bytes,
-                 std::string* body) {
-  constexpr int kChunk = 256 * 1024;
+int ReadBodyChunks(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheEntry* entry,
+                   const std::function<bool(std::string_view)>& sink) {
+  constexpr int kChunk = 64 * 1024;
   // The buffer outlives any read: it is only freed after the read's callback ran.
   auto buffer = std::make_shared<std::vector<char>>(kChunk);
-  body->clear();
+  int64_t offset = 0;
   while (true) {
     auto done = std::make_shared<LoopSignal>(loop);
     auto result = std::make_shared<int>(ERR_IO_PENDING);
-    int rv = entry->ReadBody(static_cast<int64_t>(body->size()), buffer->data(), kChunk,
-                             [done, result, buffer](int r) {
-                               *result = r;
-                               done->Set();
-                             });
+    int rv = entry->ReadBody(offset, buffer->data(), kChunk, [done, result, buffer](int r) {
+      *result = r;
+      done->Set();
+    });
     if (rv == ERR_IO_PENDING) {
       RunLoopUntil(loop, poster, *done);
       rv = *result;
     }
-    if (rv < 0) return rv;
-    if (rv == 0) return OK;
-    if (static_cast<int64_t>(body->size()) + rv > max_bytes) return ERR_FILE_TOO_BIG;
-    body->append(buffer->data(), static_cast<size_t>(rv));
+    if (rv <= 0) return rv;
+    offset += rv;
+    if (!sink(std::string_view(buffer->data(), static_cast<size_t>(rv)))) return OK;
   }
 }
 

@@ -6,8 +6,10 @@
 
 #include <uv.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cache/backend.h"
 #include "cache/disk_backend.h"
@@ -54,9 +56,11 @@ OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, cons
 // time; no other work is in flight). Each returns a net error as the call would.
 int PeekEntrySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheBackend* backend,
                   const std::string& key, std::unique_ptr<CacheEntry>* entry);
-// Reads the whole body (at most `max_bytes`; more is ERR_FILE_TOO_BIG) into *body.
-int ReadBodySync(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheEntry* entry, int64_t max_bytes,
-                 std::string* body);
+// Reads the body from its start in pieces of at most 64 KiB, passing each to `sink` (the view
+// is valid during the call only). Stops early, with OK, when `sink` returns false; OK at the
+// body's end; else the read's error.
+int ReadBodyChunks(uv_loop_t* loop, UvCrossThreadPoster* poster, CacheEntry* entry,
+                   const std::function<bool(std::string_view)>& sink);
 // Runs a callback-taking call (Flush, DoomAllEntries) and waits for its result.
 int WaitForCompletion(uv_loop_t* loop, UvCrossThreadPoster* poster,
                       const std::function<void(CompletionCallback)>& call);

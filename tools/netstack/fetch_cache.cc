@@ -5,12 +5,13 @@
 #include "cache/memory_backend.h"
 #include "tools/netstack/cache_display.h"
 #include "tools/netstack/cache_loop.h"
+#include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
 
 void Warn(const std::string& message) {
-  std::fprintf(stderr, "netstack: warning: %s\n", OneLine(message).c_str());
+  std::fprintf(stderr, "netstack: warning: %s\n", TerminalSafe(message).c_str());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_record.h"
 #include "tools/netstack/live_stack.h"
+#include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
@@ -213,8 +214,8 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     if (rec.error != OK) {
       any_failed = true;
       // Every failure is also one line on stderr, in one format scripts can grep.
-      std::fprintf(stderr, "netstack: %s: %s (%s)\n", rec.url.c_str(), rec.error_message.c_str(),
-                   ErrorToString(rec.error).c_str());
+      std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(rec.url).c_str(),
+                   TerminalSafe(rec.error_message).c_str(), ErrorToString(rec.error).c_str());
     }
   };
   auto on_done = [&](FetchJob* job) {

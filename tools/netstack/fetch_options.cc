@@ -73,15 +73,10 @@ bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* me
 
 }  // namespace
 
-bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* message) {
-  auto fail = [&] {
-    *message = "bad --cache-size \"" + text + "\": expected bytes with an optional K, M or G " +
-               "suffix (KiB, MiB, GiB), from 64K to 1024G";
-    return false;
-  };
+bool ParseByteSize(const std::string& text, int64_t max, int64_t* bytes) {
   uint64_t number = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-  if (ec != std::errc() || end == text.data()) return fail();
+  if (ec != std::errc() || end == text.data()) return false;
   std::string suffix(end, text.data() + text.size());
   std::transform(suffix.begin(), suffix.end(), suffix.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -95,12 +90,21 @@ bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* messag
   } else if (suffix == "g" || suffix == "gib") {
     shift = 30;
   } else {
-    return fail();
+    return false;
   }
   // Checked before shifting so a huge number cannot wrap into the valid range.
-  if (number > (static_cast<uint64_t>(kMaxCacheSize) >> shift)) return fail();
-  int64_t value = static_cast<int64_t>(number << shift);
-  if (value < kMinCacheSize) return fail();
+  if (number > (static_cast<uint64_t>(max) >> shift)) return false;
+  *bytes = static_cast<int64_t>(number << shift);
+  return true;
+}
+
+bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* message) {
+  int64_t value = 0;
+  if (!ParseByteSize(text, kMaxCacheSize, &value) || value < kMinCacheSize) {
+    *message = "bad --cache-size \"" + text + "\": expected bytes with an optional K, M or G " +
+               "suffix (KiB, MiB, GiB), from 64K to 1024G";
+    return false;
+  }
   *bytes = value;
   return true;
 }
@@ -225,10 +229,16 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
     *message = "--no-cache conflicts with --private (an in-memory cache)";
     return false;
   }
+  if (o->no_cache && (!o->cache_size_text.empty() || !o->cache_eviction_text.empty())) {
+    *message = std::string(o->cache_size_text.empty() ? "--cache-eviction" : "--cache-size") +
+               " conflicts with --no-cache (there is no cache to size or evict)";
+    return false;
+  }
   o->cache_size = 0;
   if (!o->cache_size_text.empty() && !ParseCacheSize(o->cache_size_text, &o->cache_size, message))
     return false;
-  if (!ParseEvictionPolicy(o->cache_eviction_text, &o->cache_eviction)) {
+  if (!ParseEvictionPolicy(o->cache_eviction_text.empty() ? "lru" : o->cache_eviction_text,
+                           &o->cache_eviction)) {
     *message = "bad --cache-eviction \"" + o->cache_eviction_text + "\": expected lru or frequency";
     return false;
   }

@@ -54,8 +54,8 @@ struct FetchOptions {
   bool no_cache = false;      // no HTTP cache at all: every record says "bypass"
   bool private_mode = false;  // a MemoryBackend: nothing is read from or written to the profile
   std::string cache_size_text;
-  int64_t cache_size = 0;  // parsed from cache_size_text; 0: the backend's default
-  std::string cache_eviction_text = "lru";
+  int64_t cache_size = 0;           // parsed from cache_size_text; 0: the backend's default
+  std::string cache_eviction_text;  // "" (not given) means lru
   EvictionPolicy cache_eviction = EvictionPolicy::kSizeWeightedLru;
 };
 
@@ -67,8 +67,12 @@ constexpr int64_t kDefaultDiskCacheSize = 80 * 1024 * 1024;
 constexpr int64_t kDefaultMemoryCacheSize = 10 * 1024 * 1024;
 
 // Parses a size: decimal bytes with an optional suffix K, M, G (or KiB, MiB, GiB; any case;
-// powers of 1024). Returns false with a one-line message naming `text` if it is malformed or
-// outside [kMinCacheSize, kMaxCacheSize].
+// powers of 1024). False if `text` is malformed or above `max`; 0 is accepted.
+bool ParseByteSize(const std::string& text, int64_t max, int64_t* bytes);
+
+// Parses a size (ParseByteSize's syntax): decimal bytes with an optional suffix K, M, G (or KiB,
+// MiB, GiB; any case; powers of 1024). Returns false with a one-line message naming `text` if it is
+// malformed or outside [kMinCacheSize, kMaxCacheSize].
 bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* message);
 
 // Adds the fetch subcommand's flags to `cmd`, bound to `options`.

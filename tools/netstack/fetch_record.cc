@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "net/base/net_error.h"
+#include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
@@ -57,13 +58,14 @@ nlohmann::json FetchRecordToJson(const FetchRecord& r) {
 
 std::string FetchRecordToLine(const FetchRecord& r) {
   if (r.error) {
-    return "error  " + r.url + "  " + r.error_message + " (" + ErrorToString(r.error) + ")";
+    return "error  " + TerminalSafe(r.url) + "  " + TerminalSafe(r.error_message) + " (" +
+           ErrorToString(r.error) + ")";
   }
-  std::string line = std::to_string(r.status) + " " + r.status_text + "  " + r.final_url + "  " +
-                     Size(r.bytes) + "  " + Fixed1(r.total_ms) + " ms  [dns " + Fixed1(r.dns_ms) +
-                     " connect " + Fixed1(r.connect_ms) + " tls " + Fixed1(r.tls_ms) + " send " +
-                     Fixed1(r.send_ms) + " wait " + Fixed1(r.ttfb_ms) + " receive " +
-                     Fixed1(r.receive_ms) + "]";
+  std::string line = std::to_string(r.status) + " " + TerminalSafe(r.status_text) + "  " +
+                     TerminalSafe(r.final_url) + "  " + Size(r.bytes) + "  " + Fixed1(r.total_ms) +
+                     " ms  [dns " + Fixed1(r.dns_ms) + " connect " + Fixed1(r.connect_ms) +
+                     " tls " + Fixed1(r.tls_ms) + " send " + Fixed1(r.send_ms) + " wait " +
+                     Fixed1(r.ttfb_ms) + " receive " + Fixed1(r.receive_ms) + "]";
   // A response served from the cache alone used no socket.
   if (r.socket_id != 0)
     line += "  socket " + std::to_string(r.socket_id) + (r.socket_reused ? " reused" : " new");

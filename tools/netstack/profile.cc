@@ -12,6 +12,10 @@
 namespace netstack {
 namespace {
 
+// What makes a directory a profile for Open(create=false): the cache's database (only a fetch
+// creates it).
+constexpr char kProfileMarker[] = "cache/index.db";
+
 bool IsDirectory(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -61,12 +65,17 @@ Profile::Status Profile::Open(const std::string& dir, bool create,
       return Status::kUnusable;
     }
     if (!create) {
-      *message = "no profile at " + path + " (nothing has been cached there)";
+      *message = "no netstack profile at " + path + " (nothing has been cached there)";
       return Status::kMissing;
     }
   } else if (!S_ISDIR(st.st_mode)) {
     *message = "cannot use profile " + path + ": not a directory";
     return Status::kUnusable;
+  } else if (!create && ::stat((path + "/" + kProfileMarker).c_str(), &st) != 0) {
+    // An existing directory that no fetch ever filled (a typo, a wrong --profile): looking
+    // must not turn it into a profile, so neither the lock nor the cache is created in it.
+    *message = "no netstack profile at " + path + " (nothing has been cached there)";
+    return Status::kMissing;
   }
   if (create && !MakeDirectories(path + "/cache")) {
     *message = "cannot create profile " + path + ": " + std::strerror(errno);

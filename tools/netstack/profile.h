@@ -26,14 +26,16 @@ class Profile {
  public:
   enum class Status {
     kOk,
-    kMissing,   // the directory does not exist (and was not to be created)
+    kMissing,   // no profile there (and none was to be created): DIR, or DIR/cache/index.db,
+                // does not exist
     kInUse,     // another process (or another Profile in this one) holds the lock
     kUnusable,  // not a directory, no permission, or the lock file cannot be opened
   };
 
   // Opens `dir` and takes its lock. With `create`, makes DIR and DIR/cache (mode 0700) when
-  // missing. Returns kOk with *profile set, or another status with a one-line *message naming
-  // the directory and the reason. Never blocks.
+  // missing. Without it, a DIR without DIR/cache/index.db is kMissing and nothing is created in
+  // it (not even the lock file). Returns kOk with *profile set, or another status with a one-line
+  // *message naming the directory and the reason. Never blocks.
   static Status Open(const std::string& dir, bool create, std::unique_ptr<Profile>* profile,
                      std::string* message);
 
