@@ -4,23 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/tools/parse_fetch_args.h"
 #include "tools/netstack/fetch_options.h"
 
 using namespace netstack;
 
 namespace {
 
-bool Parse(std::vector<std::string> args, FetchOptions* options, std::string* message) {
-  CLI::App app;
-  AddFetchOptions(&app, options);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    *message = e.what();
-    return false;
-  }
-  return ValidateFetchOptions(options, message);
+bool Parse(const std::vector<std::string>& args, FetchOptions* options, std::string* message) {
+  return test::ParseFetchArgs(args, options, message);
 }
 
 }  // namespace

@@ -5,23 +5,14 @@
 #include <vector>
 
 #include "net/base/net_error.h"
+#include "tests/tools/parse_fetch_args.h"
 
 using namespace netstack;
 
 namespace {
 
-// Parses `args` as `fetch ARGS` would be; returns false and the message on any error.
-bool Parse(std::vector<std::string> args, FetchOptions* options, std::string* message) {
-  CLI::App app;
-  AddFetchOptions(&app, options);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    *message = e.what();
-    return false;
-  }
-  return ValidateFetchOptions(options, message);
+bool Parse(const std::vector<std::string>& args, FetchOptions* options, std::string* message) {
+  return test::ParseFetchArgs(args, options, message);
 }
 
 }  // namespace
