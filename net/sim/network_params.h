@@ -1,0 +1,94 @@
+// NetworkParams: the modelled network of the simulated world, as a value. Global defaults, per-host
+// overrides, presets (DevTools' and Lighthouse's throttling profiles), and `--set KEY=VALUE`
+// parsing so the CLI, config files and tests share one vocabulary.
+//
+// Keys (`Set`), each also accepted with a host prefix "HOST:KEY=VALUE" for the host-level ones:
+//   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3)
+//   link-level:  down_kbps, up_kbps (0 = unlimited), init_cwnd (segments), mss (bytes),
+//                idle_restart_ms (slow start restarts after this long idle; 0 = never),
+//                radio (off | lte | 3g), radio_promotion_ms, radio_tail_ms
+//   preset:      preset=NAME replaces everything with the preset (host overrides are cleared)
+#ifndef NET_SIM_NETWORK_PARAMS_H_
+#define NET_SIM_NETWORK_PARAMS_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/base/time.h"
+
+namespace netstack {
+
+enum class TlsVersion { kTls12, kTls13 };
+
+// "1.2" | "1.3".
+const char* TlsVersionName(TlsVersion version);
+
+// What one server (host) looks like from the client.
+struct HostParams {
+  TimeDelta rtt = Milliseconds(40);         // round trip between client and this host
+  TimeDelta dns = Milliseconds(40);         // one lookup of this name, answer included
+  TimeDelta dns_ttl = Seconds(300);         // TTL of the answer (the host cache keeps it)
+  TimeDelta server_time = Milliseconds(30); // request fully received -> first response byte sent
+  TlsVersion tls = TlsVersion::kTls13;      // full handshake 2 RTT (1.2) or 1 RTT (1.3);
+                                            // a resumed session takes one round trip less
+};
+
+// Per-host overrides: only the fields that were set.
+struct HostOverrides {
+  std::optional<TimeDelta> rtt, dns, dns_ttl, server_time;
+  std::optional<TlsVersion> tls;
+  // Applies the set fields to `base`.
+  HostParams ApplyTo(HostParams base) const;
+};
+
+// Mobile radio states (RRC, as in the mobile networking chapter): the radio is active while
+// anything is sent or received and for `tail` after; then idle. Sending or receiving while idle
+// first waits `promotion` (idle -> active). Disabled by default (wired networks).
+struct RadioParams {
+  bool enabled = false;
+  TimeDelta promotion = Milliseconds(100);  // LTE idle -> connected; 3G: about 2 s
+  TimeDelta tail = Seconds(10);             // inactivity timer before going idle
+};
+
+struct NetworkParams {
+  HostParams defaults;
+  std::map<std::string, HostOverrides> hosts;  // by lowercase host name
+
+  // The client's access link, shared by every connection (fair share). 0 = unlimited.
+  int64_t downlink_bps = 10'000'000;
+  int64_t uplink_bps = 10'000'000;
+  // TCP: initial congestion window (segments of `mss` bytes), doubled per round trip in slow
+  // start; kept across keep-alive requests; back to the initial window after `idle_restart`
+  // without traffic (RFC 5681 §4.1; zero disables the restart).
+  int initial_cwnd_segments = 10;
+  int mss = 1460;
+  TimeDelta idle_restart = Seconds(1);
+  RadioParams radio;
+
+  // The parameters for `host` (lowercase): defaults with that host's overrides.
+  HostParams ForHost(const std::string& host) const;
+
+  // Applies one KEY=VALUE (see the file comment). Returns false with a one-line `error` naming
+  // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number") and leaves the
+  // params unchanged. Values are checked against bounds (rtt 0..60 s, bandwidth 0..100 Gbit/s,
+  // init_cwnd 1..1000, mss 500..9000, ...).
+  bool Set(const std::string& key, const std::string& value, std::string* error);
+  // True if `key` (without host prefix) is a network key Set understands.
+  static bool IsKey(const std::string& key);
+
+  // A named preset ("desktop", "slow-4g", "fast-4g", "3g", "slow-3g", "lte", "wifi",
+  // "unlimited"), or nullopt. `PresetNames()` lists them for help text and errors.
+  static std::optional<NetworkParams> Preset(const std::string& name);
+  static std::vector<std::string> PresetNames();
+
+  // Everything, with host overrides, for --json output and the report.
+  nlohmann::json ToJson() const;
+};
+
+}  // namespace netstack
+
+#endif  // NET_SIM_NETWORK_PARAMS_H_

@@ -1,0 +1,110 @@
+// SimNetwork: the simulated world's edges. It hands the stack a DnsTransport and a
+// ClientSocketFactory whose sockets are modelled connections over NetworkParams, and plays the
+// servers' side by asking a SimResponder what to answer. Everything above the edges (host
+// cache, resolver jobs, socket pools, HTTP transactions, the HTTP cache) is the live stack's
+// code, run on the same Scheduler (a VirtualScheduler in replay and tests).
+//
+// The model, per connection (the why of each rule is in net/sim/README.md):
+//   - DNS: a lookup of a name takes dns (per host) and answers one IPv4 address per host
+//     (deterministic: 10.x.y.z from the order hosts are first seen) with TTL dns_ttl.
+//   - TCP connect: one round trip. TLS: 2 round trips for 1.2, 1 for 1.3; a resumed session (an
+//     earlier handshake with the same host completed) one less.
+//   - Each direction of a connection sends in slow-start rounds: round k carries up to
+//     cwnd_k segments, cwnd_0 = init_cwnd, doubling per round trip; the window is kept across
+//     keep-alive requests and restarts after idle_restart without traffic.
+//   - Bytes cross the access link: the downlink (server -> client) and uplink are each shared
+//     fairly by the connections sending on them at that moment; then one-way delay (rtt / 2).
+//   - A server answers a request `server_time` after its last byte arrived (SimResponse may
+//     override per response); the response's bytes follow the rules above.
+//   - With radio.enabled, traffic while the radio is idle first waits the promotion delay.
+//
+// With zero bandwidth limits (unlimited), one HTTPS request costs exactly
+//   dns + rtt (TCP) + 2 rtt (TLS 1.2) + rtt/2 (request) + server + rtt/2 (response)
+// when the response fits in the initial window: 50 + 80 + 160 + 40 + 100 + 40 = 470 ms for
+// Chrome's worked example.
+#ifndef NET_SIM_SIM_NETWORK_H_
+#define NET_SIM_SIM_NETWORK_H_
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "net/base/scheduler.h"
+#include "net/base/time.h"
+#include "net/dns/dns_transport.h"
+#include "net/sim/network_params.h"
+#include "net/socket/client_socket_factory.h"
+
+namespace netstack {
+
+// A request as the modelled server parsed it off the wire (with http-parser).
+struct SimRequest {
+  std::string method;
+  std::string scheme;  // "http" or "https" (from the connection)
+  std::string host;    // the Host header, lowercase, without a default port
+  std::string target;  // the request target, "/path?query"
+  int64_t body_bytes = 0;
+  TimeTicks arrived_at{};  // when its last byte reached the server
+};
+
+// What the modelled server sends back.
+struct SimResponse {
+  // The status line and header lines, each ending in CRLF, with the blank line: the complete
+  // response head as it goes on the wire. It must frame the body (Content-Length: body_bytes,
+  // or no body for 204/304/HEAD).
+  std::string head;
+  // Body bytes that follow the head (filler; their content is not modelled).
+  int64_t body_bytes = 0;
+  // Overrides the host's server_time for this response.
+  std::optional<TimeDelta> server_time;
+};
+
+// The servers' side, supplied by the user of SimNetwork (the replay engine, a test).
+class SimResponder {
+ public:
+  virtual ~SimResponder() = default;
+  // Called on the scheduler when a complete request has arrived at the modelled server.
+  // Returns the response. Must not destroy the SimNetwork.
+  virtual SimResponse Respond(const SimRequest& request) = 0;
+};
+
+class SimNetwork {
+ public:
+  // Counters over the network's life, for the summary and tests.
+  struct Stats {
+    uint64_t dns_lookups = 0;
+    uint64_t tcp_connects = 0;
+    uint64_t tls_handshakes = 0;
+    uint64_t tls_resumed = 0;
+    uint64_t requests = 0;     // requests that reached a server
+    int64_t bytes_down = 0;    // response bytes delivered to the client
+    int64_t bytes_up = 0;      // request bytes delivered to servers
+    uint64_t radio_promotions = 0;
+  };
+
+  // `scheduler` and `responder` must outlive the network and everything it created.
+  SimNetwork(Scheduler& scheduler, const NetworkParams& params, SimResponder* responder);
+  ~SimNetwork();
+  SimNetwork(const SimNetwork&) = delete;
+  SimNetwork& operator=(const SimNetwork&) = delete;
+
+  // The edges to give a UrlRequestContext (which then owns them). They reference the network,
+  // which must outlive them and every socket they made.
+  std::unique_ptr<DnsTransport> CreateDnsTransport();
+  std::unique_ptr<ClientSocketFactory> CreateSocketFactory();
+
+  const NetworkParams& params() const;
+  const Stats& stats() const;
+  // The host a modelled address stands for ("" if the network did not hand it out).
+  std::string HostForAddress(const IPAddress& address) const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace netstack
+
+#endif  // NET_SIM_SIM_NETWORK_H_
