@@ -1,1 +1,328 @@
-// (being written)
+#include "net/sim/network_params.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace netstack {
+
+namespace {
+
+// A decimal value as the model stores it: `units` per unit of the key ("rtt_ms": 1000 µs per
+// ms). `min`/`max` are in the key's units, inclusive.
+struct NumberKey {
+  const char* name;
+  int64_t units;
+  int64_t min, max;
+  bool integer;  // no fraction allowed (segments, bytes)
+};
+
+constexpr NumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
+constexpr NumberKey kDnsMs{"dns_ms", 1000, 0, 60'000, false};
+constexpr NumberKey kDnsTtlS{"dns_ttl_s", 1'000'000, 0, 604'800, false};
+constexpr NumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
+constexpr NumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
+constexpr NumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
+constexpr NumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
+constexpr NumberKey kMss{"mss", 1, 500, 9000, true};
+constexpr NumberKey kIdleRestartMs{"idle_restart_ms", 1000, 0, 3'600'000, false};
+constexpr NumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, false};
+constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
+
+constexpr const char* kHostKeys[] = {"rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls"};
+constexpr const char* kLinkKeys[] = {
+    "down_kbps",          "up_kbps",         "init_cwnd",    "mss", "radio",
+    "radio_promotion_ms", "idle_restart_ms", "radio_tail_ms"};
+
+bool IsHostKey(const std::string& key) {
+  return std::find_if(std::begin(kHostKeys), std::end(kHostKeys),
+                      [&](const char* k) { return key == k; }) != std::end(kHostKeys);
+}
+
+bool IsLinkKey(const std::string& key) {
+  return std::find_if(std::begin(kLinkKeys), std::end(kLinkKeys),
+                      [&](const char* k) { return key == k; }) != std::end(kLinkKeys);
+}
+
+// Parses "123" or "123.456" (no sign, no exponent) into value * units, rounded to the nearest
+// unit. Checks the bounds. `label` names the key in errors (with its host prefix).
+bool ParseNumber(const NumberKey& key, const std::string& label, const std::string& text,
+                 int64_t* out, std::string* error) {
+  size_t dot = text.find('.');
+  std::string whole = text.substr(0, dot);
+  std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  auto all_digits = [](const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  bool ok = !whole.empty() && all_digits(whole) && all_digits(frac) &&
+            (dot == std::string::npos || !frac.empty());
+  if (!ok) {
+    *error = label + ": '" + text + "' is not a number";
+    return false;
+  }
+  if (key.integer && dot != std::string::npos) {
+    *error = label + ": '" + text + "' is not a whole number";
+    return false;
+  }
+  // Leading zeros carry no value; more digits than the largest bound has is out of range.
+  size_t first = whole.find_first_not_of('0');
+  whole = first == std::string::npos ? "0" : whole.substr(first);
+  std::string range =
+      " is out of range (" + std::to_string(key.min) + ".." + std::to_string(key.max) + ")";
+  if (whole.size() > 12) {
+    *error = label + ": " + text + range;
+    return false;
+  }
+  int64_t value = std::stoll(whole) * key.units;
+  // The fraction, to the precision of `units` (a power of ten), rounded half up.
+  int64_t scale = key.units;
+  int64_t frac_value = 0;
+  size_t i = 0;
+  for (; i < frac.size() && scale > 1; ++i) {
+    scale /= 10;
+    frac_value += (frac[i] - '0') * scale;
+  }
+  if (i < frac.size() && frac[i] >= '5') ++frac_value;
+  value += frac_value;
+  if (value < key.min * key.units || value > key.max * key.units) {
+    *error = label + ": " + text + range;
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+bool ParseTls(const std::string& label, const std::string& text, TlsVersion* out,
+              std::string* error) {
+  if (text == "1.2") {
+    *out = TlsVersion::kTls12;
+  } else if (text == "1.3") {
+    *out = TlsVersion::kTls13;
+  } else {
+    *error = label + ": '" + text + "' is not 1.2 or 1.3";
+    return false;
+  }
+  return true;
+}
+
+// A host name as URLs carry it: letters, digits, '-', '.', '_', or an IPv6 literal in brackets.
+bool IsValidHost(const std::string& host) {
+  if (host.empty() || host.size() > 255) return false;
+  if (host.front() == '[') {
+    return host.size() > 2 && host.back() == ']' &&
+           std::all_of(host.begin() + 1, host.end() - 1, [](char c) {
+             return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+           });
+  }
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+  });
+}
+
+// JSON number for a duration in `units` per unit: integral when it is, else a decimal.
+nlohmann::json Scaled(int64_t value, int64_t units) {
+  if (value % units == 0) return value / units;
+  return static_cast<double>(value) / static_cast<double>(units);
+}
+
+nlohmann::json HostJson(const HostParams& p) {
+  return nlohmann::json{{"rtt_ms", Scaled(p.rtt.count(), 1000)},
+                        {"dns_ms", Scaled(p.dns.count(), 1000)},
+                        {"dns_ttl_s", Scaled(p.dns_ttl.count(), 1'000'000)},
+                        {"server_ms", Scaled(p.server_time.count(), 1000)},
+                        {"tls", TlsVersionName(p.tls)}};
+}
+
+// A profile: round trip and access link; DNS is one round trip to the access network's
+// resolver (net/sim/README.md explains the choice).
+NetworkParams Profile(int64_t rtt_us, int64_t down_bps, int64_t up_bps) {
+  NetworkParams p;
+  p.defaults.rtt = TimeDelta(rtt_us);
+  p.defaults.dns = TimeDelta(rtt_us);
+  p.downlink_bps = down_bps;
+  p.uplink_bps = up_bps;
+  return p;
+}
+
+}  // namespace
+
+const char* TlsVersionName(TlsVersion version) {
+  return version == TlsVersion::kTls12 ? "1.2" : "1.3";
+}
+
+HostParams HostOverrides::ApplyTo(HostParams base) const {
+  if (rtt) base.rtt = *rtt;
+  if (dns) base.dns = *dns;
+  if (dns_ttl) base.dns_ttl = *dns_ttl;
+  if (server_time) base.server_time = *server_time;
+  if (tls) base.tls = *tls;
+  return base;
+}
+
+HostParams NetworkParams::ForHost(const std::string& host) const {
+  auto it = hosts.find(host);
+  return it == hosts.end() ? defaults : it->second.ApplyTo(defaults);
+}
+
+bool NetworkParams::IsKey(const std::string& key) {
+  return key == "preset" || IsHostKey(key) || IsLinkKey(key);
+}
+
+bool NetworkParams::Set(const std::string& full_key, const std::string& value, std::string* error) {
+  std::string host;
+  std::string key = full_key;
+  // The host prefix ends at the last ':' (an IPv6 literal host has its own colons).
+  if (size_t colon = full_key.rfind(':'); colon != std::string::npos) {
+    host = full_key.substr(0, colon);
+    key = full_key.substr(colon + 1);
+    std::transform(host.begin(), host.end(), host.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!IsValidHost(host)) {
+      *error = "'" + full_key + "': '" + host + "' is not a host name";
+      return false;
+    }
+  }
+  if (!IsKey(key)) {
+    *error = "unknown key '" + full_key + "'";
+    return false;
+  }
+  if (!host.empty() && !IsHostKey(key)) {
+    *error =
+        "'" + key + "' applies to the whole network and takes no host prefix ('" + full_key + "')";
+    return false;
+  }
+
+  if (key == "preset") {
+    auto preset = Preset(value);
+    if (!preset) {
+      std::string names;
+      for (const std::string& n : PresetNames()) names += (names.empty() ? "" : ", ") + n;
+      *error = "preset: unknown preset '" + value + "' (known: " + names + ")";
+      return false;
+    }
+    *this = *preset;
+    return true;
+  }
+
+  if (IsHostKey(key)) {
+    if (!host.empty() && hosts.size() >= kMaxHostOverrides && !hosts.count(host)) {
+      *error = "'" + full_key + "': too many per-host settings (at most " +
+               std::to_string(kMaxHostOverrides) + " hosts)";
+      return false;
+    }
+    TimeDelta duration{};
+    TlsVersion tls{};
+    int64_t n = 0;
+    if (key == "tls") {
+      if (!ParseTls(full_key, value, &tls, error)) return false;
+    } else {
+      const NumberKey& spec = key == "rtt_ms"      ? kRttMs
+                              : key == "dns_ms"    ? kDnsMs
+                              : key == "dns_ttl_s" ? kDnsTtlS
+                                                   : kServerMs;
+      if (!ParseNumber(spec, full_key, value, &n, error)) return false;
+      duration = TimeDelta(n);
+    }
+    if (host.empty()) {
+      HostParams& p = defaults;
+      if (key == "rtt_ms") p.rtt = duration;
+      if (key == "dns_ms") p.dns = duration;
+      if (key == "dns_ttl_s") p.dns_ttl = duration;
+      if (key == "server_ms") p.server_time = duration;
+      if (key == "tls") p.tls = tls;
+    } else {
+      HostOverrides& o = hosts[host];
+      if (key == "rtt_ms") o.rtt = duration;
+      if (key == "dns_ms") o.dns = duration;
+      if (key == "dns_ttl_s") o.dns_ttl = duration;
+      if (key == "server_ms") o.server_time = duration;
+      if (key == "tls") o.tls = tls;
+    }
+    return true;
+  }
+
+  if (key == "radio") {
+    if (value == "off") {
+      radio.enabled = false;
+    } else if (value == "on") {
+      radio.enabled = true;
+    } else if (value == "lte") {
+      radio = RadioParams{true, Milliseconds(100), Seconds(10)};
+    } else if (value == "3g") {
+      radio = RadioParams{true, Milliseconds(2000), Seconds(10)};
+    } else {
+      *error = "radio: '" + value + "' is not off, on, lte or 3g";
+      return false;
+    }
+    return true;
+  }
+
+  const NumberKey& spec = key == "down_kbps"            ? kDownKbps
+                          : key == "up_kbps"            ? kUpKbps
+                          : key == "init_cwnd"          ? kInitCwnd
+                          : key == "mss"                ? kMss
+                          : key == "idle_restart_ms"    ? kIdleRestartMs
+                          : key == "radio_promotion_ms" ? kRadioPromotionMs
+                                                        : kRadioTailMs;
+  int64_t n = 0;
+  if (!ParseNumber(spec, full_key, value, &n, error)) return false;
+  if (key == "down_kbps") downlink_bps = n;
+  if (key == "up_kbps") uplink_bps = n;
+  if (key == "init_cwnd") initial_cwnd_segments = static_cast<int>(n);
+  if (key == "mss") mss = static_cast<int>(n);
+  if (key == "idle_restart_ms") idle_restart = TimeDelta(n);
+  if (key == "radio_promotion_ms") radio.promotion = TimeDelta(n);
+  if (key == "radio_tail_ms") radio.tail = TimeDelta(n);
+  return true;
+}
+
+std::vector<std::string> NetworkParams::PresetNames() {
+  return {"desktop", "slow-4g", "fast-4g", "3g", "slow-3g", "lte", "wifi", "unlimited"};
+}
+
+std::optional<NetworkParams> NetworkParams::Preset(const std::string& name) {
+  // Rates in bit/s. Lighthouse counts a "Mbps" as 1024 kbit/s; its figures are kept as written.
+  if (name == "desktop") return Profile(40'000, 10'240'000, 10'240'000);
+  if (name == "slow-4g") return Profile(150'000, 1'638'400, 750'000);
+  if (name == "fast-4g") return Profile(60'000, 9'000'000, 1'500'000);
+  if (name == "3g") return Profile(300'000, 700'000, 700'000);
+  if (name == "slow-3g") return Profile(400'000, 400'000, 400'000);
+  if (name == "lte") {
+    NetworkParams p = Profile(70'000, 12'000'000, 12'000'000);
+    p.radio = RadioParams{true, Milliseconds(100), Seconds(10)};
+    return p;
+  }
+  if (name == "wifi") return Profile(2'000, 30'720'000, 15'360'000);
+  if (name == "unlimited") {
+    NetworkParams p;
+    p.downlink_bps = 0;
+    p.uplink_bps = 0;
+    return p;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json NetworkParams::ToJson() const {
+  nlohmann::json out = HostJson(defaults);
+  out["down_kbps"] = Scaled(downlink_bps, 1000);
+  out["up_kbps"] = Scaled(uplink_bps, 1000);
+  out["init_cwnd"] = initial_cwnd_segments;
+  out["mss"] = mss;
+  out["idle_restart_ms"] = Scaled(idle_restart.count(), 1000);
+  out["radio"] = radio.enabled ? "on" : "off";
+  out["radio_promotion_ms"] = Scaled(radio.promotion.count(), 1000);
+  out["radio_tail_ms"] = Scaled(radio.tail.count(), 1000);
+  nlohmann::json per_host = nlohmann::json::object();
+  for (const auto& [host, o] : hosts) {
+    nlohmann::json h = nlohmann::json::object();
+    if (o.rtt) h["rtt_ms"] = Scaled(o.rtt->count(), 1000);
+    if (o.dns) h["dns_ms"] = Scaled(o.dns->count(), 1000);
+    if (o.dns_ttl) h["dns_ttl_s"] = Scaled(o.dns_ttl->count(), 1'000'000);
+    if (o.server_time) h["server_ms"] = Scaled(o.server_time->count(), 1000);
+    if (o.tls) h["tls"] = TlsVersionName(*o.tls);
+    per_host[host] = std::move(h);
+  }
+  out["hosts"] = std::move(per_host);
+  return out;
+}
+
+}  // namespace netstack

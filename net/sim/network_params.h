@@ -1,13 +1,16 @@
 // NetworkParams: the modelled network of the simulated world, as a value. Global defaults, per-host
-// overrides, presets (DevTools' and Lighthouse's throttling profiles), and `--set KEY=VALUE`
-// parsing so the CLI, config files and tests share one vocabulary.
+// overrides, presets (DevTools', Lighthouse's and WebPageTest's throttling profiles), and
+// `--set KEY=VALUE` parsing so the CLI, config files and tests share one vocabulary.
 //
-// Keys (`Set`), each also accepted with a host prefix "HOST:KEY=VALUE" for the host-level ones:
+// Keys (`Set`), the host-level ones also accepted with a host prefix "HOST:KEY=VALUE":
 //   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3)
 //   link-level:  down_kbps, up_kbps (0 = unlimited), init_cwnd (segments), mss (bytes),
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
-//                radio (off | lte | 3g), radio_promotion_ms, radio_tail_ms
+//                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms
 //   preset:      preset=NAME replaces everything with the preset (host overrides are cleared)
+// Times and rates take decimals ("rtt_ms=62.5", "down_kbps=1638.4"); the model keeps
+// microseconds and bits per second. ToJson() writes the same keys, so its output can be read back
+// key by key.
 #ifndef NET_SIM_NETWORK_PARAMS_H_
 #define NET_SIM_NETWORK_PARAMS_H_
 
@@ -29,12 +32,12 @@ const char* TlsVersionName(TlsVersion version);
 
 // What one server (host) looks like from the client.
 struct HostParams {
-  TimeDelta rtt = Milliseconds(40);         // round trip between client and this host
-  TimeDelta dns = Milliseconds(40);         // one lookup of this name, answer included
-  TimeDelta dns_ttl = Seconds(300);         // TTL of the answer (the host cache keeps it)
-  TimeDelta server_time = Milliseconds(30); // request fully received -> first response byte sent
-  TlsVersion tls = TlsVersion::kTls13;      // full handshake 2 RTT (1.2) or 1 RTT (1.3);
-                                            // a resumed session takes one round trip less
+  TimeDelta rtt = Milliseconds(40);          // round trip between client and this host
+  TimeDelta dns = Milliseconds(40);          // one lookup of this name, answer included
+  TimeDelta dns_ttl = Seconds(300);          // TTL of the answer (the host cache keeps it)
+  TimeDelta server_time = Milliseconds(30);  // request fully received -> first response byte sent
+  TlsVersion tls = TlsVersion::kTls13;       // full handshake 2 RTT (1.2) or 1 RTT (1.3);
+                                             // a resumed session takes one round trip less
 };
 
 // Per-host overrides: only the fields that were set.
@@ -55,6 +58,9 @@ struct RadioParams {
 };
 
 struct NetworkParams {
+  // Hosts Set accepts overrides for.
+  static constexpr size_t kMaxHostOverrides = 10'000;
+
   HostParams defaults;
   std::map<std::string, HostOverrides> hosts;  // by lowercase host name
 
@@ -74,18 +80,22 @@ struct NetworkParams {
 
   // Applies one KEY=VALUE (see the file comment). Returns false with a one-line `error` naming
   // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number") and leaves the
-  // params unchanged. Values are checked against bounds (rtt 0..60 s, bandwidth 0..100 Gbit/s,
-  // init_cwnd 1..1000, mss 500..9000, ...).
+  // params unchanged. Values are checked against bounds: rtt_ms and dns_ms 0..60000,
+  // dns_ttl_s 0..604800, server_ms 0..600000, down_kbps and up_kbps 0..100000000, init_cwnd
+  // 1..1000, mss 500..9000, idle_restart_ms 0..3600000, radio_promotion_ms 0..60000,
+  // radio_tail_ms 0..3600000; at most kMaxHostOverrides hosts.
   bool Set(const std::string& key, const std::string& value, std::string* error);
-  // True if `key` (without host prefix) is a network key Set understands.
+  // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);
 
   // A named preset ("desktop", "slow-4g", "fast-4g", "3g", "slow-3g", "lte", "wifi",
-  // "unlimited"), or nullopt. `PresetNames()` lists them for help text and errors.
+  // "unlimited"), or nullopt. `PresetNames()` lists them for help text and errors. Sources and
+  // values are in net/sim/README.md.
   static std::optional<NetworkParams> Preset(const std::string& name);
   static std::vector<std::string> PresetNames();
 
-  // Everything, with host overrides, for --json output and the report.
+  // Everything, with host overrides ("hosts": {"a.example": {"rtt_ms": 80}}), for --json output
+  // and the report. Keys are Set's keys.
   nlohmann::json ToJson() const;
 };
 

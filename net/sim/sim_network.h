@@ -8,15 +8,25 @@
 //   - DNS: a lookup of a name takes dns (per host) and answers one IPv4 address per host
 //     (deterministic: 10.x.y.z from the order hosts are first seen) with TTL dns_ttl.
 //   - TCP connect: one round trip. TLS: 2 round trips for 1.2, 1 for 1.3; a resumed session (an
-//     earlier handshake with the same host completed) one less.
+//     earlier handshake with the same host and port completed) one less (TLS 1.3 resumed: the
+//     request goes as 0-RTT early data).
 //   - Each direction of a connection sends in slow-start rounds: round k carries up to
-//     cwnd_k segments, cwnd_0 = init_cwnd, doubling per round trip; the window is kept across
-//     keep-alive requests and restarts after idle_restart without traffic.
-//   - Bytes cross the access link: the downlink (server -> client) and uplink are each shared
-//     fairly by the connections sending on them at that moment; then one-way delay (rtt / 2).
+//     cwnd_k segments, cwnd_0 = init_cwnd, growing by the segments each round carried
+//     (doubling when full) up to the receive window (and 2 x BDP on a limited link); the next
+//     round enters the link one RTT after the previous one started crossing it (ACK clock);
+//     the window is kept across keep-alive requests and restarts after idle_restart without
+//     traffic.
+//   - The access link is at the client: uplink bytes cross it and then the one-way delay
+//     (rtt / 2), downlink bytes the one-way delay and then the link. Each direction is shared
+//     fairly (processor sharing) by the connections with bytes on it at that moment.
+//     Downlink bytes are readable when they have crossed it, per round (the head of a
+//     response first).
 //   - A server answers a request `server_time` after its last byte arrived (SimResponse may
-//     override per response); the response's bytes follow the rules above.
-//   - With radio.enabled, traffic while the radio is idle first waits the promotion delay.
+//     override per response); the response's bytes follow the rules above. Requests are
+//     parsed with http-parser; `Connection: close` in a response head closes after it; a
+//     request that does not parse closes the connection when it arrives.
+//   - With radio.enabled, traffic at the client while the radio is idle first waits the
+//     promotion delay; the radio goes idle after `tail` without traffic.
 //
 // With zero bandwidth limits (unlimited), one HTTPS request costs exactly
 //   dns + rtt (TCP) + 2 rtt (TLS 1.2) + rtt/2 (request) + server + rtt/2 (response)
@@ -61,6 +71,8 @@ struct SimResponse {
   std::optional<TimeDelta> server_time;
 };
 
+class SimWorld;
+
 // The servers' side, supplied by the user of SimNetwork (the replay engine, a test).
 class SimResponder {
  public:
@@ -75,16 +87,17 @@ class SimNetwork {
   // Counters over the network's life, for the summary and tests.
   struct Stats {
     uint64_t dns_lookups = 0;
-    uint64_t tcp_connects = 0;
-    uint64_t tls_handshakes = 0;
-    uint64_t tls_resumed = 0;
-    uint64_t requests = 0;     // requests that reached a server
-    int64_t bytes_down = 0;    // response bytes delivered to the client
-    int64_t bytes_up = 0;      // request bytes delivered to servers
+    uint64_t tcp_connects = 0;    // connects that completed
+    uint64_t tls_handshakes = 0;  // full handshakes
+    uint64_t tls_resumed = 0;     // resumed handshakes
+    uint64_t requests = 0;        // requests that reached a server
+    int64_t bytes_down = 0;       // response bytes delivered to the client
+    int64_t bytes_up = 0;         // request bytes delivered to servers
     uint64_t radio_promotions = 0;
   };
 
-  // `scheduler` and `responder` must outlive the network and everything it created.
+  // `scheduler` and `responder` must outlive the network and everything it created. A null
+  // responder answers every request 404 with an empty body.
   SimNetwork(Scheduler& scheduler, const NetworkParams& params, SimResponder* responder);
   ~SimNetwork();
   SimNetwork(const SimNetwork&) = delete;
@@ -101,8 +114,7 @@ class SimNetwork {
   std::string HostForAddress(const IPAddress& address) const;
 
  private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<SimWorld> world_;  // net/sim/sim_world.h
 };
 
 }  // namespace netstack

@@ -1,0 +1,115 @@
+#include "net/sim/sim_ssl_socket.h"
+
+#include <utility>
+
+#include "net/sim/sim_stream_socket.h"
+#include "net/sim/sim_world.h"
+#include "net/socket/socket_callback_util.h"
+
+namespace netstack {
+
+SimSslSocket::SimSslSocket(SimWorld& world, std::unique_ptr<StreamSocket> transport,
+                           SimStreamSocket* sim_transport, const std::string& host, uint16_t port)
+    : world_(world),
+      transport_(std::move(transport)),
+      sim_(sim_transport),
+      host_(host),
+      port_(port) {}
+
+SimSslSocket::~SimSslSocket() {
+  if (task_ != kNoTask) world_.scheduler.CancelTask(task_);
+  if (state_ == State::kHandshaking) {
+    transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
+  }
+  transport_.reset();
+}
+
+int SimSslSocket::Connect(CompletionCallback callback) {
+  if (state_ == State::kConnected) return OK;
+  if (state_ != State::kIdle) return ERR_INVALID_ARGUMENT;
+  if (!transport_->IsConnected()) return ERR_SOCKET_NOT_CONNECTED;
+  const NetLogWithSource& log = transport_->NetLog();
+  log.BeginEvent(NetLogEventType::SSL_CONNECT, [this] {
+    return nlohmann::json{{"host", host_}, {"port", port_}};
+  });
+  if (!sim_ || !sim_->host()) {
+    state_ = State::kClosed;
+    log.EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_SSL_PROTOCOL_ERROR);
+    return ERR_SSL_PROTOCOL_ERROR;
+  }
+  SimHost* host = sim_->host();
+  version_ = host->params.tls;
+  resumed_ = world_.HasTlsSession(*host, port_);
+  const int round_trips = (version_ == netstack::TlsVersion::kTls12 ? 2 : 1) - (resumed_ ? 1 : 0);
+  state_ = State::kHandshaking;
+  const TimeTicks now = world_.scheduler.Now();
+  const TimeTicks done = world_.radio.Acquire(now) + round_trips * host->params.rtt;
+  if (done == now) {
+    FinishHandshake();
+    return OK;
+  }
+  connect_callback_ = std::move(callback);
+  task_ = world_.scheduler.PostDelayedTask(done - now, [this] {
+    task_ = kNoTask;
+    FinishHandshake();
+    RunCallback(connect_callback_, OK);  // may destroy this socket
+  });
+  return ERR_IO_PENDING;
+}
+
+void SimSslSocket::FinishHandshake() {
+  state_ = State::kConnected;
+  SimHost* host = sim_->host();
+  world_.AddTlsSession(host, port_);
+  ++(resumed_ ? world_.stats.tls_resumed : world_.stats.tls_handshakes);
+  world_.radio.Touch(world_.scheduler.Now());
+  sim_->SetTls();
+  const NetLogWithSource& log = transport_->NetLog();
+  log.EndEvent(NetLogEventType::SSL_CONNECT, [this] {
+    return nlohmann::json{{"version", TlsVersion()},
+                          {"cipher_suite", "TLS_AES_128_GCM_SHA256 (simulated)"},
+                          {"is_resumed", resumed_},
+                          {"next_proto", "http/1.1"}};
+  });
+  if (resumed_) log.AddEvent(NetLogEventType::SSL_SESSION_RESUMED);
+}
+
+int SimSslSocket::Read(char* buf, int len, CompletionCallback callback) {
+  if (state_ != State::kConnected) return ERR_SOCKET_NOT_CONNECTED;
+  return transport_->Read(buf, len, std::move(callback));
+}
+
+int SimSslSocket::Write(const char* data, int len, CompletionCallback callback) {
+  if (state_ != State::kConnected) return ERR_SOCKET_NOT_CONNECTED;
+  return transport_->Write(data, len, std::move(callback));
+}
+
+void SimSslSocket::Disconnect() {
+  if (task_ != kNoTask) {
+    world_.scheduler.CancelTask(task_);
+    task_ = kNoTask;
+    transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
+  }
+  connect_callback_ = nullptr;
+  state_ = State::kClosed;
+  transport_->Disconnect();
+}
+
+bool SimSslSocket::IsConnected() const {
+  return state_ == State::kConnected && transport_->IsConnected();
+}
+
+bool SimSslSocket::IsConnectedAndIdle() const {
+  return state_ == State::kConnected && transport_->IsConnectedAndIdle();
+}
+
+int SimSslSocket::GetPeerAddress(IPEndPoint* address) const {
+  return transport_->GetPeerAddress(address);
+}
+
+std::string SimSslSocket::TlsVersion() const {
+  if (state_ != State::kConnected) return {};
+  return version_ == netstack::TlsVersion::kTls12 ? "TLSv1.2" : "TLSv1.3";
+}
+
+}  // namespace netstack

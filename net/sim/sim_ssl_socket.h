@@ -1,0 +1,71 @@
+// SimSslSocket: the simulator's TLS socket over a SimStreamSocket. The handshake costs round
+// trips, not bytes: TLS 1.2 two, TLS 1.3 one, and one less when the network holds a session
+// for host:port from an earlier completed handshake (TLS 1.3 resumption then sends the request
+// as 0-RTT early data). Afterwards reads and writes pass through to the transport, whose
+// server now sees "https" requests. Logs SSL_CONNECT (and SSL_SESSION_RESUMED) on the
+// transport's source, as SslClientSocket does. Internal to net/sim.
+#ifndef NET_SIM_SIM_SSL_SOCKET_H_
+#define NET_SIM_SIM_SSL_SOCKET_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/base/scheduler.h"
+#include "net/sim/network_params.h"
+#include "net/socket/stream_socket.h"
+
+namespace netstack {
+
+class SimStreamSocket;
+class SimWorld;
+
+class SimSslSocket : public StreamSocket {
+ public:
+  // `sim_transport` is `transport` seen as the simulator's socket, or null if it is not one
+  // (Connect then fails with ERR_SSL_PROTOCOL_ERROR). `world` must outlive the socket.
+  SimSslSocket(SimWorld& world, std::unique_ptr<StreamSocket> transport,
+               SimStreamSocket* sim_transport, const std::string& host, uint16_t port);
+  // Destroys the transport; pending callbacks never run.
+  ~SimSslSocket() override;
+  SimSslSocket(const SimSslSocket&) = delete;
+  SimSslSocket& operator=(const SimSslSocket&) = delete;
+
+  // The handshake: OK at once when it costs no round trip (TLS 1.3 resumed), else
+  // ERR_IO_PENDING and OK after its round trips; ERR_SOCKET_NOT_CONNECTED if the transport is
+  // not connected.
+  int Connect(CompletionCallback callback) override;
+  // Pass through to the transport once the handshake is done (ERR_SOCKET_NOT_CONNECTED
+  // before).
+  int Read(char* buf, int len, CompletionCallback callback) override;
+  int Write(const char* data, int len, CompletionCallback callback) override;
+  void Disconnect() override;
+  bool IsConnected() const override;
+  bool IsConnectedAndIdle() const override;
+  bool WasEverUsed() const override { return transport_->WasEverUsed(); }
+  int GetPeerAddress(IPEndPoint* address) const override;
+  const NetLogWithSource& NetLog() const override { return transport_->NetLog(); }
+  bool WasSessionResumed() const override { return resumed_; }
+  // "TLSv1.2" or "TLSv1.3" once connected.
+  std::string TlsVersion() const override;
+
+ private:
+  enum class State { kIdle, kHandshaking, kConnected, kClosed };
+
+  void FinishHandshake();
+
+  SimWorld& world_;
+  std::unique_ptr<StreamSocket> transport_;
+  SimStreamSocket* const sim_;
+  const std::string host_;
+  const uint16_t port_;
+  State state_ = State::kIdle;
+  netstack::TlsVersion version_ = netstack::TlsVersion::kTls13;
+  bool resumed_ = false;
+  TaskId task_ = kNoTask;
+  CompletionCallback connect_callback_;
+};
+
+}  // namespace netstack
+
+#endif  // NET_SIM_SIM_SSL_SOCKET_H_

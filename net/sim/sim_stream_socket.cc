@@ -1,0 +1,192 @@
+#include "net/sim/sim_stream_socket.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "net/sim/sim_world.h"
+#include "net/socket/socket_callback_util.h"
+
+namespace netstack {
+
+namespace {
+
+// What a body reads as. The model does not carry content; a constant byte costs a memset.
+constexpr char kFiller = 'x';
+
+TimeDelta HostRtt(const SimHost* host) { return host ? host->params.rtt : TimeDelta::zero(); }
+
+}  // namespace
+
+SimStreamSocket::SimStreamSocket(SimWorld& world, SimHost* host, const IPEndPoint& endpoint,
+                                 netstack::NetLog* net_log, const NetLogSource& creator)
+    : world_(world),
+      host_(host),
+      endpoint_(endpoint),
+      net_log_(NetLogWithSource::Make(net_log, NetLogSourceType::SOCKET)),
+      server_(world, host, this),
+      up_(world, SimFlow::Direction::kUp, HostRtt(host), &server_),
+      down_(world, SimFlow::Direction::kDown, HostRtt(host), this) {
+  net_log_.BeginEvent(NetLogEventType::SOCKET_ALIVE, [&creator] {
+    nlohmann::json params = nlohmann::json::object();
+    if (creator.IsValid()) params["source_dependency"] = creator.ToJson();
+    return params;
+  });
+}
+
+SimStreamSocket::~SimStreamSocket() {
+  Disconnect();
+  net_log_.EndEvent(NetLogEventType::SOCKET_ALIVE);
+}
+
+TimeDelta SimStreamSocket::rtt() const { return HostRtt(host_); }
+
+int SimStreamSocket::Connect(CompletionCallback callback) {
+  if (connected_) return OK;
+  if (closed_) return ERR_SOCKET_NOT_CONNECTED;
+  if (connect_task_ != kNoTask) return ERR_INVALID_ARGUMENT;  // one connect at a time
+
+  auto address = [this] { return nlohmann::json{{"address", endpoint_.ToString()}}; };
+  net_log_.BeginEvent(NetLogEventType::TCP_CONNECT, address);
+  net_log_.BeginEvent(NetLogEventType::TCP_CONNECT_ATTEMPT, address);
+  if (!host_) {
+    // Nobody listens at an address the network did not hand out.
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT_ATTEMPT, ERR_CONNECTION_REFUSED);
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, ERR_CONNECTION_REFUSED);
+    return ERR_CONNECTION_REFUSED;
+  }
+  // SYN, SYN-ACK: one round trip once the radio is up; the ACK travels with the request.
+  const TimeTicks now = world_.scheduler.Now();
+  const TimeTicks done = world_.radio.Acquire(now) + host_->params.rtt;
+  connect_callback_ = std::move(callback);
+  connect_task_ = world_.scheduler.PostDelayedTask(done - now, [this] { OnConnectTimer(); });
+  return ERR_IO_PENDING;
+}
+
+void SimStreamSocket::OnConnectTimer() {
+  connect_task_ = kNoTask;
+  connected_ = true;
+  ++world_.stats.tcp_connects;
+  world_.radio.Touch(world_.scheduler.Now());
+  net_log_.EndEvent(NetLogEventType::TCP_CONNECT_ATTEMPT);
+  net_log_.EndEvent(NetLogEventType::TCP_CONNECT);
+  RunCallback(connect_callback_, OK);  // may destroy this socket
+}
+
+int SimStreamSocket::Read(char* buf, int len, CompletionCallback callback) {
+  if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
+  if (!buf || len <= 0 || read_buf_) return ERR_INVALID_ARGUMENT;
+  if (Readable() > 0) return CopyOut(buf, len);
+  if (down_.fin_delivered()) return 0;
+  read_buf_ = buf;
+  read_len_ = len;
+  read_callback_ = std::move(callback);
+  return ERR_IO_PENDING;
+}
+
+void SimStreamSocket::OnFlowDelivered(SimFlow* flow) {
+  (void)flow;
+  if (!read_buf_) return;  // Nobody waits: the bytes stay readable.
+  int result;
+  if (Readable() > 0) {
+    result = CopyOut(read_buf_, read_len_);
+  } else if (down_.fin_delivered()) {
+    result = 0;
+  } else {
+    return;
+  }
+  read_buf_ = nullptr;
+  read_len_ = 0;
+  RunCallback(read_callback_, result);  // may destroy this socket
+}
+
+int SimStreamSocket::CopyOut(char* buf, int len) {
+  const int n = static_cast<int>(std::min<int64_t>(len, Readable()));
+  int copied = 0;
+  while (copied < n) {
+    Message& message = messages_.front();
+    const int64_t offset = read_pos_ - message.start;
+    const int64_t head = static_cast<int64_t>(message.head.size());
+    int64_t take;
+    if (offset < head) {
+      take = std::min<int64_t>(n - copied, head - offset);
+      std::memcpy(buf + copied, message.head.data() + offset, static_cast<size_t>(take));
+    } else {
+      take = std::min<int64_t>(n - copied, message.size - offset);
+      std::memset(buf + copied, kFiller, static_cast<size_t>(take));
+    }
+    copied += static_cast<int>(take);
+    read_pos_ += take;
+    if (read_pos_ == message.start + message.size) messages_.pop_front();
+  }
+  was_ever_used_ = true;
+  LogBytes(NetLogEventType::SOCKET_BYTES_RECEIVED, n);
+  return n;
+}
+
+int SimStreamSocket::Write(const char* data, int len, CompletionCallback callback) {
+  (void)callback;  // Writes complete at once.
+  if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
+  if (!data || len <= 0) return ERR_INVALID_ARGUMENT;
+  was_ever_used_ = true;
+  LogBytes(NetLogEventType::SOCKET_BYTES_SENT, len);
+  server_.OnClientBytes(data, static_cast<size_t>(len));
+  up_.Send(world_.scheduler.Now(), len);
+  return len;
+}
+
+void SimStreamSocket::SendResponse(TimeTicks depart, std::string head, int64_t body_bytes) {
+  Message message;
+  message.start = down_.queued();
+  message.size = static_cast<int64_t>(head.size()) + body_bytes;
+  message.head = std::move(head);
+  if (message.size == 0) return;
+  const int64_t head_end = message.start + static_cast<int64_t>(message.head.size());
+  const int64_t size = message.size;
+  messages_.push_back(std::move(message));
+  down_.Send(depart, size, head_end);
+}
+
+void SimStreamSocket::CloseConnection(TimeTicks depart) { down_.Close(depart); }
+
+void SimStreamSocket::Disconnect() {
+  if (connect_task_ != kNoTask) {
+    world_.scheduler.CancelTask(connect_task_);
+    connect_task_ = kNoTask;
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT_ATTEMPT, ERR_ABORTED);
+    net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, ERR_ABORTED);
+    net_log_.AddEvent(NetLogEventType::SOCKET_CLOSED);
+  } else if (connected_) {
+    net_log_.AddEvent(NetLogEventType::SOCKET_CLOSED);
+  }
+  connected_ = false;
+  closed_ = true;
+  up_.Abort();
+  down_.Abort();
+  messages_.clear();
+  connect_callback_ = nullptr;
+  read_callback_ = nullptr;
+  read_buf_ = nullptr;
+  read_len_ = 0;
+}
+
+bool SimStreamSocket::IsConnected() const {
+  return connected_ && (Readable() > 0 || !down_.fin_delivered());
+}
+
+bool SimStreamSocket::IsConnectedAndIdle() const {
+  return connected_ && Readable() == 0 && !down_.fin_delivered();
+}
+
+int SimStreamSocket::GetPeerAddress(IPEndPoint* address) const {
+  if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
+  *address = endpoint_;
+  return OK;
+}
+
+void SimStreamSocket::LogBytes(NetLogEventType type, int count) const {
+  if (!net_log_.IsCapturing()) return;
+  net_log_.AddEvent(type, [count] { return nlohmann::json{{"byte_count", count}}; });
+}
+
+}  // namespace netstack

@@ -1,0 +1,111 @@
+// SimStreamSocket: the simulator's TCP socket. Connecting takes one round trip to the host the
+// address stands for (after a radio promotion if the radio is idle); then the socket is the
+// client end of a modelled connection: what it writes crosses the uplink (SimFlow) to the
+// connection's SimHttpServer, and the server's responses come back over the downlink, readable
+// as they arrive. Response bodies are filler bytes made on read; nothing body-sized is held.
+// It logs to its own SOCKET source as the live TCP socket does (SOCKET_ALIVE, TCP_CONNECT,
+// TCP_CONNECT_ATTEMPT, SOCKET_BYTES_SENT/RECEIVED, SOCKET_CLOSED).
+//
+// StreamSocket's contract holds: results now or ERR_IO_PENDING and a callback later from a
+// scheduler task, never inside the call; destroying or disconnecting cancels everything.
+// Internal to net/sim (made by SimNetwork's socket factory).
+#ifndef NET_SIM_SIM_STREAM_SOCKET_H_
+#define NET_SIM_SIM_STREAM_SOCKET_H_
+
+#include <cstdint>
+#include <string>
+
+#include "net/base/ip_address.h"
+#include "net/base/net_log.h"
+#include "net/base/scheduler.h"
+#include "net/sim/sim_flow.h"
+#include "net/sim/sim_http_server.h"
+#include "net/sim/sim_queue.h"
+#include "net/socket/stream_socket.h"
+
+namespace netstack {
+
+struct SimHost;
+class SimWorld;
+
+class SimStreamSocket : public StreamSocket,
+                        public SimFlow::Receiver,
+                        public SimHttpServer::Output {
+ public:
+  // A socket for `endpoint`; `host` is the host its address stands for, or null (Connect then
+  // fails with ERR_CONNECTION_REFUSED). `world` (and `host`) must outlive the socket. The
+  // socket creates its own SOCKET source in `net_log` (may be null).
+  SimStreamSocket(SimWorld& world, SimHost* host, const IPEndPoint& endpoint,
+                  netstack::NetLog* net_log, const NetLogSource& creator);
+  ~SimStreamSocket() override;
+  SimStreamSocket(const SimStreamSocket&) = delete;
+  SimStreamSocket& operator=(const SimStreamSocket&) = delete;
+
+  // ERR_IO_PENDING and OK one RTT later (plus a promotion); ERR_CONNECTION_REFUSED at once for
+  // an address the network did not hand out; OK if already connected.
+  int Connect(CompletionCallback callback) override;
+  // Response bytes that have arrived (synchronously), 0 once the server closed and everything
+  // was read, else ERR_IO_PENDING until the next arrival.
+  int Read(char* buf, int len, CompletionCallback callback) override;
+  // Accepts all `len` bytes at once (returns len): they go to the server's parser now and
+  // cross the uplink from now.
+  int Write(const char* data, int len, CompletionCallback callback) override;
+  void Disconnect() override;
+  bool IsConnected() const override;
+  bool IsConnectedAndIdle() const override;
+  bool WasEverUsed() const override { return was_ever_used_; }
+  int GetPeerAddress(IPEndPoint* address) const override;
+  const NetLogWithSource& NetLog() const override { return net_log_; }
+
+  // For SimSslSocket: the host (non-null once connected) and RTT, and the switch to TLS.
+  SimHost* host() const { return host_; }
+  TimeDelta rtt() const;
+  void SetTls() { server_.set_https(); }
+  // The connection's congestion windows (segments), for tests.
+  int64_t downlink_cwnd() const { return down_.cwnd(); }
+  int64_t uplink_cwnd() const { return up_.cwnd(); }
+
+  // SimFlow::Receiver (the downlink): completes a pending Read.
+  void OnFlowDelivered(SimFlow* flow) override;
+  // SimHttpServer::Output:
+  void SendResponse(TimeTicks depart, std::string head, int64_t body_bytes) override;
+  void CloseConnection(TimeTicks depart) override;
+
+ private:
+  struct Message {
+    int64_t start = 0;  // downlink offset of its first byte
+    std::string head;
+    int64_t size = 0;  // head + body
+  };
+
+  void OnConnectTimer();
+  // Copies up to `len` arrived bytes into `buf` (head bytes as sent, body as filler).
+  int CopyOut(char* buf, int len);
+  int64_t Readable() const { return down_.delivered() - read_pos_; }
+  void LogBytes(NetLogEventType type, int count) const;
+
+  SimWorld& world_;
+  SimHost* const host_;
+  const IPEndPoint endpoint_;
+  NetLogWithSource net_log_;
+
+  TaskId connect_task_ = kNoTask;
+  CompletionCallback connect_callback_;
+  bool connected_ = false;
+  bool closed_ = false;  // Disconnect() ran
+  bool was_ever_used_ = false;
+
+  SimHttpServer server_;
+  SimFlow up_;
+  SimFlow down_;
+  SimQueue<Message> messages_;  // responses not yet read out
+  int64_t read_pos_ = 0;
+
+  char* read_buf_ = nullptr;
+  int read_len_ = 0;
+  CompletionCallback read_callback_;
+};
+
+}  // namespace netstack
+
+#endif  // NET_SIM_SIM_STREAM_SOCKET_H_

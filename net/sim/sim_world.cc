@@ -1,0 +1,47 @@
+#include "net/sim/sim_world.h"
+
+#include <algorithm>
+
+namespace netstack {
+
+SimWorld::SimWorld(Scheduler& scheduler, const NetworkParams& params, SimResponder* responder)
+    : scheduler(scheduler),
+      params(params),
+      responder(responder),
+      downlink(scheduler, params.downlink_bps),
+      uplink(scheduler, params.uplink_bps),
+      radio(params.radio, &stats.radio_promotions) {}
+
+SimHost* SimWorld::FindOrAddHost(std::string_view name) {
+  std::string key(name);
+  if (auto it = host_index_.find(key); it != host_index_.end()) return hosts_[it->second].get();
+  if (hosts_.size() >= kMaxHosts) return nullptr;
+  const uint32_t n = static_cast<uint32_t>(hosts_.size()) + 1;
+  auto host = std::make_unique<SimHost>();
+  host->name = key;
+  host->params = params.ForHost(key);
+  host->address = IPAddress::IPv4(10, static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 8),
+                                  static_cast<uint8_t>(n));
+  host_index_.emplace(std::move(key), static_cast<uint32_t>(hosts_.size()));
+  hosts_.push_back(std::move(host));
+  return hosts_.back().get();
+}
+
+SimHost* SimWorld::HostForAddress(const IPAddress& address) const {
+  if (!address.IsIPv4() || address.bytes()[0] != 10) return nullptr;
+  const uint8_t* b = address.bytes();
+  const uint32_t n = (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+  if (n == 0 || n > hosts_.size()) return nullptr;
+  return hosts_[n - 1].get();
+}
+
+bool SimWorld::HasTlsSession(const SimHost& host, uint16_t port) const {
+  return std::find(host.tls_session_ports.begin(), host.tls_session_ports.end(), port) !=
+         host.tls_session_ports.end();
+}
+
+void SimWorld::AddTlsSession(SimHost* host, uint16_t port) {
+  if (!HasTlsSession(*host, port)) host->tls_session_ports.push_back(port);
+}
+
+}  // namespace netstack

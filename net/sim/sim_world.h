@@ -1,0 +1,66 @@
+// SimWorld: the state a SimNetwork shares with everything it creates: the scheduler, the
+// parameters, the servers' responder, the counters, the two directions of the access link, the
+// radio, the hosts handed out by DNS and their TLS sessions. Internal to net/sim (SimNetwork is
+// its public face).
+#ifndef NET_SIM_SIM_WORLD_H_
+#define NET_SIM_SIM_WORLD_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "net/base/ip_address.h"
+#include "net/base/scheduler.h"
+#include "net/sim/network_params.h"
+#include "net/sim/radio_model.h"
+#include "net/sim/sim_link.h"
+#include "net/sim/sim_network.h"
+
+namespace netstack {
+
+// One modelled server, known from the first time DNS was asked for its name.
+struct SimHost {
+  std::string name;   // lowercase
+  HostParams params;  // NetworkParams::ForHost(name), computed once
+  IPAddress address;  // 10.x.y.z
+  // Ports with a resumable TLS session (a full handshake with host:port completed).
+  std::vector<uint16_t> tls_session_ports;
+};
+
+class SimWorld {
+ public:
+  // Hosts 10.0.0.1 .. 10.255.255.254.
+  static constexpr uint32_t kMaxHosts = (1u << 24) - 2;
+
+  SimWorld(Scheduler& scheduler, const NetworkParams& params, SimResponder* responder);
+  SimWorld(const SimWorld&) = delete;
+  SimWorld& operator=(const SimWorld&) = delete;
+
+  // The host named `name` (lowercase), given the next address the first time; null once
+  // kMaxHosts names have been handed out.
+  SimHost* FindOrAddHost(std::string_view name);
+  // The host an address stands for, or null if the network did not hand it out.
+  SimHost* HostForAddress(const IPAddress& address) const;
+
+  bool HasTlsSession(const SimHost& host, uint16_t port) const;
+  void AddTlsSession(SimHost* host, uint16_t port);
+
+  Scheduler& scheduler;
+  const NetworkParams params;
+  SimResponder* const responder;  // may be null: every request gets a 404
+  SimNetwork::Stats stats;
+  SimLink downlink;
+  SimLink uplink;
+  RadioModel radio;
+
+ private:
+  std::unordered_map<std::string, uint32_t> host_index_;
+  std::vector<std::unique_ptr<SimHost>> hosts_;  // [i] has address 10.0.0.0 + i + 1
+};
+
+}  // namespace netstack
+
+#endif  // NET_SIM_SIM_WORLD_H_

@@ -1,0 +1,241 @@
+// The edges on their own (no stack above): the DNS transport's and the sockets' async
+// contracts, the server's parsing of raw bytes, pipelining, cancellation.
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "net/base/virtual_scheduler.h"
+#include "net/sim/sim_network.h"
+#include "tests/sim/sim_test_env.h"
+
+namespace netstack::test {
+namespace {
+
+struct Edges {
+  explicit Edges(NetworkParams p = Params()) : network(scheduler, p, &responder) {
+    dns = network.CreateDnsTransport();
+    factory = network.CreateSocketFactory();
+  }
+
+  static NetworkParams Params() {
+    NetworkParams p;
+    p.downlink_bps = 0;
+    p.uplink_bps = 0;
+    p.defaults.rtt = Milliseconds(100);
+    p.defaults.dns = Milliseconds(10);
+    p.defaults.server_time = Milliseconds(50);
+    return p;
+  }
+
+  IPAddress Resolve(const std::string& host) {
+    DnsTransportResult result;
+    bool called = false;
+    auto transaction =
+        dns->StartLookup(host, AddressFamily::kUnspecified, [&](const DnsTransportResult& r) {
+          result = r;
+          called = true;
+        });
+    CHECK_FALSE(called);  // never inside StartLookup
+    scheduler.RunAll();
+    REQUIRE(called);
+    REQUIRE(result.error == OK);
+    REQUIRE(result.addresses.size() == 1);
+    return result.addresses[0];
+  }
+
+  // A connected transport socket to `host`.
+  std::unique_ptr<StreamSocket> Connect(const std::string& host, uint16_t port = 80) {
+    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), nullptr,
+                                                       NetLogSource());
+    int result = ERR_IO_PENDING;
+    REQUIRE(socket->Connect([&](int rv) { result = rv; }) == ERR_IO_PENDING);
+    CHECK(result == ERR_IO_PENDING);
+    TimeTicks start = scheduler.Now();
+    scheduler.RunAll();
+    CHECK(result == OK);
+    CHECK(scheduler.Now() - start == Milliseconds(100));
+    CHECK(socket->IsConnectedAndIdle());
+    CHECK_FALSE(socket->WasEverUsed());
+    return socket;
+  }
+
+  // Reads everything until the read would wait; `eof` is set at the end of the stream.
+  std::string ReadAvailable(StreamSocket* socket, bool* eof = nullptr) {
+    std::string out;
+    char buf[1000];
+    while (true) {
+      int rv = socket->Read(buf, sizeof(buf), [](int) { FAIL("unexpected callback"); });
+      if (rv == ERR_IO_PENDING) {
+        socket->Disconnect();  // drop the pending read; callers reconnect if they need to
+        break;
+      }
+      if (rv == 0 && eof) *eof = true;
+      if (rv <= 0) break;
+      out.append(buf, static_cast<size_t>(rv));
+    }
+    return out;
+  }
+
+  VirtualScheduler scheduler{SimTestEnv::kEpoch};
+  TestResponder responder;
+  SimNetwork network;
+  std::unique_ptr<DnsTransport> dns;
+  std::unique_ptr<ClientSocketFactory> factory;
+};
+
+TEST_CASE("sim dns: addresses in first-seen order, the host's TTL, IPv4 only", "[sim][dns]") {
+  NetworkParams p = Edges::Params();
+  std::string error;
+  REQUIRE(p.Set("b.test:dns_ttl_s", "7", &error));
+  Edges edges(p);
+  CHECK(edges.Resolve("a.test").ToString() == "10.0.0.1");
+  CHECK(edges.Resolve("B.TEST").ToString() == "10.0.0.2");
+  CHECK(edges.Resolve("a.test").ToString() == "10.0.0.1");
+  CHECK(edges.network.HostForAddress(*IPAddress::Parse("10.0.0.2")) == "b.test");
+
+  DnsTransportResult result;
+  auto t = edges.dns->StartLookup("b.test", AddressFamily::kIPv4,
+                                  [&](const DnsTransportResult& r) { result = r; });
+  edges.scheduler.RunAll();
+  CHECK(result.ttl == Seconds(7));
+  auto v6 = edges.dns->StartLookup("a.test", AddressFamily::kIPv6,
+                                   [&](const DnsTransportResult& r) { result = r; });
+  edges.scheduler.RunAll();
+  CHECK(result.error == ERR_NAME_NOT_RESOLVED);
+  CHECK_FALSE(result.detail.empty());
+  CHECK(edges.network.stats().dns_lookups == 5);
+}
+
+TEST_CASE("sim dns: destroying a transaction or the transport cancels the answer", "[sim][dns]") {
+  Edges edges;
+  bool called = false;
+  auto t1 = edges.dns->StartLookup("a.test", AddressFamily::kUnspecified,
+                                   [&](const DnsTransportResult&) { called = true; });
+  t1.reset();
+  auto t2 = edges.dns->StartLookup("b.test", AddressFamily::kUnspecified,
+                                   [&](const DnsTransportResult&) { called = true; });
+  edges.dns.reset();
+  edges.scheduler.RunAll();
+  CHECK_FALSE(called);
+  t2.reset();  // inert, safe after its transport
+}
+
+TEST_CASE("sim socket: raw request bytes, a response read as it arrives", "[sim][socket]") {
+  Edges edges;
+  auto socket = edges.Connect("a.test");
+  const std::string request = "GET /size/10 HTTP/1.1\r\nHost: A.Test:80\r\n\r\n";
+  int read_result = ERR_IO_PENDING;
+  char buf[4096];
+  REQUIRE(socket->Read(buf, sizeof(buf), [&](int rv) { read_result = rv; }) == ERR_IO_PENDING);
+  CHECK(socket->Write(request.data(), static_cast<int>(request.size()), [](int) {}) ==
+        static_cast<int>(request.size()));
+  CHECK(read_result == ERR_IO_PENDING);  // nothing inside the calls
+  TimeTicks sent = edges.scheduler.Now();
+  edges.scheduler.RunAll();
+  const std::string expected = TestResponder::Head(10) + std::string(10, 'x');
+  REQUIRE(read_result == static_cast<int>(expected.size()));
+  CHECK(std::string(buf, static_cast<size_t>(read_result)) == expected);
+  CHECK(edges.scheduler.Now() - sent == Milliseconds(150));
+  CHECK(socket->WasEverUsed());
+  CHECK(socket->IsConnectedAndIdle());
+  REQUIRE(edges.responder.requests.size() == 1);
+  CHECK(edges.responder.requests[0].host == "a.test");  // lowercase, default port dropped
+}
+
+TEST_CASE("sim socket: pipelined requests are answered in order", "[sim][socket]") {
+  Edges edges;
+  auto socket = edges.Connect("a.test");
+  const std::string two =
+      "GET /size/3 HTTP/1.1\r\nHost: a.test\r\n\r\nGET /size/4 HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  socket->Write(two.data(), static_cast<int>(two.size()), [](int) {});
+  edges.scheduler.RunAll();
+  CHECK_FALSE(socket->IsConnectedAndIdle());  // unread data
+  std::string got = edges.ReadAvailable(socket.get());
+  CHECK(got == TestResponder::Head(3) + "xxx" + TestResponder::Head(4) + "xxxx");
+  REQUIRE(edges.responder.requests.size() == 2);
+  CHECK(edges.responder.requests[0].target == "/size/3");
+  CHECK(edges.responder.requests[1].target == "/size/4");
+}
+
+TEST_CASE("sim socket: garbage makes the server close: the read ends with 0",
+          "[sim][socket][errors]") {
+  Edges edges;
+  auto socket = edges.Connect("a.test");
+  const std::string garbage = "\x01\x02 not http\r\n\r\n";
+  socket->Write(garbage.data(), static_cast<int>(garbage.size()), [](int) {});
+  int read_result = ERR_IO_PENDING;
+  char buf[100];
+  REQUIRE(socket->Read(buf, sizeof(buf), [&](int rv) { read_result = rv; }) == ERR_IO_PENDING);
+  TimeTicks sent = edges.scheduler.Now();
+  edges.scheduler.RunAll();
+  CHECK(read_result == 0);
+  CHECK(edges.scheduler.Now() - sent == Milliseconds(100));
+  CHECK_FALSE(socket->IsConnected());
+  CHECK(edges.responder.requests.empty());
+}
+
+TEST_CASE("sim socket: an oversized request head closes the connection", "[sim][socket]") {
+  Edges edges;
+  auto socket = edges.Connect("a.test");
+  std::string request = "GET /" + std::string(300 * 1024, 'a') + " HTTP/1.1\r\n\r\n";
+  socket->Write(request.data(), static_cast<int>(request.size()), [](int) {});
+  edges.scheduler.RunAll();
+  bool eof = false;
+  CHECK(edges.ReadAvailable(socket.get(), &eof).empty());
+  CHECK(eof);
+  CHECK(edges.responder.requests.empty());
+}
+
+TEST_CASE("sim socket: destroying or disconnecting cancels pending callbacks", "[sim][socket]") {
+  Edges edges;
+  IPAddress address = edges.Resolve("a.test");
+  bool called = false;
+  {
+    auto connecting = edges.factory->CreateTransportClientSocket(IPEndPoint(address, 80), nullptr,
+                                                                 NetLogSource());
+    REQUIRE(connecting->Connect([&](int) { called = true; }) == ERR_IO_PENDING);
+  }
+  auto socket = edges.Connect("a.test");
+  const std::string request = "GET /size/10 HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  char buf[100];
+  REQUIRE(socket->Read(buf, sizeof(buf), [&](int) { called = true; }) == ERR_IO_PENDING);
+  socket->Write(request.data(), static_cast<int>(request.size()), [](int) {});
+  socket->Disconnect();
+  CHECK(socket->Read(buf, sizeof(buf), [](int) {}) == ERR_SOCKET_NOT_CONNECTED);
+  auto other = edges.Connect("a.test");
+  REQUIRE(other->Read(buf, sizeof(buf), [&](int) { called = true; }) == ERR_IO_PENDING);
+  other->Write(request.data(), static_cast<int>(request.size()), [](int) {});
+  other.reset();
+  edges.scheduler.RunAll();
+  CHECK_FALSE(called);
+}
+
+TEST_CASE("sim socket: TLS over a sim socket: full, then resumed in no round trip",
+          "[sim][socket][tls]") {
+  Edges edges;
+  auto transport = edges.Connect("a.test", 443);
+  auto tls =
+      edges.factory->CreateSslClientSocket(std::move(transport), "a.test", 443, NetLogWithSource());
+  int result = ERR_IO_PENDING;
+  REQUIRE(tls->Connect([&](int rv) { result = rv; }) == ERR_IO_PENDING);
+  CHECK(tls->TlsVersion().empty());
+  edges.scheduler.RunAll();
+  CHECK(result == OK);
+  CHECK(tls->TlsVersion() == "TLSv1.3");
+  CHECK_FALSE(tls->WasSessionResumed());
+  const std::string request = "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  tls->Write(request.data(), static_cast<int>(request.size()), [](int) {});
+  edges.scheduler.RunAll();
+  REQUIRE(edges.responder.requests.size() == 1);
+  CHECK(edges.responder.requests[0].scheme == "https");
+
+  // Resumed TLS 1.3: no round trip, so the handshake completes inside Connect.
+  auto again = edges.factory->CreateSslClientSocket(edges.Connect("a.test", 443), "a.test", 443,
+                                                    NetLogWithSource());
+  CHECK(again->Connect([](int) { FAIL("no callback for a synchronous result"); }) == OK);
+  CHECK(again->WasSessionResumed());
+  CHECK(edges.network.stats().tls_resumed == 1);
+}
+
+}  // namespace
+}  // namespace netstack::test
