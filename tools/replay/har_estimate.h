@@ -4,9 +4,12 @@
 //
 // Per host: rtt = median TCP connect time (connect minus ssl), else the smallest wait; dns =
 // median dns time > 0; tls = 1.3 when the median ssl time is under 1.5 rtt, else 1.2; per
-// entry: server_ms = wait - rtt (at least 0). Link: downlink = the highest throughput over the
-// page's busiest second of receiving (bytes / union of receive intervals), at least the largest
-// single-entry throughput. Hosts without timings keep the defaults.
+// entry: server_ms = wait - rtt (at least 0), and the host's server time = their median.
+// Entries the browser's cache served are not samples. Link: downlink = the throughput of the
+// busiest second of receiving over all pages (its bytes / the union of receive intervals in it,
+// 1 ms resolution, at least 50 ms of receiving; zero receive times ignored), at least the largest
+// single-entry throughput (entries of 16 KiB or more received over 20 ms or more). Hosts without
+// timings keep the defaults; uplink and everything else come from `base`.
 #ifndef TOOLS_REPLAY_HAR_ESTIMATE_H_
 #define TOOLS_REPLAY_HAR_ESTIMATE_H_
 

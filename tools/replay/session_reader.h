@@ -1,8 +1,11 @@
 // Reads session traces (docs/trace-format.md): JSON Lines, one event per line, read one line at
-// a time so a session of any length replays in bounded memory. Pages are inline in navigate
-// events, defined once with a "page" event and referred to by id, or taken from HAR files by a
-// path relative to the session file (each HAR file read once and kept while referenced; at most
-// 64 files and 10,000 defined pages).
+// a time (each parsed once) so a session of any length replays in bounded memory. Blank lines
+// and lines starting with '#' are skipped; members starting with '_' are ignored, any other
+// unknown member is an error. Pages are inline in navigate events (owned by the event, freed
+// when the engine drops it), defined once with a "page" line and referred to by id (kept for
+// the whole session), or taken from HAR files by a path relative to the session file (each
+// file read once and cached: at most 64 files and 256 MiB, least recently used dropped; at most
+// 10,000 defined pages).
 //
 // Errors are one line naming the file and line: "s.jsonl:12: unknown event type 'hoover'",
 // "s.jsonl:3: navigate: page 'home' is not defined", "s.jsonl:7: pages/a.har: cannot open: No

@@ -29,7 +29,9 @@ enum class InitiatorKind {
 };
 
 struct TraceEntry {
-  std::string url;  // absolute http(s) URL
+  // Absolute http(s) URL that Url::Parse accepts (characters browsers send percent-encoded but
+  // recorders write raw, like '|', are encoded by the HAR reader).
+  std::string url;
   std::string method = "GET";
   HeaderList request_headers;  // as recorded, HTTP/2 pseudo-headers removed
   int64_t request_body_bytes = 0;
@@ -55,11 +57,21 @@ struct TraceEntry {
 
   // Dependency: the index (in the page) of the entry whose completion revealed this one, or
   // -1; gap_ms is the recorded time from that entry's end to this one's start (parse and
-  // script time in the browser), kept in dependency-driven placement.
+  // script time in the browser), kept in dependency-driven placement. When this entry started
+  // while its parent was still arriving (the HTML preload scanner, a streamed parse), gap_ms
+  // counts from the parent's first response byte instead (gap_from), never negative.
+  // Always parent < own index.
   int parent = -1;
   double gap_ms = 0;
+  enum class GapFrom { kParentEnd, kParentFirstByte };
+  GapFrom gap_from = GapFrom::kParentEnd;
   InitiatorKind initiator = InitiatorKind::kNone;
   std::string initiator_url;  // as recorded, for diagnostics
+
+  // Recorded end (start_ms + recorded_total_ms), and recorded first response byte (start_ms
+  // plus blocked, dns, connect, send and wait, those >= 0; at most the end).
+  double RecordedEndMs() const;
+  double RecordedFirstByteMs() const;
 };
 
 struct TracePage {
@@ -74,8 +86,9 @@ struct TracePage {
   double recorded_onload_ms = -1;
   // Entries in recorded start order; entries[0] is the navigation's document when present.
   std::vector<TraceEntry> entries;
-  // Entries the reader skipped (not http/https: data:, blob:, ws:, chrome-extension:), counted
-  // so the summary can say so.
+  // Entries the reader skipped, counted so the summary can say so: not http/https (data:,
+  // blob:, ws:, chrome-extension:), not a URL at all, or never answered (status 0 and no
+  // response: blocked by the client, aborted).
   int skipped_entries = 0;
 
   // Recorded end of the page's last entry (ms after start): what replay's page load time is
@@ -88,8 +101,8 @@ struct TracePage {
 struct SessionEvent {
   enum class Type { kStartup, kNavigate, kHover, kOmnibox, kHint, kWait };
   Type type = Type::kNavigate;
-  double t_ms = 0;  // ms since the session's start (non-decreasing)
-  std::string url;  // navigate/hover/hint target; omnibox: the URL the text leads to
+  double t_ms = 0;   // ms since the session's start (non-decreasing)
+  std::string url;   // navigate/hover/hint target; omnibox: the URL the text leads to
   std::string text;  // omnibox: the text typed so far
   std::string hint;  // hint: its motivation ("mouse-over", "preconnect", ...)
   // wait: hold later events until every page navigated so far has loaded (then later events

@@ -1,0 +1,45 @@
+// libFuzzer target for the HAR reader (tools/replay/har_reader.h): any bytes must give either
+// pages that keep the reader's promises or a one-line error, and never a crash. Checked
+// promises trap (the fuzzer reports them as crashes). See README.md for how to run it.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tools/replay/har_estimate.h"
+#include "tools/replay/har_reader.h"
+
+namespace {
+
+void Check(bool promise) {
+  if (!promise) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  netstack::LooksLikeHar(text);
+  netstack::HarFile har;
+  std::string error;
+  if (!netstack::ParseHar(text, "fuzz.har", &har, &error)) {
+    Check(error.rfind("fuzz.har", 0) == 0);
+    Check(error.find('\n') == std::string::npos);
+    return 0;
+  }
+  for (const netstack::TracePage& page : har.pages) {
+    Check(!page.entries.empty());
+    Check(page.entries[0].parent == -1);
+    for (size_t i = 0; i < page.entries.size(); ++i) {
+      const netstack::TraceEntry& entry = page.entries[i];
+      Check(entry.parent < static_cast<int>(i));
+      Check(i == 0 || entry.parent >= 0);
+      Check(entry.gap_ms >= 0);
+      Check(entry.start_ms >= 0);
+      Check(entry.response_body_bytes >= 0);
+      Check(entry.url.size() > 7 && (entry.url[0] == 'h' || entry.url[0] == 'H'));
+    }
+  }
+  netstack::EstimateNetwork(&har.pages, netstack::NetworkParams());
+  return 0;
+}

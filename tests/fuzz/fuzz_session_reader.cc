@@ -1,0 +1,51 @@
+// libFuzzer target for the session reader (tools/replay/session_reader.h): any bytes read as a
+// session must give events that keep the reader's promises, then the end or a one-line error
+// naming the file and line, and never a crash. HAR paths resolve against the seed corpus, so
+// inputs can refer to the HAR seeds ("../har/minimal.har"). See README.md for how to run it.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "tools/replay/session_reader.h"
+
+#ifndef FUZZ_SESSION_BASE_DIR
+#define FUZZ_SESSION_BASE_DIR "."
+#endif
+
+namespace {
+
+void Check(bool promise) {
+  if (!promise) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto in =
+      std::make_unique<std::istringstream>(std::string(reinterpret_cast<const char*>(data), size));
+  std::unique_ptr<netstack::TraceSource> source =
+      netstack::OpenSessionStream(std::move(in), "fuzz.jsonl", FUZZ_SESSION_BASE_DIR);
+  netstack::SessionEvent event;
+  std::string error;
+  double last_t = 0;
+  while (source->Next(&event, &error)) {
+    Check(event.t_ms >= last_t);
+    last_t = event.t_ms;
+    Check(event.where.rfind("fuzz.jsonl:", 0) == 0);
+    if (event.type == netstack::SessionEvent::Type::kNavigate) {
+      Check(event.page != nullptr);
+      Check(!event.page->entries.empty());
+      Check(!event.url.empty());
+      for (size_t i = 0; i < event.page->entries.size(); ++i) {
+        Check(event.page->entries[i].parent < static_cast<int>(i));
+      }
+    }
+  }
+  if (!error.empty()) {
+    Check(error.rfind("fuzz.jsonl", 0) == 0);
+    Check(error.find('\n') == std::string::npos);
+  }
+  return 0;
+}
