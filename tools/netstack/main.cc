@@ -6,6 +6,9 @@
 #include "tools/netstack/cache_command.h"
 #include "tools/netstack/fetch_command.h"
 #include "tools/netstack/fetch_options.h"
+#include "tools/netstack/gen_session_command.h"
+#include "tools/netstack/replay_command.h"
+#include "tools/netstack/replay_options.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"netstack: a browser-style network stack, simulator and predictor"};
@@ -22,6 +25,15 @@ int main(int argc, char** argv) {
 
   netstack::CacheCommandOptions cache_options;
   CLI::App* cache = netstack::AddCacheCommand(&app, &cache_options);
+
+  netstack::ReplayOptions replay_options;
+  CLI::App* replay =
+      app.add_subcommand("replay", "replay HAR files or sessions over the simulated network");
+  netstack::AddReplayOptions(replay, &replay_options);
+
+  // ---- gen-session: the report helper adds its subcommand here (options and dispatch). ----
+  netstack::GenSessionOptions gen_session_options;
+  CLI::App* gen_session = netstack::AddGenSessionCommand(&app, &gen_session_options);
 
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -42,5 +54,15 @@ int main(int argc, char** argv) {
     return netstack::RunFetchCommand(fetch_options, command_line);
   }
   if (cache->parsed()) return netstack::RunCacheCommand(cache_options);
+  if (replay->parsed()) {
+    std::string message;
+    if (!netstack::ValidateReplayOptions(&replay_options, &message)) {
+      std::fprintf(stderr, "netstack: %s\n", message.c_str());
+      return 2;
+    }
+    return netstack::RunReplayCommand(replay_options, command_line, stdout, stderr);
+  }
+  // ---- gen-session dispatch goes here. ----
+  if (gen_session->parsed()) return netstack::RunGenSessionCommand(gen_session_options);
   return 2;
 }

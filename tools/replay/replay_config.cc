@@ -1,1 +1,314 @@
-// (being written)
+#include "tools/replay/replay_config.h"
+
+#include <sys/stat.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace netstack {
+namespace {
+
+// Config files are small; a bigger one is a mistake (a trace given as --config).
+constexpr std::streamoff kMaxConfigBytes = 1024 * 1024;
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+bool ParseInt(const std::string& key, const std::string& value, int64_t lo, int64_t hi,
+              int64_t* out, std::string* error) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || value.empty()) {
+    *error = key + ": '" + value + "' is not an integer";
+    return false;
+  }
+  if (v < lo || v > hi) {
+    *error = key + ": " + value + " is out of range (" + std::to_string(lo) + ".." +
+             std::to_string(hi) + ")";
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseOnOff(const std::string& key, const std::string& value, bool* out, std::string* error) {
+  if (value == "on" || value == "true" || value == "1") {
+    *out = true;
+  } else if (value == "off" || value == "false" || value == "0") {
+    *out = false;
+  } else {
+    *error = key + ": '" + value + "' is not on or off";
+    return false;
+  }
+  return true;
+}
+
+std::string PresetList() {
+  std::string names;
+  for (const std::string& n : NetworkParams::PresetNames())
+    names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// A JSON scalar as the text --set would take.
+bool ScalarText(const nlohmann::json& v, std::string* out) {
+  if (v.is_string()) {
+    *out = v.get<std::string>();
+  } else if (v.is_boolean()) {
+    *out = v.get<bool>() ? "on" : "off";
+  } else if (v.is_number_integer() || v.is_number_unsigned()) {
+    *out = v.dump();
+  } else if (v.is_number_float()) {
+    double d = v.get<double>();
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", d);
+    // Whole numbers without a fraction so integer keys accept them.
+    if (std::floor(d) == d && std::fabs(d) < 1e15) std::snprintf(buf, sizeof(buf), "%.0f", d);
+    *out = buf;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int LineOfOffset(const std::string& text, size_t offset) {
+  int line = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
+  return line;
+}
+
+}  // namespace
+
+const char* PlacementName(Placement placement) {
+  return placement == Placement::kOffset ? "offset" : "dependency";
+}
+
+bool ReplayConfig::Set(const std::string& assignment, std::string* error) {
+  size_t eq = assignment.find('=');
+  if (eq == std::string::npos) {
+    *error = "'" + assignment + "' is not KEY=VALUE";
+    return false;
+  }
+  return SetKey(Trim(assignment.substr(0, eq)), Trim(assignment.substr(eq + 1)), error);
+}
+
+bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std::string* error) {
+  if (key.empty()) {
+    *error = "empty key in '" + key + "=" + value + "'";
+    return false;
+  }
+  int64_t n = 0;
+  if (key == "preset") {
+    auto preset = NetworkParams::Preset(value);
+    if (!preset) {
+      *error = "unknown preset '" + value + "' (" + PresetList() + ")";
+      return false;
+    }
+    network = *preset;
+    return true;
+  }
+  if (key == "max_sockets_per_group") {
+    if (!ParseInt(key, value, 1, 256, &n, error)) return false;
+    max_sockets_per_group = static_cast<int>(n);
+  } else if (key == "max_sockets") {
+    if (!ParseInt(key, value, 1, 65536, &n, error)) return false;
+    max_sockets = static_cast<int>(n);
+  } else if (key == "cache") {
+    return ParseOnOff(key, value, &cache, error);
+  } else if (key == "cache_mb") {
+    if (!ParseInt(key, value, 1, 4096, &n, error)) return false;
+    cache_bytes = n * 1024 * 1024;
+  } else if (key == "placement") {
+    if (value == "dependency") {
+      placement = Placement::kDependency;
+    } else if (value == "offset") {
+      placement = Placement::kOffset;
+    } else {
+      *error = "placement: '" + value + "' is not dependency or offset";
+      return false;
+    }
+  } else if (key == "seed") {
+    if (!ParseInt(key, value, 0, INT64_MAX, &n, error)) return false;
+    seed = static_cast<uint64_t>(n);
+  } else if (key == "predictor") {
+    if (value != "off") {
+      *error = "predictor: '" + value + "' is not available (only off so far)";
+      return false;
+    }
+    predictor = value;
+  } else if (key == "server_ms_from_trace") {
+    return ParseOnOff(key, value, &server_ms_from_trace, error);
+  } else {
+    // Network keys, with or without a host prefix ("cdn.example:rtt_ms").
+    size_t colon = key.rfind(':');
+    std::string bare = colon == std::string::npos ? key : key.substr(colon + 1);
+    if (!NetworkParams::IsKey(bare)) {
+      *error = "unknown key '" + key + "' (see docs/replay.md)";
+      return false;
+    }
+    return network.Set(key, value, error);
+  }
+  return true;
+}
+
+bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
+  if (IsRegularFile(spec)) {
+    std::ifstream in(spec, std::ios::binary);
+    if (!in) {
+      *error = spec + ": cannot open";
+      return false;
+    }
+    in.seekg(0, std::ios::end);
+    std::streamoff size = in.tellg();
+    if (size > kMaxConfigBytes) {
+      *error = spec + ": larger than 1 MiB: not a config file";
+      return false;
+    }
+    in.seekg(0);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    std::string text = buffer.str();
+    std::string first = Trim(text.substr(0, 64));
+    if (!first.empty() && first[0] == '{') {
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(text);
+      } catch (const nlohmann::json::parse_error& e) {
+        *error = spec + ":" + std::to_string(LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0)) +
+                 ": JSON syntax error";
+        return false;
+      }
+      if (!j.is_object()) {
+        *error = spec + ": expected a JSON object of KEY: value";
+        return false;
+      }
+      // A preset replaces the whole network: applied first, whatever the keys' order.
+      if (j.contains("preset")) {
+        std::string text_value, e;
+        if (!ScalarText(j["preset"], &text_value) || !SetKey("preset", text_value, &e)) {
+          *error = spec + ": " + (e.empty() ? "preset: expected a name" : e);
+          return false;
+        }
+      }
+      for (const auto& [key, value] : j.items()) {
+        std::string text_value;
+        std::string e;
+        if (key == "preset") continue;
+        if (value.is_object()) {
+          // A host's overrides.
+          for (const auto& [host_key, host_value] : value.items()) {
+            if (!ScalarText(host_value, &text_value)) {
+              *error = spec + ": " + key + "." + host_key + ": expected a string or a number";
+              return false;
+            }
+            if (!SetKey(key + ":" + host_key, text_value, &e)) {
+              *error = spec + ": " + e;
+              return false;
+            }
+          }
+          continue;
+        }
+        if (!ScalarText(value, &text_value)) {
+          *error = spec + ": " + key + ": expected a string, a number or a boolean";
+          return false;
+        }
+        if (!SetKey(key, text_value, &e)) {
+          *error = spec + ": " + e;
+          return false;
+        }
+      }
+      return true;
+    }
+    std::istringstream lines(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      size_t hash = line.find('#');
+      if (hash != std::string::npos) line.erase(hash);
+      line = Trim(line);
+      if (line.empty()) continue;
+      std::string e;
+      if (!Set(line, &e)) {
+        *error = spec + ":" + std::to_string(number) + ": " + e;
+        return false;
+      }
+    }
+    return true;
+  }
+  if (spec.find('=') != std::string::npos) {
+    std::string item;
+    std::istringstream list(spec);
+    while (std::getline(list, item, ',')) {
+      if (Trim(item).empty()) continue;
+      if (!Set(Trim(item), error)) return false;
+    }
+    return true;
+  }
+  if (auto preset = NetworkParams::Preset(spec)) {
+    network = *preset;
+    return true;
+  }
+  *error =
+      "'" + spec + "' is not a config file, a KEY=VALUE list or a preset (" + PresetList() + ")";
+  return false;
+}
+
+nlohmann::json ReplayConfig::ToJson() const {
+  nlohmann::json j;
+  j["network"] = network.ToJson();
+  j["max_sockets_per_group"] = max_sockets_per_group;
+  j["max_sockets"] = max_sockets;
+  j["cache"] = cache ? "on" : "off";
+  j["cache_mb"] = cache_bytes / (1024 * 1024);
+  j["placement"] = PlacementName(placement);
+  j["seed"] = seed;
+  j["predictor"] = predictor;
+  j["server_ms_from_trace"] = server_ms_from_trace ? "on" : "off";
+  return j;
+}
+
+std::string ReplayConfig::Describe() const {
+  auto ms = [](TimeDelta d) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g ms", ToMilliseconds(d));
+    return std::string(buf);
+  };
+  auto rate = [](int64_t bps) {
+    if (bps <= 0) return std::string("unlimited");
+    char buf[32];
+    if (bps >= 1'000'000) {
+      std::snprintf(buf, sizeof(buf), "%g Mbit/s", static_cast<double>(bps) / 1e6);
+    } else {
+      std::snprintf(buf, sizeof(buf), "%g kbit/s", static_cast<double>(bps) / 1e3);
+    }
+    return std::string(buf);
+  };
+  const HostParams& d = network.defaults;
+  std::string s = "rtt " + ms(d.rtt) + ", dns " + ms(d.dns) + ", tls " + TlsVersionName(d.tls) +
+                  ", server " + ms(d.server_time) + ", down " + rate(network.downlink_bps) +
+                  ", up " + rate(network.uplink_bps) + ", cwnd " +
+                  std::to_string(network.initial_cwnd_segments) + ", " +
+                  std::to_string(max_sockets_per_group) + "/group, cache " +
+                  (cache ? "on" : "off") + ", " + PlacementName(placement);
+  if (network.radio.enabled) s += ", radio";
+  if (!network.hosts.empty())
+    s += " (+" + std::to_string(network.hosts.size()) + " host override" +
+         (network.hosts.size() == 1 ? "" : "s") + ")";
+  return s;
+}
+
+}  // namespace netstack

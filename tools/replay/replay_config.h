@@ -1,11 +1,13 @@
 // ReplayConfig: everything `--set KEY=VALUE`, `--config FILE` and presets can change in a replay:
-// the modelled network (net/sim/network_params.h keys) and the stack and replay settings below.
+// the modelled network (net/sim/network_params.h keys, with their "HOST:KEY" form) and the stack
+// and replay settings below.
 //
 // Stack and replay keys:
-//   max_sockets_per_group (6), max_sockets (256), cache (on | off), cache_mb (10, the memory
-//   backend's size), placement (dependency | offset), seed (0), predictor (off; later issues add
-//   chrome | learned), server_ms_from_trace (on | off: use per-entry server times recorded in
-//   the trace when present)
+//   max_sockets_per_group (6; 1..256), max_sockets (256; 1..65536), cache (on | off),
+//   cache_mb (10, the memory backend's size; 1..4096), placement (dependency | offset),
+//   seed (0), predictor (off; later issues add chrome | learned), server_ms_from_trace (on | off:
+//   use per-entry server times recorded in the trace when present)
+// plus `preset=NAME` (the network of a preset, NetworkParams::Preset).
 #ifndef TOOLS_REPLAY_REPLAY_CONFIG_H_
 #define TOOLS_REPLAY_REPLAY_CONFIG_H_
 
@@ -22,6 +24,9 @@ enum class Placement {
   kOffset,      // a request starts at its recorded offset from the page's start
 };
 
+// "dependency" | "offset".
+const char* PlacementName(Placement placement);
+
 struct ReplayConfig {
   NetworkParams network;
   int max_sockets_per_group = 6;
@@ -34,14 +39,24 @@ struct ReplayConfig {
   bool server_ms_from_trace = true;
 
   // Applies "KEY=VALUE" (one --set); a network key goes to `network`. False with a one-line
-  // `error` naming the key or value.
+  // `error` naming the key or value ("unknown key 'rt_ms'"), the config unchanged.
   bool Set(const std::string& assignment, std::string* error);
-  // Applies a config: either a file path (a JSON object of KEY: value, or lines of KEY=VALUE,
-  // '#' comments) or an inline list "KEY=VALUE,KEY=VALUE" or a preset name. Errors name the
-  // file and line.
+  // Applies KEY and VALUE already split (Set's second half).
+  bool SetKey(const std::string& key, const std::string& value, std::string* error);
+  // Applies a config spec, in this order of interpretation:
+  //   - an existing file: a JSON object of KEY: value (a value that is an object is a host's
+  //     overrides: {"cdn.example": {"rtt_ms": 20}}), or lines of KEY=VALUE with '#' comments;
+  //   - text with '=': an inline list "KEY=VALUE,KEY=VALUE";
+  //   - a preset name (the network of NetworkParams::Preset).
+  // False with a one-line `error` naming the file and line ("a.conf:3: unknown key 'x'"), or
+  // the spec when it is none of these; the config may be partly applied then.
   bool Apply(const std::string& spec, std::string* error);
 
+  // Everything, network included ({"network": NetworkParams::ToJson(), "max_sockets": ...}).
   nlohmann::json ToJson() const;
+  // One line for the terminal summary: "rtt 40 ms, dns 40 ms, tls 1.3, server 30 ms, down
+  // 10 Mbit/s, up 10 Mbit/s, cwnd 10, 6/group, cache on, dependency (+3 host overrides)".
+  std::string Describe() const;
 };
 
 }  // namespace netstack

@@ -1,1 +1,316 @@
-// (being written)
+#include "tools/replay/replay_engine.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "cache/memory_backend.h"
+#include "net/base/clock.h"
+#include "net/base/net_log.h"
+#include "net/base/net_log_file_writer.h"
+#include "net/base/virtual_scheduler.h"
+#include "net/http/http_cache.h"
+#include "net/http/url_request_context.h"
+#include "net/sim/sim_network.h"
+#include "tools/replay/replay_page_run.h"
+#include "tools/replay/replay_prepared_page.h"
+#include "tools/replay/replay_responder.h"
+
+namespace netstack {
+namespace {
+
+// Virtual time starts here rather than at zero: TimeTicks{} means "not set" in timings.
+const TimeTicks kSessionStart = TimeTicks{} + std::chrono::seconds(1);
+// The wall clock's origin when the trace does not say when it was recorded.
+constexpr int64_t kDefaultEpochMs = 1'704'067'200'000;  // 2024-01-01T00:00:00Z
+
+TimeDelta FromMs(double ms) {
+  return TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, ms) * 1000.0)));
+}
+
+// Wall time following the virtual clock, from an origin fixed at the first navigation.
+class ReplayClock : public Clock {
+ public:
+  explicit ReplayClock(const Scheduler& scheduler) : scheduler_(scheduler) {}
+  Time Now() const override { return origin_ + (scheduler_.Now() - ticks_origin_); }
+  void SetOrigin(Time origin, TimeTicks ticks) {
+    origin_ = origin;
+    ticks_origin_ = ticks;
+  }
+
+ private:
+  const Scheduler& scheduler_;
+  Time origin_ = TimeFromUnixMicros(kDefaultEpochMs * 1000);
+  TimeTicks ticks_origin_ = kSessionStart;
+};
+
+}  // namespace
+
+class ReplayEngine::Impl : public ReplayPageRun::Delegate {
+ public:
+  explicit Impl(const ReplayConfig& config)
+      : config_(config), responder_(config_.network), page_cache_(config_) {}
+
+  ~Impl() override {
+    // Pages own requests of the context: they go first.
+    for (auto& page : pages_) responder_.RemovePage(page.get());
+    pages_.clear();
+  }
+
+  bool Run(TraceSource* source, std::string* error);
+  void OnRequestDone(ReplayPageRun* page, const RequestResult& result) override;
+  void OnPageDone(ReplayPageRun* run, const PageResult& page) override;
+
+  ReplayConfig config_;
+  std::vector<ReplayObserver*> observers_;
+  std::string netlog_path_, netlog_command_line_;
+  uint64_t progress_every_ = 0;
+  std::function<void(const ReplayTotals&)> progress_;
+  uint64_t next_page_index_ = 0;
+  ReplayTotals totals_;
+  bool input_error_ = false;
+
+ private:
+  // Builds the stack at the first navigation (or at the end), when the wall clock's origin is
+  // known. False with `error` if the NetLog file cannot be written.
+  bool EnsureStack(int64_t epoch_ms, std::string* error);
+  void Navigate(const SessionEvent& event);
+  // Runs the scheduler until no page is in flight; aborts the pages if nothing is left to run.
+  void RunUntilPagesDone();
+  void Reap();
+
+  VirtualScheduler scheduler_{kSessionStart};
+  ReplayClock clock_{scheduler_};
+  std::unique_ptr<NetLog> net_log_;
+  std::unique_ptr<NetLogFileWriter> netlog_writer_;
+  ReplayResponder responder_;
+  std::unique_ptr<SimNetwork> network_;
+  std::unique_ptr<UrlRequestContext> context_;
+  ReplayPageCache page_cache_;
+  // Pages in flight and finished ones not yet destroyed (declared after what they use).
+  std::vector<std::unique_ptr<ReplayPageRun>> pages_;
+  std::vector<ReplayPageRun*> finished_;
+  size_t in_flight_ = 0;
+  RequestResult scratch_;
+  TimeTicks last_done_ = kSessionStart;
+  bool stalled_ = false;
+  bool ran_ = false;
+};
+
+bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
+  if (context_) return true;
+  clock_.SetOrigin(TimeFromUnixMicros(epoch_ms * 1000), scheduler_.Now());
+  // Always a NetLog: sockets take their ids from it. Without an observer it only counts ids.
+  net_log_ = std::make_unique<NetLog>(scheduler_);
+  if (!netlog_path_.empty()) {
+    // The wall-clock time of TimeTicks zero, so viewers show the recording's dates.
+    int64_t offset_ms =
+        epoch_ms - static_cast<int64_t>(ToMilliseconds(scheduler_.Now().time_since_epoch()));
+    netlog_writer_ = NetLogFileWriter::Create(
+        netlog_path_, net_log_.get(), NetLogConstants(offset_ms, netlog_command_line_), error);
+    if (!netlog_writer_) return false;
+  }
+  network_ = std::make_unique<SimNetwork>(scheduler_, config_.network, &responder_);
+  UrlRequestContext::Config context_config;
+  context_config.pool.max_sockets = config_.max_sockets;
+  context_config.pool.max_sockets_per_group = config_.max_sockets_per_group;
+  context_ = std::make_unique<UrlRequestContext>(scheduler_, net_log_.get(),
+                                                 network_->CreateDnsTransport(),
+                                                 network_->CreateSocketFactory(), context_config);
+  if (config_.cache) {
+    CacheConfig cache_config;
+    cache_config.max_bytes = config_.cache_bytes;
+    context_->SetHttpCache(std::make_unique<HttpCache>(
+        std::make_unique<MemoryBackend>(scheduler_, clock_, cache_config), clock_));
+  }
+  return true;
+}
+
+void ReplayEngine::Impl::Navigate(const SessionEvent& event) {
+  auto prepared = page_cache_.Get(event.page);
+  auto run =
+      std::make_unique<ReplayPageRun>(scheduler_, context_.get(), &responder_, this, &scratch_,
+                                      std::move(prepared), next_page_index_++, kSessionStart);
+  ReplayPageRun* page = run.get();
+  pages_.push_back(std::move(run));
+  responder_.AddPage(page);
+  ++in_flight_;
+  page->Start();
+}
+
+void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestResult& r) {
+  ReplayTotals& t = totals_;
+  ++t.requests;
+  if (!r.error.empty()) ++t.failed;
+  if (r.socket_id != 0) ++(r.socket_reused ? t.sockets_reused : t.sockets_opened);
+  if (r.cache == "hit" || r.cache == "stale") ++t.cache_hits;
+  if (r.cache == "revalidated") ++t.revalidated;
+  if (r.cache == "recorded-hit") ++t.recorded_hits;
+  t.bytes += r.body_bytes;
+  t.dns_ms += r.dns_ms;
+  t.connect_ms += r.connect_ms;
+  t.tls_ms += r.tls_ms;
+  t.queued_ms += r.queued_ms;
+  t.send_ms += r.send_ms;
+  t.ttfb_ms += r.ttfb_ms;
+  t.receive_ms += r.receive_ms;
+  for (ReplayObserver* o : observers_) o->OnRequest(r);
+  if (progress_every_ && progress_ && t.requests % progress_every_ == 0) {
+    t.virtual_ms = ToMilliseconds(scheduler_.Now() - kSessionStart);
+    progress_(t);
+  }
+}
+
+void ReplayEngine::Impl::OnPageDone(ReplayPageRun* run, const PageResult& page) {
+  ++totals_.pages;
+  totals_.skipped += static_cast<uint64_t>(page.skipped);
+  last_done_ = std::max(last_done_, scheduler_.Now());
+  --in_flight_;
+  finished_.push_back(run);
+  for (ReplayObserver* o : observers_) o->OnPage(page);
+}
+
+void ReplayEngine::Impl::Reap() {
+  if (finished_.empty()) return;
+  for (ReplayPageRun* run : finished_) responder_.RemovePage(run);
+  auto is_finished = [this](const std::unique_ptr<ReplayPageRun>& p) {
+    return std::find(finished_.begin(), finished_.end(), p.get()) != finished_.end();
+  };
+  pages_.erase(std::remove_if(pages_.begin(), pages_.end(), is_finished), pages_.end());
+  finished_.clear();
+}
+
+void ReplayEngine::Impl::RunUntilPagesDone() {
+  while (in_flight_ > 0) {
+    TimeTicks next;
+    if (!scheduler_.NextTaskTime(&next)) {
+      // Nothing can complete the pages in flight: a bug in the stack or the model. Report
+      // their requests as failed rather than hang or drop them.
+      stalled_ = true;
+      std::vector<ReplayPageRun*> open;
+      for (auto& p : pages_)
+        if (std::find(finished_.begin(), finished_.end(), p.get()) == finished_.end())
+          open.push_back(p.get());
+      for (ReplayPageRun* p : open) p->Abort("replay stalled: the request never completed");
+      Reap();
+      return;
+    }
+    totals_.scheduler_tasks +=
+        scheduler_.AdvanceBy(std::max(TimeDelta::zero(), next - scheduler_.Now()));
+    Reap();
+  }
+}
+
+bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
+  if (ran_) {
+    *error = "ReplayEngine::Run called twice";
+    return false;
+  }
+  ran_ = true;
+  SessionEvent event;
+  std::string source_error;
+  TimeDelta shift{};
+  TimeTicks last_event = kSessionStart;
+  while (source->Next(&event, &source_error)) {
+    TimeTicks due = kSessionStart + FromMs(event.t_ms) + shift;
+    if (due > scheduler_.Now()) {
+      totals_.scheduler_tasks += scheduler_.AdvanceBy(due - scheduler_.Now());
+      Reap();
+    }
+    last_event = std::max(last_event, scheduler_.Now());
+    switch (event.type) {
+      case SessionEvent::Type::kNavigate:
+        if (!event.page) {
+          ++totals_.other_events;
+          break;
+        }
+        if (!context_) {
+          int64_t epoch =
+              event.page->started_epoch_ms > 0 ? event.page->started_epoch_ms : kDefaultEpochMs;
+          if (!EnsureStack(epoch, error)) return false;
+        }
+        Navigate(event);
+        break;
+      case SessionEvent::Type::kWait:
+        if (in_flight_ > 0) {
+          TimeTicks wait_start = scheduler_.Now();
+          RunUntilPagesDone();
+          shift += scheduler_.Now() - wait_start;
+        }
+        break;
+      default:
+        ++totals_.other_events;
+        break;
+    }
+    // Drop the event's hold on its page before reading the next (bounded memory).
+    event.page.reset();
+  }
+  if (!source_error.empty()) input_error_ = true;
+  RunUntilPagesDone();
+  if (!context_ && !EnsureStack(kDefaultEpochMs, error)) return false;
+  totals_.virtual_ms = ToMilliseconds(std::max(last_done_, last_event) - kSessionStart);
+  const SimNetwork::Stats& stats = network_->stats();
+  totals_.dns_lookups = stats.dns_lookups;
+  totals_.tls_handshakes = stats.tls_handshakes;
+  totals_.tls_resumed = stats.tls_resumed;
+  totals_.unmatched = responder_.unmatched();
+  if (netlog_writer_) {
+    // Idle sockets end their NetLog lifetimes inside the file.
+    context_->socket_pool()->CloseIdleSockets();
+    std::string write_error;
+    bool ok = netlog_writer_->Finish(context_->GetPolledData(), &write_error);
+    netlog_writer_.reset();
+    if (!ok && source_error.empty()) {
+      *error = write_error;
+      return false;
+    }
+  }
+  if (!source_error.empty()) {
+    *error = source_error;
+    return false;
+  }
+  if (stalled_) {
+    *error = source->name() + ": the replay stalled: some requests never completed";
+    return false;
+  }
+  return true;
+}
+
+ReplayEngine::ReplayEngine(const ReplayConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+ReplayEngine::~ReplayEngine() = default;
+
+void ReplayEngine::AddObserver(ReplayObserver* observer) { impl_->observers_.push_back(observer); }
+
+bool ReplayEngine::SetNetLogFile(const std::string& path, const std::string& command_line,
+                                 std::string* error) {
+  // Checked now so a bad path is reported before the replay runs; written during Run.
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) {
+    *error = "cannot write netlog " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::fclose(f);
+  impl_->netlog_path_ = path;
+  impl_->netlog_command_line_ = command_line;
+  return true;
+}
+
+void ReplayEngine::SetProgressCallback(uint64_t every,
+                                       std::function<void(const ReplayTotals&)> callback) {
+  impl_->progress_every_ = every;
+  impl_->progress_ = std::move(callback);
+}
+
+void ReplayEngine::SetFirstPageIndex(uint64_t first) { impl_->next_page_index_ = first; }
+
+bool ReplayEngine::Run(TraceSource* source, std::string* error) {
+  return impl_->Run(source, error);
+}
+
+bool ReplayEngine::input_error() const { return impl_->input_error_; }
+
+const ReplayTotals& ReplayEngine::totals() const { return impl_->totals_; }
+
+}  // namespace netstack

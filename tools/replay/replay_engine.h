@@ -5,6 +5,14 @@
 // dependencies: a request starts gap_ms after the entry that revealed it ended), and reports
 // each request and page to observers as they finish.
 //
+// Session events are processed in order at t plus the shift accumulated by wait events (a wait
+// holds later events until every page navigated so far has loaded). Events other than navigate
+// and wait are counted (the predictor will act on them). The run ends when every event was
+// processed and every page finished; idle sockets and their timers are not waited for.
+//
+// The wall clock the HTTP cache sees starts at the first navigated page's recorded start
+// (2024-01-01T00:00:00Z when unknown), so recorded Date/Expires headers keep their meaning.
+//
 // Deterministic: the same trace, config and seed give the same results and the same bytes in
 // every output. Memory is bounded by the pages in flight, not the trace's length.
 #ifndef TOOLS_REPLAY_REPLAY_ENGINE_H_
@@ -23,17 +31,6 @@
 
 namespace netstack {
 
-class NetLog;
-
-struct ReplayTotals {
-  uint64_t pages = 0, requests = 0, failed = 0, skipped = 0;
-  uint64_t sockets_opened = 0, sockets_reused = 0, cache_hits = 0;
-  uint64_t dns_lookups = 0, tls_handshakes = 0, tls_resumed = 0;
-  double virtual_ms = 0;  // virtual time from the first event to the last completion
-  uint64_t scheduler_tasks = 0;
-  nlohmann::json ToJson() const;
-};
-
 class ReplayEngine {
  public:
   explicit ReplayEngine(const ReplayConfig& config);
@@ -41,17 +38,26 @@ class ReplayEngine {
   ReplayEngine(const ReplayEngine&) = delete;
   ReplayEngine& operator=(const ReplayEngine&) = delete;
 
-  // Observers (not owned) hear every result; add before Run.
+  // Observers (not owned, must outlive Run) hear every result; add before Run.
   void AddObserver(ReplayObserver* observer);
-  // Captures the stack's NetLog into `path` (Chrome's format; time zero = the session's
-  // start). Call before Run. False with `error` if the file cannot be written.
-  bool SetNetLogFile(const std::string& path, std::string* error);
-  // Called about every `every` requests with the totals so far (the progress line).
+  // Captures the stack's NetLog into `path` (Chrome's format; `command_line` goes into its
+  // constants). Call before Run. Returns false with `error` ("cannot write netlog FILE: why")
+  // if the file cannot be created. The file is complete when Run returns.
+  bool SetNetLogFile(const std::string& path, const std::string& command_line, std::string* error);
+  // Called every `every` (> 0) completed requests with the totals so far (the progress line),
+  // on the replay's thread, inside Run.
   void SetProgressCallback(uint64_t every, std::function<void(const ReplayTotals&)> callback);
+  // Numbers the pages of this run from `first` (several traces in one output). Before Run.
+  void SetFirstPageIndex(uint64_t first);
 
   // Replays every event of `source` to its end. Returns false with a one-line `error` when the
-  // source reports one (what was replayed before it was reported to observers). Call once.
+  // source reports one (pages navigated before it still finish and are reported; then
+  // input_error() is true), or when the replay stalled (requests that could never complete
+  // are reported failed). Call once.
   bool Run(TraceSource* source, std::string* error);
+  // After Run returned false: true if the trace was at fault (malformed input), false if the
+  // replay was.
+  bool input_error() const;
 
   const ReplayTotals& totals() const;
 

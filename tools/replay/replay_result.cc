@@ -1,1 +1,120 @@
-// (being written)
+#include "tools/replay/replay_result.h"
+
+#include <cmath>
+
+namespace netstack {
+namespace {
+
+// Times come from microsecond ticks; rounding to the microsecond removes the noise of double
+// subtraction so the same replay always prints the same digits.
+double Ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
+
+nlohmann::json MsOrNull(double ms) {
+  return ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(Ms(ms));
+}
+
+}  // namespace
+
+nlohmann::json RequestResult::ToJson() const {
+  nlohmann::json j;
+  j["kind"] = "request";
+  j["page"] = page_index;
+  j["entry"] = entry_index;
+  j["url"] = url;
+  j["host"] = host;
+  j["method"] = method;
+  j["type"] = resource_type;
+  j["priority"] = priority;
+  j["status"] = status;
+  j["error"] = error.empty() ? nlohmann::json(nullptr) : nlohmann::json(error);
+  j["cache"] = cache;
+  j["bytes"] = body_bytes;
+  j["start_ms"] = Ms(start_ms);
+  j["end_ms"] = Ms(end_ms);
+  j["timing"] = {{"queued_ms", Ms(queued_ms)},    {"dns_ms", Ms(dns_ms)},
+                 {"connect_ms", Ms(connect_ms)},  {"tls_ms", Ms(tls_ms)},
+                 {"send_ms", Ms(send_ms)},        {"ttfb_ms", Ms(ttfb_ms)},
+                 {"receive_ms", Ms(receive_ms)},  {"total_ms", Ms(end_ms - start_ms)},
+                 {"request_ms", Ms(request_ms)},  {"server_ms", Ms(server_ms)},
+                 {"response_ms", Ms(response_ms)}};
+  j["socket"] = {{"id", socket_id}, {"reused", socket_reused}};
+  j["recorded"] = {{"start_ms", MsOrNull(recorded_start_ms)},
+                   {"end_ms", MsOrNull(recorded_end_ms)}};
+  return j;
+}
+
+nlohmann::json PageResult::ToJson() const {
+  nlohmann::json j;
+  j["kind"] = "page";
+  j["page"] = page_index;
+  j["id"] = id;
+  j["url"] = url;
+  j["source"] = source;
+  j["start_ms"] = Ms(start_ms);
+  j["load_ms"] = Ms(load_ms);
+  j["recorded_load_ms"] = MsOrNull(recorded_load_ms);
+  j["requests"] = requests;
+  j["failed"] = failed;
+  j["skipped"] = skipped;
+  j["sockets"] = {{"opened", sockets_opened}, {"reused", sockets_reused}};
+  j["cache"] = {
+      {"hits", cache_hits}, {"revalidated", revalidated}, {"recorded_hits", recorded_hits}};
+  j["timing"] = {{"dns_ms", Ms(dns_ms)},   {"connect_ms", Ms(connect_ms)},
+                 {"tls_ms", Ms(tls_ms)},   {"queued_ms", Ms(queued_ms)},
+                 {"ttfb_ms", Ms(ttfb_ms)}, {"receive_ms", Ms(receive_ms)}};
+  j["bytes"] = bytes;
+  return j;
+}
+
+void ReplayTotals::Add(const ReplayTotals& o) {
+  pages += o.pages;
+  requests += o.requests;
+  failed += o.failed;
+  skipped += o.skipped;
+  sockets_opened += o.sockets_opened;
+  sockets_reused += o.sockets_reused;
+  cache_hits += o.cache_hits;
+  revalidated += o.revalidated;
+  recorded_hits += o.recorded_hits;
+  unmatched += o.unmatched;
+  other_events += o.other_events;
+  dns_lookups += o.dns_lookups;
+  tls_handshakes += o.tls_handshakes;
+  tls_resumed += o.tls_resumed;
+  bytes += o.bytes;
+  dns_ms += o.dns_ms;
+  connect_ms += o.connect_ms;
+  tls_ms += o.tls_ms;
+  queued_ms += o.queued_ms;
+  send_ms += o.send_ms;
+  ttfb_ms += o.ttfb_ms;
+  receive_ms += o.receive_ms;
+  virtual_ms += o.virtual_ms;
+  scheduler_tasks += o.scheduler_tasks;
+}
+
+nlohmann::json ReplayTotals::ToJson() const {
+  nlohmann::json j;
+  j["pages"] = pages;
+  j["requests"] = requests;
+  j["failed"] = failed;
+  j["skipped"] = skipped;
+  j["unmatched"] = unmatched;
+  j["other_events"] = other_events;
+  j["sockets"] = {{"opened", sockets_opened}, {"reused", sockets_reused}};
+  j["cache"] = {
+      {"hits", cache_hits}, {"revalidated", revalidated}, {"recorded_hits", recorded_hits}};
+  j["network"] = {{"dns_lookups", dns_lookups},
+                  {"tls_handshakes", tls_handshakes},
+                  {"tls_resumed", tls_resumed}};
+  j["bytes"] = bytes;
+  j["timing"] = {{"dns_ms", Ms(dns_ms)},        {"connect_ms", Ms(connect_ms)},
+                 {"tls_ms", Ms(tls_ms)},        {"queued_ms", Ms(queued_ms)},
+                 {"send_ms", Ms(send_ms)},      {"ttfb_ms", Ms(ttfb_ms)},
+                 {"receive_ms", Ms(receive_ms)}};
+  j["virtual_ms"] = Ms(virtual_ms);
+  j["scheduler_tasks"] = scheduler_tasks;
+  return j;
+}
+
+}  // namespace netstack

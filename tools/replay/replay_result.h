@@ -1,6 +1,6 @@
 // What a replay produces: one RequestResult per request and one PageResult per page, handed to
 // ReplayObservers as they complete (so a replay of any length keeps bounded memory: sinks
-// aggregate or stream, they do not keep everything).
+// aggregate or stream, they do not keep everything), and ReplayTotals over a whole replay.
 #ifndef TOOLS_REPLAY_REPLAY_RESULT_H_
 #define TOOLS_REPLAY_REPLAY_RESULT_H_
 
@@ -17,18 +17,22 @@ struct RequestResult {
   std::string host;
   std::string method;
   std::string resource_type;
-  int status = 0;                    // 0 when it failed
-  std::string error;                 // empty, or the net error's message
-  std::string cache = "bypass";      // miss | hit | revalidated | stale | bypass | recorded-hit
-  int64_t body_bytes = 0;            // encoded bytes received (or read from the cache)
+  std::string priority;          // "HIGHEST" ... "IDLE", as the request was issued
+  int status = 0;                // 0 when it failed
+  std::string error;             // empty, or the net error's name and message
+  std::string cache = "bypass";  // miss | hit | revalidated | stale | bypass | recorded-hit
+  int64_t body_bytes = 0;        // encoded bytes received (or read from the cache)
 
   // Milliseconds after the page's start.
   double start_ms = 0;  // when the request was issued
   double end_ms = 0;    // when its last byte arrived (or it failed)
-  // Phases (ms), as `fetch --json` splits them; 0 when not applicable.
-  double queued_ms = 0;  // waiting for a socket (pool limits)
+  // Phases (ms), as `fetch --json` splits them; 0 when not applicable. Points of a socket's
+  // connect that happened before the request was issued (late binding) are clamped to its
+  // start, so the phases never overlap the time before the request existed.
+  double queued_ms = 0;  // waiting for a socket (pool limits), request start -> DNS/connect/send
   double dns_ms = 0, connect_ms = 0, tls_ms = 0, send_ms = 0, ttfb_ms = 0, receive_ms = 0;
-  // The model's view of ttfb: request transit, server think time, response first byte transit.
+  // The model's view of ttfb: request transit, server think time, response first byte transit
+  // (0 when the request did not reach a modelled server).
   double request_ms = 0, server_ms = 0, response_ms = 0;
   uint32_t socket_id = 0;
   bool socket_reused = false;
@@ -36,28 +40,59 @@ struct RequestResult {
   // The recording, for comparison (-1 when unknown).
   double recorded_start_ms = -1, recorded_end_ms = -1;
 
-  nlohmann::json ToJson() const;  // {"kind": "request", ...}
+  double total_ms() const { return end_ms - start_ms; }
+  // {"kind": "request", ...}: every member above plus "timing" {..., "total_ms"}; see
+  // docs/replay.md for the schema.
+  nlohmann::json ToJson() const;
 };
 
 struct PageResult {
   uint64_t page_index = 0;
   std::string id, url, source;
-  double start_ms = 0;      // virtual ms since the session's start
-  double load_ms = 0;       // last request's end - page start
+  double start_ms = 0;           // virtual ms since the session's start
+  double load_ms = 0;            // last request's end - page start
   double recorded_load_ms = -1;  // recorded last end, -1 when unknown
   int requests = 0, failed = 0, skipped = 0;
-  int sockets_opened = 0, sockets_reused = 0, cache_hits = 0;
+  int sockets_opened = 0, sockets_reused = 0;
+  int cache_hits = 0;     // served by the replay's HTTP cache (hit or stale)
+  int revalidated = 0;    // served by the cache after a 304
+  int recorded_hits = 0;  // served by the browser's cache in the recording (recorded-hit)
   double dns_ms = 0, connect_ms = 0, tls_ms = 0, queued_ms = 0, ttfb_ms = 0, receive_ms = 0;
   int64_t bytes = 0;
 
   nlohmann::json ToJson() const;  // {"kind": "page", ...}
 };
 
+// Sums over a replay (or several: Add). Deterministic: no wall-clock figure.
+struct ReplayTotals {
+  uint64_t pages = 0, requests = 0, failed = 0, skipped = 0;
+  uint64_t sockets_opened = 0, sockets_reused = 0;
+  uint64_t cache_hits = 0, revalidated = 0, recorded_hits = 0;
+  // Requests the modelled servers could not match with the trace (answered 404).
+  uint64_t unmatched = 0;
+  // Session events other than navigate and wait (startup, hover, omnibox, hint): accepted and
+  // counted; the predictor acts on them.
+  uint64_t other_events = 0;
+  uint64_t dns_lookups = 0, tls_handshakes = 0, tls_resumed = 0;
+  int64_t bytes = 0;
+  // Sums of the requests' phases (ms).
+  double dns_ms = 0, connect_ms = 0, tls_ms = 0, queued_ms = 0, send_ms = 0, ttfb_ms = 0,
+         receive_ms = 0;
+  double virtual_ms = 0;  // virtual time from the session's start to the last completion
+  uint64_t scheduler_tasks = 0;
+
+  // Adds another replay's totals (several traces in one command).
+  void Add(const ReplayTotals& other);
+  nlohmann::json ToJson() const;
+};
+
 class ReplayObserver {
  public:
   virtual ~ReplayObserver() = default;
+  // Each request as it completes. `request` is valid only during the call (the engine reuses
+  // it).
   virtual void OnRequest(const RequestResult& request) {}
-  // After every request of the page was reported.
+  // After every request of the page was reported. Valid only during the call.
   virtual void OnPage(const PageResult& page) {}
 };
 

@@ -1,0 +1,222 @@
+// `netstack replay` as users run it: RunReplayCommand in-process (outputs, compare, exit
+// codes, one-line errors) and the built binary for the command line itself.
+#include "tools/netstack/replay_command.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tools/netstack/replay_options.h"
+
+namespace netstack {
+namespace {
+
+std::string Temp(const std::string& name) {
+  return "/tmp/replay_command_test_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  std::string path = Temp(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Two pages on two hosts, the second navigated after the first loaded.
+const char kSession[] =
+    "{\"type\": \"startup\", \"t\": 0}\n"
+    "{\"type\": \"navigate\", \"t\": 0, \"page\": {\"entries\": ["
+    "{\"url\": \"https://www.example.com/\", \"bytes\": 20000, \"server_ms\": 100},"
+    "{\"url\": \"https://cdn.example.com/a.js\", \"type\": \"script\", \"bytes\": 50000,"
+    " \"start_ms\": 200, \"after\": 0, \"gap_ms\": 5}]}}\n"
+    "{\"type\": \"wait\", \"t\": 0}\n"
+    "{\"type\": \"navigate\", \"t\": 500, \"page\": {\"entries\": ["
+    "{\"url\": \"https://www.example.com/next\", \"bytes\": 10000}]}}\n";
+
+struct CommandRun {
+  int code = -1;
+  std::string out, err;
+};
+
+CommandRun Run(const std::vector<std::string>& args) {
+  CommandRun run;
+  ReplayOptions options;
+  std::string message;
+  if (!ParseReplayArgs(args, &options, &message)) {
+    run.code = 2;
+    run.err = "netstack: " + message + "\n";
+    return run;
+  }
+  char *out_buf = nullptr, *err_buf = nullptr;
+  size_t out_size = 0, err_size = 0;
+  FILE* out = open_memstream(&out_buf, &out_size);
+  FILE* err = open_memstream(&err_buf, &err_size);
+  run.code = RunReplayCommand(options, "netstack replay (test)", out, err);
+  std::fclose(out);
+  std::fclose(err);
+  run.out.assign(out_buf, out_size);
+  run.err.assign(err_buf, err_size);
+  std::free(out_buf);
+  std::free(err_buf);
+  return run;
+}
+
+std::vector<nlohmann::json> JsonLines(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(ReadFile(path));
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TEST_CASE("replay prints the summary and writes --json lines", "[replay][command]") {
+  std::string session = Write("s.jsonl", kSession);
+  std::string json = Temp("out.jsonl");
+  CommandRun run = Run({session, "--json", json, "--set", "rtt_ms=50"});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.err.empty());  // stderr is no terminal: no progress line
+  CHECK(run.out.find("2 pages, 3 requests") != std::string::npos);
+  CHECK(run.out.find("page load   median") != std::string::npos);
+  CHECK(run.out.find("network     rtt 50 ms") != std::string::npos);
+  CHECK(run.out.find("https://www.example.com/next") != std::string::npos);
+  std::vector<nlohmann::json> lines = JsonLines(json);
+  REQUIRE(lines.size() == 6);
+  int requests = 0, pages = 0;
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    requests += lines[i]["kind"] == "request";
+    pages += lines[i]["kind"] == "page";
+  }
+  CHECK(requests == 3);
+  CHECK(pages == 2);
+  const nlohmann::json& summary = lines.back();
+  CHECK(summary["kind"] == "summary");
+  CHECK(summary["totals"]["requests"] == 3);
+  CHECK(summary["totals"]["other_events"] == 1);
+  CHECK(summary["config"]["placement"] == "dependency");
+  CHECK(summary["traces"][0]["path"] == session);
+  CHECK(summary["page_load"]["median_ms"].is_number());
+
+  // Deterministic bytes.
+  std::string again = Temp("again.jsonl");
+  REQUIRE(Run({session, "--json", again, "--set", "rtt_ms=50", "--quiet"}).code == 0);
+  CHECK(ReadFile(json) == ReadFile(again));
+  for (const auto& p : {session, json, again}) std::remove(p.c_str());
+}
+
+TEST_CASE("Compare pairs pages under two configurations", "[replay][command]") {
+  std::string session = Write("c.jsonl", kSession);
+  std::string json = Temp("compare.jsonl");
+  CommandRun run = Run({session, "--compare", "rtt_ms=20", "rtt_ms=200", "--json", json});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("A: rtt_ms=20\nB: rtt_ms=200\n") == 0);
+  CHECK(run.out.find("0 faster with B, 2 slower, 0 the same") != std::string::npos);
+  CHECK(run.out.find("wilcoxon") != std::string::npos);
+  std::vector<nlohmann::json> lines = JsonLines(json);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines.front()["run"] == "a");
+  CHECK(lines[9]["run"] == "b");
+  const nlohmann::json& summary = lines.back();
+  CHECK(summary["kind"] == "summary");
+  CHECK(summary["compare"]["pages"] == 2);
+  CHECK(summary["compare"]["b_slower"] == 2);
+  CHECK(summary["compare"]["median_diff_ms"].get<double>() > 0);
+  CHECK(summary["a"]["spec"] == "rtt_ms=20");
+  CHECK(summary["b"]["totals"]["requests"] == 3);
+  std::remove(session.c_str());
+  std::remove(json.c_str());
+}
+
+TEST_CASE("Malformed traces and outputs: one line naming where, exit 2", "[replay][command]") {
+  struct Case {
+    std::string name, text;
+    std::vector<std::string> extra;
+    std::string expect;  // after "netstack: <path>"
+  };
+  std::vector<Case> cases = {
+      {"bad-type.jsonl",
+       "{\"type\": \"startup\", \"t\": 0}\n{\"type\": \"hoover\", \"t\": 1}\n",
+       {},
+       ":2: unknown event type 'hoover'"},
+      {"bad-json.jsonl", "{\"type\": \"navigate\", \"t\": \n", {}, ":1:"},
+      {"missing-har.jsonl",
+       "{\"type\": \"navigate\", \"t\": 0, \"page\": \"nope.har\"}\n",
+       {},
+       ":1:"},
+      {"bad.har", "{\"log\": {\"entries\": [}}", {}, ":1:"},
+      {"session-estimate.jsonl", kSession, {"--estimate"}, ": --estimate needs a HAR file"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    std::string path = Write(c.name, c.text);
+    std::vector<std::string> args = {path};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    CommandRun run = Run(args);
+    CHECK(run.code == 2);
+    CHECK(run.out.empty());
+    CHECK(run.err.find("netstack: " + path + c.expect) == 0);
+    CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+    std::remove(path.c_str());
+  }
+  CommandRun missing = Run({"/nonexistent/trace.har"});
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("netstack: /nonexistent/trace.har") == 0);
+  std::string session = Write("ok.jsonl", kSession);
+  CommandRun unwritable = Run({session, "--json", "/nonexistent-dir/out.jsonl"});
+  CHECK(unwritable.code == 2);
+  CHECK(unwritable.err ==
+        "netstack: cannot write /nonexistent-dir/out.jsonl: No such file or directory\n");
+  std::remove(session.c_str());
+}
+
+#ifdef NETSTACK_BIN
+// Runs the binary; returns its exit status with stdout and stderr.
+CommandRun RunBinary(const std::string& args) {
+  std::string out = Temp("bin.out"), err = Temp("bin.err");
+  std::string command = std::string(NETSTACK_BIN) + " replay " + args + " >" + out + " 2>" + err;
+  int status = std::system(command.c_str());
+  CommandRun run;
+  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = ReadFile(out);
+  run.err = ReadFile(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return run;
+}
+
+TEST_CASE("The netstack binary: exit 0 on a good session, 2 on bad usage", "[replay][command]") {
+  std::string session = Write("bin.jsonl", kSession);
+  CommandRun ok = RunBinary(session + " --set rtt_ms=30");
+  INFO(ok.err);
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("2 pages, 3 requests") != std::string::npos);
+  CommandRun bad_set = RunBinary(session + " --set rtt_ms=fast");
+  CHECK(bad_set.code == 2);
+  CHECK(bad_set.err == "netstack: --set 'rtt_ms=fast': rtt_ms: 'fast' is not a number\n");
+  CommandRun bad_flag = RunBinary(session + " --no-such-flag");
+  CHECK(bad_flag.code == 2);
+  CHECK(bad_flag.err.rfind("netstack: ", 0) == 0);
+  CommandRun no_trace = RunBinary("");
+  CHECK(no_trace.code == 2);
+  std::string broken = Write("broken.jsonl", "{\"type\": \"navigate\", \"t\": 0}\n");
+  CommandRun bad_input = RunBinary(broken);
+  CHECK(bad_input.code == 2);
+  CHECK(bad_input.err.rfind("netstack: " + broken + ":1: ", 0) == 0);
+  std::remove(session.c_str());
+  std::remove(broken.c_str());
+}
+#endif
+
+}  // namespace
+}  // namespace netstack

@@ -1,0 +1,69 @@
+// Every HAR of ../shared/traces/har replays without error, as recorded and under the network
+// estimated from it (skipped with a message where the directory is absent).
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "tests/test_skip.h"
+#include "tools/replay/har_estimate.h"
+#include "tools/replay/har_reader.h"
+#include "tools/replay/replay_engine.h"
+#include "tools/replay/session_reader.h"
+
+namespace netstack {
+namespace {
+
+std::vector<std::string> HarFiles() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::path(NETSTACK_TRACES_DIR) / "har";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".har") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void ReplayOne(const std::string& path, bool estimate) {
+  INFO(path << (estimate ? " (estimated network)" : ""));
+  ReplayConfig config;
+  std::string error;
+  std::unique_ptr<TraceSource> source;
+  if (estimate) {
+    HarFile har;
+    REQUIRE(ReadHarFile(path, &har, &error));
+    HarEstimate e = EstimateNetwork(&har.pages, config.network);
+    config.network = e.params;
+    source = MakeHarSource(std::move(har), path);
+  } else {
+    source = OpenTrace(path, &error);
+  }
+  REQUIRE(source);
+  ReplayEngine engine(config);
+  struct Failures : ReplayObserver {
+    void OnRequest(const RequestResult& r) override {
+      if (!r.error.empty() && messages.size() < 5) messages.push_back(r.url + ": " + r.error);
+    }
+    std::vector<std::string> messages;
+  } failures;
+  engine.AddObserver(&failures);
+  bool ok = engine.Run(source.get(), &error);
+  INFO(error);
+  REQUIRE(ok);
+  const ReplayTotals& t = engine.totals();
+  CHECK(t.pages > 0);
+  CHECK(t.requests > 0);
+  for (const std::string& m : failures.messages) UNSCOPED_INFO(m);
+  CHECK(t.failed == 0);
+  CHECK(t.unmatched == 0);
+}
+
+TEST_CASE("Every bundled HAR replays without error", "[replay][har]") {
+  std::vector<std::string> files = HarFiles();
+  if (files.empty()) SKIP_TEST("no HAR files in " NETSTACK_TRACES_DIR "/har");
+  for (const std::string& path : files) {
+    ReplayOne(path, false);
+    ReplayOne(path, true);
+  }
+}
+
+}  // namespace
+}  // namespace netstack

@@ -1,0 +1,207 @@
+// The outputs' formats: --json objects, the terminal summary, the distribution behind its
+// quantiles, the progress line, the JSON Lines writer.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "tools/replay/replay_json_writer.h"
+#include "tools/replay/replay_progress.h"
+#include "tools/replay/replay_summary.h"
+
+namespace netstack {
+namespace {
+
+TEST_CASE("RequestResult::ToJson carries the documented schema", "[replay][output]") {
+  RequestResult r;
+  r.page_index = 2;
+  r.entry_index = 5;
+  r.url = "https://a.example/x.js";
+  r.host = "a.example";
+  r.method = "GET";
+  r.resource_type = "script";
+  r.priority = "MEDIUM";
+  r.status = 200;
+  r.cache = "miss";
+  r.body_bytes = 1234;
+  r.start_ms = 10;
+  r.end_ms = 480.0000000001;
+  r.dns_ms = 50;
+  r.connect_ms = 80;
+  r.tls_ms = 160;
+  r.request_ms = 40;
+  r.server_ms = 100;
+  r.response_ms = 40;
+  r.socket_id = 3;
+  r.recorded_start_ms = 12.5;
+  nlohmann::json j = r.ToJson();
+  CHECK(j["kind"] == "request");
+  CHECK(j["page"] == 2);
+  CHECK(j["entry"] == 5);
+  CHECK(j["type"] == "script");
+  CHECK(j["error"].is_null());
+  CHECK(j["timing"]["total_ms"] == 470.0);
+  CHECK(j["end_ms"] == 480.0);
+  CHECK(j["timing"]["dns_ms"] == 50.0);
+  CHECK(j["timing"]["request_ms"] == 40.0);
+  CHECK(j["socket"]["id"] == 3);
+  CHECK(j["socket"]["reused"] == false);
+  CHECK(j["recorded"]["start_ms"] == 12.5);
+  CHECK(j["recorded"]["end_ms"].is_null());
+  r.error = "ERR_TIMED_OUT";
+  CHECK(r.ToJson()["error"] == "ERR_TIMED_OUT");
+}
+
+TEST_CASE("PageResult and ReplayTotals serialize and add up", "[replay][output]") {
+  PageResult p;
+  p.page_index = 1;
+  p.url = "https://a.example/";
+  p.load_ms = 1234.5;
+  p.requests = 10;
+  p.sockets_opened = 2;
+  nlohmann::json j = p.ToJson();
+  CHECK(j["kind"] == "page");
+  CHECK(j["load_ms"] == 1234.5);
+  CHECK(j["recorded_load_ms"].is_null());
+  CHECK(j["sockets"]["opened"] == 2);
+  ReplayTotals a, b;
+  a.requests = 3;
+  a.dns_ms = 1.5;
+  b.requests = 4;
+  b.dns_ms = 2;
+  b.virtual_ms = 10;
+  a.Add(b);
+  CHECK(a.requests == 7);
+  CHECK(a.dns_ms == 3.5);
+  CHECK(a.ToJson()["virtual_ms"] == 10.0);
+}
+
+TEST_CASE("Distribution quantiles: exact, then from the histogram", "[replay][output]") {
+  Distribution exact;
+  for (double v : {5.0, 1.0, 3.0, 2.0, 4.0}) exact.Add(v);
+  CHECK(exact.Quantile(0.5) == 3);
+  CHECK(exact.Quantile(0.9) == Approx(4.6));
+  CHECK(exact.mean() == 3);
+  Distribution small(4);
+  for (int i = 1; i <= 1000; ++i) small.Add(i);  // past 4 values: histogram of 1 ms buckets
+  CHECK(small.count() == 1000);
+  CHECK(small.Quantile(0.5) == Approx(500.5));
+  CHECK(small.Quantile(0.9) == Approx(900.5));
+  Distribution empty;
+  CHECK(empty.Quantile(0.5) == 0);
+}
+
+TEST_CASE("ReplaySummary prints pages up to its bound, then the totals", "[replay][output]") {
+  ReplaySummary summary(2);
+  for (int i = 0; i < 5; ++i) {
+    PageResult p;
+    p.page_index = static_cast<uint64_t>(i);
+    p.url = "https://site.example/\x1b[31mpage" + std::to_string(i);
+    p.load_ms = 100.0 * (i + 1);
+    p.requests = 3;
+    summary.OnPage(p);
+  }
+  ReplayTotals t;
+  t.pages = 5;
+  t.requests = 15;
+  t.failed = 1;
+  t.sockets_opened = 4;
+  t.sockets_reused = 11;
+  t.cache_hits = 2;
+  t.dns_ms = 100;
+  t.ttfb_ms = 300;
+  t.virtual_ms = 12345;
+  ReplayConfig config;
+  std::string text = summary.Format(t, config, 0.5, 0.25);
+  CHECK(text.find("https://site.example/?[31mpage0") != std::string::npos);  // no escape byte
+  CHECK(text.find("page4") == std::string::npos);
+  CHECK(text.find("... 3 more pages") != std::string::npos);
+  CHECK(text.find("5 pages, 15 requests, 1 failed") != std::string::npos);
+  CHECK(text.find("median 300 ms, p90 460 ms") != std::string::npos);
+  CHECK(text.find("dns 100 ms (25%)") != std::string::npos);
+  CHECK(text.find("waiting 300 ms (75%)") != std::string::npos);
+  CHECK(text.find("4 opened, 11 reused") != std::string::npos);
+  CHECK(text.find("2 hits") != std::string::npos);
+  CHECK(text.find("network     rtt 40 ms") != std::string::npos);
+  CHECK(text.find("virtual 12.3 s, wall 0.50 s, cpu 0.25 s (60 requests per cpu-second)") !=
+        std::string::npos);
+  nlohmann::json loads = summary.PageLoadJson();
+  CHECK(loads["median_ms"] == 300.0);
+}
+
+TEST_CASE("FormatDuration and FormatThousands", "[replay][output]") {
+  CHECK(FormatThousands(0) == "0");
+  CHECK(FormatThousands(1234567) == "1,234,567");
+  CHECK(FormatDuration(470) == "470 ms");
+  CHECK(FormatDuration(1234.4) == "1,234 ms");
+  CHECK(FormatDuration(2.5) == "2.5 ms");
+  CHECK(FormatDuration(-20) == "-20 ms");
+  CHECK(FormatDuration(12345) == "12.3 s");
+  CHECK(FormatDuration(314'992'900) == "314,993 s");
+}
+
+TEST_CASE("ReplayProgress writes a rewritten line and ends it", "[replay][output]") {
+  CHECK(ReplayProgress::Line("A", 1000, 3, 2500, 0.5) ==
+        "A: 1,000 requests, 3 pages, 2,500 ms virtual, 2,000 requests/s");
+  char* buffer = nullptr;
+  size_t size = 0;
+  FILE* f = open_memstream(&buffer, &size);
+  {
+    ReplayProgress progress(f, true);
+    ReplayTotals t;
+    t.requests = 10;
+    progress.Update(t, ReplayTotals{}, "x");
+    progress.Update(t, ReplayTotals{}, "x");  // within the interval: not printed
+    progress.Finish();
+  }
+  std::fclose(f);
+  std::string out(buffer, size);
+  free(buffer);
+  CHECK(out.rfind("\rx: 10 requests", 0) == 0);
+  CHECK(out.back() == '\n');
+  CHECK(std::count(out.begin(), out.end(), '\r') == 1);
+
+  buffer = nullptr;
+  f = open_memstream(&buffer, &size);
+  {
+    ReplayProgress quiet(f, false);
+    quiet.Update(ReplayTotals{}, ReplayTotals{}, "x");
+    quiet.Finish();
+  }
+  std::fclose(f);
+  CHECK(size == 0);
+  free(buffer);
+}
+
+TEST_CASE("ReplayJsonWriter writes one object per line, with the run label", "[replay][output]") {
+  std::string path = "/tmp/replay_output_test_" + std::to_string(::getpid()) + ".jsonl";
+  ReplayJsonWriter writer;
+  std::string error;
+  REQUIRE(writer.Open(path, &error));
+  RequestResult r;
+  r.url = "https://a/";
+  writer.OnRequest(r);
+  writer.SetRunLabel("b");
+  PageResult p;
+  writer.OnPage(p);
+  writer.WriteLine({{"kind", "summary"}});
+  REQUIRE(writer.Close(&error));
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["kind"] == "request");
+  CHECK_FALSE(lines[0].contains("run"));
+  CHECK(lines[1]["kind"] == "page");
+  CHECK(lines[1]["run"] == "b");
+  CHECK(lines[2]["kind"] == "summary");
+  std::remove(path.c_str());
+
+  ReplayJsonWriter bad;
+  CHECK_FALSE(bad.Open("/nonexistent-dir/x.jsonl", &error));
+  CHECK(error == "cannot write /nonexistent-dir/x.jsonl: No such file or directory");
+}
+
+}  // namespace
+}  // namespace netstack

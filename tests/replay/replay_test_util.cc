@@ -1,0 +1,95 @@
+#include "tests/replay/replay_test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include "tools/replay/replay_engine.h"
+
+namespace netstack::test {
+
+bool VectorSource::Next(SessionEvent* event, std::string* error) {
+  if (next_ < events_.size()) {
+    *event = events_[next_++];
+    return true;
+  }
+  *error = error_;
+  return false;
+}
+
+TraceEntry MakeEntry(const std::string& url, int64_t body_bytes, double start_ms,
+                     const std::string& type, HeaderList headers) {
+  TraceEntry e;
+  e.url = url;
+  e.status = 200;
+  e.status_text = "OK";
+  e.response_body_bytes = body_bytes;
+  e.resource_type = type;
+  e.start_ms = start_ms;
+  e.recorded_total_ms = 100;
+  e.response_headers =
+      headers.empty() ? HeaderList{{"Content-Type", "text/plain"}, {"Cache-Control", "no-store"}}
+                      : std::move(headers);
+  return e;
+}
+
+std::shared_ptr<const TracePage> MakePage(const std::string& id, std::vector<TraceEntry> entries,
+                                          int64_t epoch_ms) {
+  auto page = std::make_shared<TracePage>();
+  page->id = id;
+  page->title = entries.empty() ? id : entries[0].url;
+  page->source = "test#" + id;
+  page->started_epoch_ms = epoch_ms;
+  page->entries = std::move(entries);
+  return page;
+}
+
+SessionEvent Navigate(std::shared_ptr<const TracePage> page, double t_ms) {
+  SessionEvent e;
+  e.type = SessionEvent::Type::kNavigate;
+  e.t_ms = t_ms;
+  e.url = page->entries.empty() ? "" : page->entries[0].url;
+  e.page = std::move(page);
+  e.where = "test";
+  return e;
+}
+
+SessionEvent Wait(double t_ms) { return Other(SessionEvent::Type::kWait, t_ms); }
+
+SessionEvent Other(SessionEvent::Type type, double t_ms) {
+  SessionEvent e;
+  e.type = type;
+  e.t_ms = t_ms;
+  e.where = "test";
+  return e;
+}
+
+ReplayConfig ExampleConfig() {
+  ReplayConfig config;
+  std::string error;
+  for (const char* set :
+       {"down_kbps=0", "up_kbps=0", "dns_ms=50", "rtt_ms=80", "tls=1.2", "server_ms=100"}) {
+    INFO(set);
+    REQUIRE(config.Set(set, &error));
+  }
+  return config;
+}
+
+const RequestResult& Recorder::Get(uint64_t page, int entry) const {
+  for (const RequestResult& r : requests)
+    if (r.page_index == page && r.entry_index == entry) return r;
+  FAIL("no result for page " << page << " entry " << entry);
+  return requests.front();
+}
+
+bool Replay(const ReplayConfig& config, std::vector<SessionEvent> events, Recorder* recorder,
+            std::string* error, ReplayTotals* totals) {
+  ReplayEngine engine(config);
+  engine.AddObserver(recorder);
+  VectorSource source(std::move(events));
+  std::string e;
+  bool ok = engine.Run(&source, &e);
+  if (error) *error = e;
+  if (totals) *totals = engine.totals();
+  return ok;
+}
+
+}  // namespace netstack::test

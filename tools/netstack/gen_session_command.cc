@@ -1,0 +1,68 @@
+#include "tools/netstack/gen_session_command.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "tools/replay/report_text.h"
+
+namespace netstack {
+
+CLI::App* AddGenSessionCommand(CLI::App* app, GenSessionOptions* options) {
+  CLI::App* command = app->add_subcommand(
+      "gen-session", "write a session trace for `netstack replay` (docs/trace-format.md)");
+  SyntheticSessionOptions& m = options->model;
+  command->add_flag("--synthetic", options->synthetic,
+                    "the synthetic browsing model (sites, pages, popularity, caching)");
+  command->add_option("--pages", m.pages, "stop after N navigations");
+  command->add_option("--requests", m.requests,
+                      "stop after N requests (the last page is cut to fit)");
+  command->add_option("--sites", m.sites, "first-party sites (default 30)");
+  command->add_option("--pages-per-site", m.pages_per_site, "pages per site (default 12)");
+  command->add_option("--think-s", m.think_median_s,
+                      "median think time between page loads, seconds (default 10)");
+  command->add_option("--seed", m.seed, "seed: the same seed gives the same bytes (default 1)");
+  command->add_option("-o,--output", options->output, "write to FILE (default: stdout)");
+  command->add_flag("-q,--quiet", options->quiet, "no summary line on stderr");
+  return command;
+}
+
+int RunGenSessionCommand(const GenSessionOptions& options) {
+  if (!options.synthetic) {
+    std::fprintf(stderr, "netstack: gen-session: give --synthetic (the only generator so far)\n");
+    return 2;
+  }
+  std::string error;
+  if (!options.model.Validate(&error)) {
+    std::fprintf(stderr, "netstack: gen-session: %s\n", error.c_str());
+    return 2;
+  }
+  bool to_stdout = options.output == "-";
+  std::FILE* out = to_stdout ? stdout : std::fopen(options.output.c_str(), "wb");
+  if (!out) {
+    std::fprintf(stderr, "netstack: gen-session: cannot write %s: %s\n", options.output.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
+  SyntheticSessionStats stats;
+  bool ok = WriteSyntheticSession(options.model, out, &stats, &error);
+  if (!to_stdout && std::fclose(out) != 0 && ok) {
+    ok = false;
+    error = std::string("write error: ") + std::strerror(errno);
+  }
+  if (!ok) {
+    std::fprintf(stderr, "netstack: gen-session: %s: %s\n",
+                 to_stdout ? "stdout" : options.output.c_str(), error.c_str());
+    if (!to_stdout) std::remove(options.output.c_str());
+    return 1;
+  }
+  if (!options.quiet) {
+    std::fprintf(stderr, "netstack: wrote %s requests in %s navigations (%s pages) to %s\n",
+                 FormatCount(stats.requests).c_str(), FormatCount(stats.navigations).c_str(),
+                 FormatCount(stats.pages_defined).c_str(),
+                 to_stdout ? "stdout" : options.output.c_str());
+  }
+  return 0;
+}
+
+}  // namespace netstack

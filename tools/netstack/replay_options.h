@@ -1,0 +1,57 @@
+// `netstack replay` options: parsed and validated here (the configuration they build is checked
+// before anything runs), used by replay_command. Kept apart from the running code so parsing is
+// unit-tested without a replay. docs/replay.md documents every option.
+#ifndef TOOLS_NETSTACK_REPLAY_OPTIONS_H_
+#define TOOLS_NETSTACK_REPLAY_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/replay/replay_config.h"
+
+namespace netstack {
+
+struct ReplayOptions {
+  std::vector<std::string> traces;   // TRACE... (HAR or session files; "-": a session on stdin)
+  std::vector<std::string> sets;     // --set KEY=VALUE, in order
+  std::vector<std::string> configs;  // --config FILE, in order
+  std::string preset;                // --preset NAME
+  bool estimate = false;             // --estimate: start from the HAR's estimated network
+  std::vector<std::string> compare;  // --compare A B (two config specs) or empty
+  std::string json_path;             // --json FILE ("-": stdout; the summary goes to stderr)
+  std::string report_path;           // --report FILE.html
+  std::string netlog_path;           // --netlog FILE
+  std::optional<uint64_t> seed;      // --seed N
+  bool progress = false;             // --progress: the progress line even when not a terminal
+  bool quiet = false;                // --quiet: no progress line, no terminal summary
+  int summary_pages = 20;            // --summary-pages N: page lines in the summary
+
+  // Built by ValidateReplayOptions: --preset, then each --config, then each --set, then --seed.
+  // With --estimate, each HAR's estimate replaces the network before the --set and --seed are
+  // applied again (BaseConfigFor in replay_command.cc).
+  ReplayConfig config;
+};
+
+// Adds the replay subcommand's flags to `cmd`, bound to `options`.
+void AddReplayOptions(CLI::App* cmd, ReplayOptions* options);
+
+// Builds `options->config` and checks what CLI11 cannot: preset names, config files, --set
+// assignments, --compare specs (applied to a copy), conflicting flags. Returns false with a
+// one-line message naming the bad value ("--set 'rtt_ms=abc': rtt_ms: 'abc' is not a number",
+// "a.conf:3: unknown key 'x' (see docs/replay.md)").
+bool ValidateReplayOptions(ReplayOptions* options, std::string* message);
+
+// Applies --set and --seed of `options` to `config` (after a HAR estimate replaced its network).
+bool ApplyReplayOverrides(const ReplayOptions& options, ReplayConfig* config, std::string* message);
+
+// Parses `args` (without "netstack replay") as the command line would, then validates. False
+// with the first error's message (CLI11's or validation's). For tests and tools.
+bool ParseReplayArgs(const std::vector<std::string>& args, ReplayOptions* options,
+                     std::string* message);
+
+}  // namespace netstack
+
+#endif  // TOOLS_NETSTACK_REPLAY_OPTIONS_H_

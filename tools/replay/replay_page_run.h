@@ -1,0 +1,109 @@
+// ReplayPageRun: one navigation in flight in the replay engine. Places the page's entries in
+// time (recorded offsets, or after the entry that revealed them), issues each as a UrlRequest
+// (one per redirect hop: redirects are not followed, each hop is its own entry), turns each
+// completion into a RequestResult, and says when the page is complete.
+//
+// Internal to the engine (tools/replay/replay_engine.cc).
+#ifndef TOOLS_REPLAY_REPLAY_PAGE_RUN_H_
+#define TOOLS_REPLAY_REPLAY_PAGE_RUN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/base/scheduler.h"
+#include "net/http/url_request.h"
+#include "tools/replay/replay_prepared_page.h"
+#include "tools/replay/replay_result.h"
+
+namespace netstack {
+
+class ReplayResponder;
+class UrlRequestContext;
+
+class ReplayPageRun {
+ public:
+  // What the engine hears from a page. Calls happen on the scheduler, possibly inside Start().
+  class Delegate {
+   public:
+    virtual ~Delegate() = default;
+    // One entry finished. `result` is valid only during the call.
+    virtual void OnRequestDone(ReplayPageRun* page, const RequestResult& result) = 0;
+    // Every entry finished; `page` has the page's figures. The run must not be destroyed
+    // inside this call (the engine reaps it later).
+    virtual void OnPageDone(ReplayPageRun* run, const PageResult& page) = 0;
+  };
+
+  // One entry's progress. The UrlRequest's delegate.
+  struct EntryRun : public UrlRequest::Delegate {
+    ReplayPageRun* run = nullptr;
+    int index = 0;
+    std::unique_ptr<UrlRequest> request;
+    TaskId task = kNoTask;  // pending start (or recorded-hit completion)
+    TimeTicks start{};
+    TimeTicks end{};
+    bool done = false;
+    // Set by the responder when the modelled server answered this entry's request.
+    bool expected = false;  // registered with the responder and not served yet
+    bool served = false;
+    TimeTicks arrived{};
+    TimeDelta server_time{};
+
+    void OnReadData(UrlRequest*, const char*, int) override {}
+    void OnComplete(UrlRequest* request, int result) override;
+  };
+
+  // `scheduler`, `context`, `responder`, `delegate` and `scratch` (a result buffer reused for
+  // every request) must outlive the run. `page_start` is when the navigation happens;
+  // `session_start` is the session's time zero (PageResult::start_ms).
+  ReplayPageRun(Scheduler& scheduler, UrlRequestContext* context, ReplayResponder* responder,
+                Delegate* delegate, RequestResult* scratch,
+                std::shared_ptr<const PreparedPage> page, uint64_t page_index,
+                TimeTicks session_start);
+  // Cancels what is pending: start tasks, requests in flight (their results are not reported).
+  ~ReplayPageRun();
+  ReplayPageRun(const ReplayPageRun&) = delete;
+  ReplayPageRun& operator=(const ReplayPageRun&) = delete;
+
+  // Places the entries from now on. A page without entries completes on its first task.
+  void Start();
+  // Fails every unfinished entry now with `why` (the replay could not make progress), which
+  // completes the page.
+  void Abort(const std::string& why);
+
+  bool done() const { return remaining_ == 0 && started_; }
+  uint64_t page_index() const { return page_index_; }
+  const PreparedPage& prepared() const { return *page_; }
+  EntryRun& entry(int index) { return entries_[index]; }
+
+ private:
+  void PostStart(int index, TimeDelta delay);
+  void StartEntry(int index);
+  void OnEntryComplete(EntryRun* entry, int result);
+  // A request that did not use the network: recorded-hit, invalid URL, or aborted.
+  void CompleteLocally(int index, const char* cache, const std::string& error);
+  // Common end of an entry: figures, the observers, children, the page.
+  void FinishEntry(int index);
+  void FillCommon(int index);
+
+  Scheduler& scheduler_;
+  UrlRequestContext* const context_;
+  ReplayResponder* const responder_;
+  Delegate* const delegate_;
+  RequestResult* const scratch_;
+  const std::shared_ptr<const PreparedPage> page_;
+  const uint64_t page_index_;
+  const TimeTicks session_start_;
+  TimeTicks start_{};
+  TimeTicks last_end_{};
+  std::vector<EntryRun> entries_;
+  size_t remaining_ = 0;
+  bool started_ = false;
+  TaskId empty_task_ = kNoTask;
+  PageResult result_;
+};
+
+}  // namespace netstack
+
+#endif  // TOOLS_REPLAY_REPLAY_PAGE_RUN_H_

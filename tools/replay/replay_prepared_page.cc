@@ -1,0 +1,248 @@
+#include "tools/replay/replay_prepared_page.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+
+#include "net/base/url.h"
+
+namespace netstack {
+namespace {
+
+// A request body is filler of the recorded size, bounded like a header block would be by a
+// server: larger uploads are modelled at this size.
+constexpr int64_t kMaxRequestBodyBytes = 16 * 1024 * 1024;
+// Response header bytes kept from the recording (servers commonly refuse more than 64 KiB).
+constexpr size_t kMaxResponseHeaderBytes = 64 * 1024;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
+}
+
+bool IsToken(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (!(std::isalnum(c) ||
+          std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos))
+      return false;
+  }
+  return true;
+}
+
+bool IsSendableValue(std::string_view v) {
+  return v.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+// Request headers the replay does not send: hop-by-hop ones, what the stack sets itself (Host,
+// Content-Length), state the model does not have (Cookie), and what would make the replay's
+// own cache behave as the recording's reload or DevTools "disable cache" did instead of by its
+// policy (conditionals, Range, Cache-Control, Pragma).
+bool DropRequestHeader(std::string_view name) {
+  static constexpr std::array<std::string_view, 12> kDropped = {"host",
+                                                                "connection",
+                                                                "keep-alive",
+                                                                "proxy-connection",
+                                                                "transfer-encoding",
+                                                                "te",
+                                                                "upgrade",
+                                                                "content-length",
+                                                                "cookie",
+                                                                "range",
+                                                                "cache-control",
+                                                                "pragma"};
+  if (name.empty() || name[0] == ':') return true;
+  if (StartsWithIgnoreCase(name, "if-")) return true;
+  for (std::string_view d : kDropped)
+    if (EqualsIgnoreCase(name, d)) return true;
+  return false;
+}
+
+// Response headers describing a transfer the model does not make: the body is filler bytes
+// of the recorded transferred size, sent with Content-Length on a keep-alive connection.
+bool DropResponseHeader(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kDropped = {
+      "content-encoding", "transfer-encoding", "content-length",
+      "connection",       "keep-alive",        "proxy-connection"};
+  if (name.empty() || name[0] == ':') return true;
+  for (std::string_view d : kDropped)
+    if (EqualsIgnoreCase(name, d)) return true;
+  return false;
+}
+
+const char* DefaultReason(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 204:
+      return "No Content";
+    case 206:
+      return "Partial Content";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 303:
+      return "See Other";
+    case 304:
+      return "Not Modified";
+    case 307:
+      return "Temporary Redirect";
+    case 308:
+      return "Permanent Redirect";
+    case 400:
+      return "Bad Request";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
+  }
+}
+
+}  // namespace
+
+uint64_t MatchHash(std::string_view method, std::string_view scheme, std::string_view host,
+                   std::string_view target) {
+  // FNV-1a, with a separator so ("ab", "c") and ("a", "bc") differ.
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  mix(method);
+  mix(scheme);
+  mix(host);
+  mix(target);
+  return h;
+}
+
+RequestPriority PriorityForResourceType(std::string_view type) {
+  if (type == "document" || type == "stylesheet" || type == "css") return HIGHEST;
+  if (type == "script" || type == "font" || type == "xhr" || type == "fetch" ||
+      type == "eventsource" || type == "manifest")
+    return MEDIUM;
+  if (type == "image" || type == "img" || type == "media" || type == "imageset") return LOWEST;
+  if (type == "ping" || type == "beacon" || type == "prefetch" || type == "csp_report") return IDLE;
+  return LOW;
+}
+
+std::string BuildResponseHead(const TraceEntry& entry, bool bodiless_status,
+                              int64_t content_length) {
+  std::string head = "HTTP/1.1 " + std::to_string(entry.status) + " ";
+  bool reason_ok = !entry.status_text.empty() && IsSendableValue(entry.status_text);
+  head += reason_ok ? entry.status_text : DefaultReason(entry.status);
+  head += "\r\n";
+  size_t header_bytes = 0;
+  for (const auto& [name, value] : entry.response_headers) {
+    if (DropResponseHeader(name) || !IsToken(name) || !IsSendableValue(value)) continue;
+    size_t line = name.size() + 2 + value.size() + 2;
+    if (header_bytes + line > kMaxResponseHeaderBytes) break;
+    header_bytes += line;
+    head.append(name).append(": ").append(value).append("\r\n");
+  }
+  if (!bodiless_status) head += "Content-Length: " + std::to_string(content_length) + "\r\n";
+  head += "\r\n";
+  return head;
+}
+
+std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage> page,
+                                                const ReplayConfig& config) {
+  auto out = std::make_shared<PreparedPage>();
+  const size_t n = page->entries.size();
+  out->entries.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const TraceEntry& e = page->entries[i];
+    PreparedEntry& p = out->entries[i];
+    p.offset = TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, e.start_ms) * 1000)));
+    p.gap = TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, e.gap_ms) * 1000)));
+    if (config.placement == Placement::kDependency && e.parent >= 0 &&
+        e.parent < static_cast<int>(i))
+      p.parent = e.parent;
+    p.params.priority = PriorityForResourceType(e.resource_type);
+    p.params.follow_redirects = false;  // each recorded hop is an entry of its own
+    HttpRequestInfo& request = p.params.request;
+    std::string message;
+    if (Url::Parse(e.url, &request.url, &message) != 0) {
+      p.kind = PreparedEntry::Kind::kInvalid;
+      p.invalid_reason = message;
+      continue;
+    }
+    if (e.recorded_from_cache) {
+      p.kind = PreparedEntry::Kind::kRecordedHit;
+      continue;
+    }
+    if (e.status < 100 || e.status > 999) {
+      p.kind = PreparedEntry::Kind::kSkipped;
+      continue;
+    }
+    request.method = e.method.empty() ? "GET" : e.method;
+    for (const auto& [name, value] : e.request_headers) {
+      if (DropRequestHeader(name)) continue;
+      // Refused (bad name or value, over the bounds): not sent.
+      request.extra_headers.SetHeader(name, value);
+    }
+    if (e.request_body_bytes > 0)
+      request.body.assign(static_cast<size_t>(std::min(e.request_body_bytes, kMaxRequestBodyBytes)),
+                          'x');
+    const Url& url = request.url;
+    p.host_header = url.HostHeader();
+    p.match_hash = MatchHash(request.method, url.scheme(), p.host_header, url.path_and_query());
+    bool bodiless_status =
+        (e.status >= 100 && e.status < 200) || e.status == 204 || e.status == 304;
+    p.bodiless = bodiless_status || request.method == "HEAD";
+    p.body_bytes = p.bodiless ? 0 : std::max<int64_t>(0, e.response_body_bytes);
+    p.head = BuildResponseHead(e, bodiless_status, p.body_bytes);
+    if (config.server_ms_from_trace && e.server_ms >= 0)
+      p.server_time = TimeDelta(static_cast<int64_t>(std::llround(e.server_ms * 1000)));
+  }
+  // Children lists (counting sort by parent).
+  out->child_begin.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (out->entries[i].parent >= 0) ++out->child_begin[out->entries[i].parent + 1];
+  for (size_t i = 0; i < n; ++i) out->child_begin[i + 1] += out->child_begin[i];
+  out->children.resize(out->child_begin[n]);
+  std::vector<int> fill(out->child_begin.begin(), out->child_begin.end() - 1);
+  for (size_t i = 0; i < n; ++i) {
+    int parent = out->entries[i].parent;
+    if (parent >= 0) out->children[fill[parent]++] = static_cast<int>(i);
+  }
+  out->page = std::move(page);
+  return out;
+}
+
+std::shared_ptr<const PreparedPage> ReplayPageCache::Get(
+    const std::shared_ptr<const TracePage>& page) {
+  auto it = index_.find(page.get());
+  if (it != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return *it->second;
+  }
+  auto prepared = PreparePage(page, config_);
+  lru_.push_front(prepared);
+  index_[page.get()] = lru_.begin();
+  if (lru_.size() > capacity_) {
+    index_.erase(lru_.back()->page.get());
+    lru_.pop_back();
+  }
+  return prepared;
+}
+
+}  // namespace netstack

@@ -1,0 +1,66 @@
+// The synthetic session generator behind `netstack gen-session --synthetic`: a seeded model of
+// browsing written in the session format (docs/trace-format.md), so the project can replay and
+// benchmark traces it made itself.
+//
+// The model:
+//   - Sites: `sites` first-party sites ("www.siteN.test", half with a "static.siteN.test"
+//     asset host) and shared third parties: a library CDN, a font service (CSS + font files),
+//     analytics (a script and a 204 beacon) and an ad network. A shared resource has the same
+//     URL on every site that uses it, so it is cached across sites.
+//   - Pages: each site has `pages_per_site` pages (page 0 is the home page). A page is its
+//     document, then the site's stylesheets and scripts (shared by its pages), third-party
+//     scripts, page images, fonts discovered by stylesheets, background images discovered by a
+//     stylesheet, XHRs started by a script, the analytics beacon and ad images. Each entry names
+//     its parent ("after") and the parse or script time before it was discovered ("gap_ms").
+//   - Sizes are log-normal around HTTP Archive medians (HTML ~30 KB, scripts ~25 KB, CSS
+//     ~12 KB, images ~12 KB with a wide spread, fonts ~25 KB, XHR ~2 KB), drawn from a hash of
+//     the seed and the URL: a URL has one size wherever it appears.
+//   - Caching: versioned static assets "max-age=31536000"; page images a day; page scripts an
+//     hour; documents "no-cache" or five minutes; API calls and the beacon "no-store".
+//   - Visits: a site is picked by popularity (Zipf, exponent 1), then its home page (35 %) or
+//     one of its other pages (Zipf). Each navigation is followed by a "wait" and a think time
+//     (log-normal, median 10 s, 1 s to 30 min) before the next, so revisits within a page's
+//     freshness hit the cache and later ones revalidate or refetch.
+//
+// Output: a comment line with the options, a "startup" event, then for every navigation a
+// "page" definition (the first time that page is visited), the "navigate" event by page id and
+// a "wait". With a request budget, the last navigation's page is cut to fit, inline. Streamed:
+// memory is bounded by the pages defined (sites × pages_per_site), not the session's length.
+#ifndef TOOLS_REPLAY_SYNTHETIC_SESSION_H_
+#define TOOLS_REPLAY_SYNTHETIC_SESSION_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace netstack {
+
+struct SyntheticSessionOptions {
+  uint64_t seed = 1;
+  // Stop after this many navigations, or when this many requests (page entries) were written;
+  // 0 = no limit on that count. At least one must be set.
+  uint64_t pages = 0;
+  uint64_t requests = 0;
+  int sites = 30;              // 1..100,000
+  int pages_per_site = 12;     // 1..10,000; sites × pages_per_site at most 10,000 (the reader's
+                               // limit on defined pages)
+  double think_median_s = 10;  // think time between a page's load and the next navigation
+
+  // The options as command-line flags, for the file's comment line.
+  std::string Describe() const;
+  // False with a one-line `error` naming the option when out of range.
+  bool Validate(std::string* error) const;
+};
+
+struct SyntheticSessionStats {
+  uint64_t navigations = 0, requests = 0, pages_defined = 0, bytes_written = 0;
+};
+
+// Writes the session to `out` (not closed). False with a one-line `error` when the options are
+// invalid or a write fails ("write error: No space left on device").
+bool WriteSyntheticSession(const SyntheticSessionOptions& options, std::FILE* out,
+                           SyntheticSessionStats* stats, std::string* error);
+
+}  // namespace netstack
+
+#endif  // TOOLS_REPLAY_SYNTHETIC_SESSION_H_
