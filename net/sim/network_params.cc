@@ -27,11 +27,25 @@ constexpr NumberKey kMss{"mss", 1, 500, 9000, true};
 constexpr NumberKey kIdleRestartMs{"idle_restart_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, false};
 constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
+constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
+constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
 
 constexpr const char* kHostKeys[] = {"rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls"};
 constexpr const char* kLinkKeys[] = {
     "down_kbps",          "up_kbps",         "init_cwnd",    "mss", "radio",
-    "radio_promotion_ms", "idle_restart_ms", "radio_tail_ms"};
+    "radio_promotion_ms", "idle_restart_ms", "radio_tail_ms", "radio_disconnect_ms",
+    "radio_reconnect_ms"};
+
+// LTE: RRC connected with DRX for about 10 s after traffic, then RRC idle; waking takes about
+// 100 ms, and with no traffic for a minute the device is treated as detached (reattaching adds
+// signalling: a few hundred ms). 3G (HSPA): DCH for about 5 s, then FACH ("idle": ~1 s to
+// promote back to DCH), then after about 12 s more RRC idle (~2 s to reach DCH in all).
+RadioParams LteRadio() {
+  return RadioParams{true, Milliseconds(100), Seconds(10), Seconds(60), Milliseconds(300)};
+}
+RadioParams ThreeGRadio() {
+  return RadioParams{true, Milliseconds(1000), Seconds(5), Seconds(12), Milliseconds(1000)};
+}
 
 bool IsHostKey(const std::string& key) {
   return std::find_if(std::begin(kHostKeys), std::end(kHostKeys),
@@ -246,9 +260,9 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     } else if (value == "on") {
       radio.enabled = true;
     } else if (value == "lte") {
-      radio = RadioParams{true, Milliseconds(100), Seconds(10)};
+      radio = LteRadio();
     } else if (value == "3g") {
-      radio = RadioParams{true, Milliseconds(2000), Seconds(10)};
+      radio = ThreeGRadio();
     } else {
       *error = "radio: '" + value + "' is not off, on, lte or 3g";
       return false;
@@ -262,6 +276,8 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
                           : key == "mss"                ? kMss
                           : key == "idle_restart_ms"    ? kIdleRestartMs
                           : key == "radio_promotion_ms" ? kRadioPromotionMs
+                          : key == "radio_disconnect_ms" ? kRadioDisconnectMs
+                          : key == "radio_reconnect_ms"  ? kRadioReconnectMs
                                                         : kRadioTailMs;
   int64_t n = 0;
   if (!ParseNumber(spec, full_key, value, &n, error)) return false;
@@ -272,6 +288,8 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
   if (key == "idle_restart_ms") idle_restart = TimeDelta(n);
   if (key == "radio_promotion_ms") radio.promotion = TimeDelta(n);
   if (key == "radio_tail_ms") radio.tail = TimeDelta(n);
+  if (key == "radio_disconnect_ms") radio.disconnect_after = TimeDelta(n);
+  if (key == "radio_reconnect_ms") radio.reconnect = TimeDelta(n);
   return true;
 }
 
@@ -288,7 +306,7 @@ std::optional<NetworkParams> NetworkParams::Preset(const std::string& name) {
   if (name == "slow-3g") return Profile(400'000, 400'000, 400'000);
   if (name == "lte") {
     NetworkParams p = Profile(70'000, 12'000'000, 12'000'000);
-    p.radio = RadioParams{true, Milliseconds(100), Seconds(10)};
+    p.radio = LteRadio();
     return p;
   }
   if (name == "wifi") return Profile(2'000, 30'720'000, 15'360'000);
@@ -311,6 +329,8 @@ nlohmann::json NetworkParams::ToJson() const {
   out["radio"] = radio.enabled ? "on" : "off";
   out["radio_promotion_ms"] = Scaled(radio.promotion.count(), 1000);
   out["radio_tail_ms"] = Scaled(radio.tail.count(), 1000);
+  out["radio_disconnect_ms"] = Scaled(radio.disconnect_after.count(), 1000);
+  out["radio_reconnect_ms"] = Scaled(radio.reconnect.count(), 1000);
   nlohmann::json per_host = nlohmann::json::object();
   for (const auto& [host, o] : hosts) {
     nlohmann::json h = nlohmann::json::object();

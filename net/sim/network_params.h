@@ -6,7 +6,8 @@
 //   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3)
 //   link-level:  down_kbps, up_kbps (0 = unlimited), init_cwnd (segments), mss (bytes),
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
-//                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms
+//                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms,
+//                radio_disconnect_ms, radio_reconnect_ms
 //   preset:      preset=NAME replaces everything with the preset (host overrides are cleared)
 // Times and rates take decimals ("rtt_ms=62.5", "down_kbps=1638.4"); the model keeps
 // microseconds and bits per second. ToJson() writes the same keys, so its output can be read back
@@ -48,13 +49,18 @@ struct HostOverrides {
   HostParams ApplyTo(HostParams base) const;
 };
 
-// Mobile radio states (RRC, as in the mobile networking chapter): the radio is active while
-// anything is sent or received and for `tail` after; then idle. Sending or receiving while idle
-// first waits `promotion` (idle -> active). Disabled by default (wired networks).
+// Mobile radio states (radio resource management, as in the mobile networking chapter's three
+// states): the radio is *active* while anything is sent or received and for `tail` after; then
+// *idle* (still attached, radio mostly off); after `disconnect_after` more without traffic,
+// *disconnected*. Traffic that finds the radio idle first waits `promotion` (repowering and
+// resynchronising); traffic that finds it disconnected waits `promotion` + `reconnect` (the
+// signalling of reattaching). Disabled by default (wired networks). The radio starts idle.
 struct RadioParams {
   bool enabled = false;
-  TimeDelta promotion = Milliseconds(100);  // LTE idle -> connected; 3G: about 2 s
-  TimeDelta tail = Seconds(10);             // inactivity timer before going idle
+  TimeDelta promotion = Milliseconds(100);  // idle -> active (LTE ~100 ms; 3G FACH -> DCH ~1 s)
+  TimeDelta tail = Seconds(10);             // active -> idle after this long without traffic
+  TimeDelta disconnect_after = TimeDelta::zero();  // idle -> disconnected; zero: never
+  TimeDelta reconnect = TimeDelta::zero();         // extra delay out of disconnected
 };
 
 struct NetworkParams {
@@ -83,7 +89,7 @@ struct NetworkParams {
   // params unchanged. Values are checked against bounds: rtt_ms and dns_ms 0..60000,
   // dns_ttl_s 0..604800, server_ms 0..600000, down_kbps and up_kbps 0..100000000, init_cwnd
   // 1..1000, mss 500..9000, idle_restart_ms 0..3600000, radio_promotion_ms 0..60000,
-  // radio_tail_ms 0..3600000; at most kMaxHostOverrides hosts.
+  // radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000, radio_reconnect_ms 0..60000; at most kMaxHostOverrides hosts.
   bool Set(const std::string& key, const std::string& value, std::string* error);
   // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);

@@ -47,8 +47,14 @@ TEST_CASE("params: each key sets its field, decimals kept to the microsecond", "
   CHECK(p.mss == 1200);
   CHECK(p.idle_restart == TimeDelta::zero());
   CHECK(p.radio.enabled);
-  CHECK(p.radio.promotion == Seconds(2));
+  CHECK(p.radio.promotion == Seconds(1));  // 3g: FACH -> DCH
   CHECK(p.radio.tail == Seconds(5));
+  CHECK(p.radio.disconnect_after == Seconds(12));
+  CHECK(p.radio.reconnect == Seconds(1));  // RRC idle -> DCH: 2 s in all
+  REQUIRE(p.Set("radio_disconnect_ms", "0", &error));
+  CHECK(p.radio.disconnect_after == TimeDelta::zero());
+  REQUIRE(p.Set("radio_reconnect_ms", "250", &error));
+  CHECK(p.radio.reconnect == Milliseconds(250));
   REQUIRE(p.Set("radio", "off", &error));
   CHECK_FALSE(p.radio.enabled);
   REQUIRE(p.Set("rtt_ms", "0060000", &error));  // leading zeros, the upper bound
@@ -96,6 +102,9 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
   CheckRejected("tls", "1.1", "tls: '1.1' is not 1.2 or 1.3");
   CheckRejected("a.test:tls", "", "a.test:tls: '' is not 1.2 or 1.3");
   CheckRejected("radio", "maybe", "radio: 'maybe' is not off, on, lte or 3g");
+  CheckRejected("radio_reconnect_ms", "60001",
+                "radio_reconnect_ms: 60001 is out of range (0..60000)");
+  CheckRejected("radio_disconnect_ms", "-1", "radio_disconnect_ms: '-1' is not a number");
   CheckRejected("a.test:down_kbps", "5",
                 "'down_kbps' applies to the whole network and takes no host prefix "
                 "('a.test:down_kbps')");

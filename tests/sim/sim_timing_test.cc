@@ -316,5 +316,28 @@ TEST_CASE("sim: the radio's promotion delay is paid once after each idle period"
   CHECK(env.stats().radio_promotions == 2);
 }
 
+TEST_CASE("sim: a disconnected radio pays the promotion and the reconnection",
+          "[sim][timing][radio]") {
+  NetworkParams params = SimTestEnv::WorkedExample();
+  std::string error;
+  REQUIRE(params.Set("radio", "on", &error));
+  REQUIRE(params.Set("radio_promotion_ms", "100", &error));
+  REQUIRE(params.Set("radio_tail_ms", "1000", &error));
+  REQUIRE(params.Set("radio_disconnect_ms", "5000", &error));
+  REQUIRE(params.Set("radio_reconnect_ms", "400", &error));
+  SimTestEnv env(params);
+  FetchResult first = env.Fetch("https://a.test/");  // starts idle, not disconnected
+  CHECK(first.total() == Ms(470 + 100));
+  env.Advance(Seconds(3));  // past the tail (1 s), not yet disconnected (1 + 5 s)
+  FetchResult idle = env.Fetch("https://a.test/");
+  CHECK(idle.timing.socket_reused);
+  CHECK(idle.total() == Ms(180 + 100));
+  env.Advance(Seconds(7));  // past tail + disconnect_after
+  FetchResult disconnected = env.Fetch("https://a.test/");
+  CHECK(disconnected.timing.socket_reused);
+  CHECK(disconnected.total() == Ms(180 + 100 + 400));
+  CHECK(env.stats().radio_promotions == 3);
+}
+
 }  // namespace
 }  // namespace netstack::test
