@@ -203,9 +203,23 @@ TEST_CASE("A seventh request to one host waits for a socket", "[replay][engine]"
   for (const RequestResult& r : wide.requests) CHECK(r.queued_ms == 0);
 }
 
-TEST_CASE("Recorded cache hits cost Lantern's disk time and no network", "[replay][engine]") {
+TEST_CASE("Recorded cache hits cost their recorded time and no network", "[replay][engine]") {
+  TraceEntry timed = MakeEntry("https://a.example/small.js", 1000, 0, "script");
+  timed.recorded_from_cache = true;
+  timed.recorded_total_ms = 3;
+  Recorder timed_recorder;
+  std::string timed_error;
+  REQUIRE(Replay(test::ExampleConfig(), {Navigate(MakePage("p", {timed}))}, &timed_recorder,
+                 &timed_error));
+  REQUIRE(timed_recorder.requests.size() == 1);
+  CHECK(timed_recorder.requests[0].end_ms - timed_recorder.requests[0].start_ms == 3);
+}
+
+TEST_CASE("Untimed recorded cache hits cost Lantern's disk time and no network",
+          "[replay][engine]") {
   TraceEntry hit = MakeEntry("https://a.example/big.js", 1024 * 1024, 0, "script");
   hit.recorded_from_cache = true;
+  hit.recorded_total_ms = 0;  // the recording did not time it
   TraceEntry skipped = MakeEntry("https://a.example/blocked", 0, 5);
   skipped.status = 0;
   Recorder recorder;

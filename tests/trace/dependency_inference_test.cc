@@ -182,7 +182,26 @@ TEST_CASE("Dependencies: zero-length entries at the same start never parent them
   std::vector<DependencyHints> hints(3);
   InferDependencies(&entries, hints);
   CHECK(entries[1].parent == 0);
-  CHECK(entries[2].parent == 1);
+  // Entry 1 started at the same instant as entry 2: the same parse revealed both; it cannot
+  // have revealed entry 2, however short its recording (a pushed stream, an untimed read).
+  CHECK(entries[2].parent == 0);
+}
+
+TEST_CASE("Dependencies: a same-start entry becomes eligible for later children",
+          "[trace][dependencies]") {
+  std::vector<TraceEntry> entries(4);
+  for (TraceEntry& entry : entries) entry.resource_type = "script";
+  entries[0].start_ms = 0;
+  entries[0].recorded_total_ms = 5;
+  entries[1].start_ms = 10;  // zero-length, ends at 10
+  entries[2].start_ms = 10;
+  entries[2].recorded_total_ms = 50;
+  entries[3].start_ms = 30;  // after entry 1 ended, entry 2 still running
+  std::vector<DependencyHints> hints(4);
+  InferDependencies(&entries, hints);
+  CHECK(entries[2].parent == 0);
+  CHECK(entries[3].parent == 1);
+  CHECK(entries[3].gap_ms == Approx(20));
 }
 
 }  // namespace

@@ -87,8 +87,10 @@ TEST_CASE("EstimateNetwork: per-host RTT, DNS, TLS and server time from timings"
 
   REQUIRE(params.hosts.count("c.test"));
   const HostOverrides& c = params.hosts.at("c.test");
-  CHECK(Ms(*c.rtt) == 45);
-  CHECK_FALSE(c.dns.has_value());
+  CHECK(Ms(*c.rtt) == 45);  // other hosts' median connect RTT (70) is longer: waits win
+  // No connect timings: the first wait (70) has no room for a lookup after TCP, TLS 1.3 and
+  // the request's round trip (3 x 45): the name was cached.
+  CHECK(Ms(*c.dns) == 0);
   CHECK_FALSE(c.tls.has_value());
   CHECK_FALSE(params.hosts.count("d.test"));
 
@@ -101,6 +103,41 @@ TEST_CASE("EstimateNetwork: per-host RTT, DNS, TLS and server time from timings"
     if (entry.recorded_from_cache) CHECK(entry.server_ms == -1);
   }
   CHECK(estimate.notes.size() == 4);  // three hosts and the link
+}
+
+TEST_CASE("EstimateNetwork: hosts without connect timings", "[trace][estimate]") {
+  // a.test measured its connects: TCP 30 ms. b.test (a reused connection in the recording)
+  // waited 400 ms at least: an upper bound, so its RTT is the trace's connect RTT (30 ms);
+  // its first wait leaves room for the default 40 ms lookup.
+  // c.test (http, a writer without setup timings): first wait 150, later 50: rtt 30 (from
+  // a.test), DNS = 150 - (TCP + request) 2 x 30 = 90, capped at the default 40 ms; its first
+  // request's server time leaves out the modelled setup: 150 - 30 - (40 + 30) = 50.
+  json none = {{"dns", -1}, {"connect", -1}, {"ssl", -1}, {"send", 0}, {"receive", 0}};
+  json b = none, c1 = none, c2 = none;
+  b["wait"] = 400;
+  c1["wait"] = 150;
+  c2["wait"] = 50;
+  json doc = HarDocument({
+      Timed("https://a.test/", "2024-01-01T00:00:00.000Z",
+            {{"dns", 5}, {"connect", 30}, {"ssl", -1}, {"send", 0}, {"wait", 60}, {"receive", 0}},
+            1000),
+      Timed("https://b.test/", "2024-01-01T00:00:00.100Z", b, 1000),
+      Timed("http://c.test/", "2024-01-01T00:00:00.200Z", c1, 1000),
+      Timed("http://c.test/2", "2024-01-01T00:00:00.400Z", c2, 1000),
+  });
+  HarFile har = test::ParseOrFail(doc);
+  NetworkParams base;
+  base.defaults.dns = Milliseconds(40);
+  HarEstimate estimate = EstimateNetwork(&har.pages, base);
+  const NetworkParams& params = estimate.params;
+  CHECK(Ms(*params.hosts.at("a.test").rtt) == 30);
+  CHECK(Ms(*params.hosts.at("b.test").rtt) == 30);
+  CHECK(Ms(*params.hosts.at("c.test").rtt) == 30);
+  CHECK(Ms(*params.hosts.at("c.test").dns) == 40);
+  const auto& entries = har.pages[0].entries;
+  CHECK(entries[1].server_ms == 400 - 30 - (40 + 30 + 30));  // b: wait - rtt - (DNS, TCP, TLS 1.3)
+  CHECK(entries[2].server_ms == 50);
+  CHECK(entries[3].server_ms == 20);  // a later request on the open connection: wait - rtt
 }
 
 TEST_CASE("EstimateNetwork: downlink from the busiest second of receiving", "[trace][estimate]") {

@@ -1,6 +1,7 @@
 // replay_fidelity: how close `netstack replay` comes to what real browsers recorded. For each
 // HAR file in a folder (default ../shared/traces/har beside the repository) it reads the HAR,
-// estimates the network from the HAR's own timings (har_estimate.h), replays it twice
+// estimates the network from the HAR's own timings (har_estimate.h), turns the replay's HTTP
+// cache off (the recording says which entries the browser's cache served), replays it twice
 // (dependency placement, then recorded-offset placement) and compares with the recording:
 //
 //   - per page: load time (recorded end of the last entry vs simulated) absolute percentage
@@ -156,6 +157,11 @@ HarOutcome Measure(const std::string& path, const std::vector<std::string>& sets
   for (const TracePage& p : har.pages) o.entries += p.entries.size();
   ReplayConfig config;
   config.network = EstimateNetwork(&har.pages, config.network).params;
+  // The recording already says which entries the browser's cache served (recorded hits, timed
+  // as recorded); every other entry went to the network. The replay's own HTTP cache would
+  // serve a later page's repeats that the recording fetched (browsertime's iterations each
+  // start with an empty cache), so it is off here; --set cache=on puts it back.
+  config.cache = false;
   for (const std::string& set : sets) {
     if (!config.Set(set, &o.error)) return o;
   }

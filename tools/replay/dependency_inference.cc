@@ -3,6 +3,7 @@
 #include <queue>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace netstack {
 
@@ -51,9 +52,17 @@ void InferDependencies(std::vector<TraceEntry>* entries_ptr,
     entry.gap_from = TraceEntry::GapFrom::kParentEnd;
     entry.initiator = InitiatorKind::kNone;
     if (i > 0) {
+      // A parent must have started before its child: an entry that started at the same instant
+      // (a zero-length recording, typically a cache read timed as nothing) was revealed by the
+      // same parse, it did not reveal the child. Held back for later children.
+      std::vector<EndAndIndex> same_start;
       while (!by_end.empty() && by_end.top().first <= entry.start_ms) {
         auto [end, index] = by_end.top();
         by_end.pop();
+        if (entries[index].start_ms >= entry.start_ms) {
+          same_start.emplace_back(end, index);
+          continue;
+        }
         if (ended_latest < 0 || end >= ended_latest_end) {
           ended_latest = index;
           ended_latest_end = end;
@@ -64,6 +73,7 @@ void InferDependencies(std::vector<TraceEntry>* entries_ptr,
           ended_latest_revealing_end = end;
         }
       }
+      for (const EndAndIndex& held : same_start) by_end.push(held);
       const DependencyHints& hint = hints[i];
       auto redirect =
           hint.url.empty() ? latest_redirect_to.end() : latest_redirect_to.find(hint.url);

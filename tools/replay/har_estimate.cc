@@ -22,6 +22,9 @@ constexpr double kMaxRttMs = 60'000;
 struct HostSamples {
   std::vector<double> tcp, dns, ssl, wait;
   std::vector<TraceEntry*> entries;  // with a wait to derive server time from
+  bool https = false;
+  // The host's first entry in the trace (the one whose request opened the first connection).
+  TraceEntry* first = nullptr;
 };
 
 double Median(std::vector<double> values) {
@@ -114,6 +117,10 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
       std::string problem;
       if (Url::Parse(entry.url, &url, &problem) != 0) continue;
       HostSamples& samples = hosts[url.host()];
+      if (samples.first == nullptr && entry.timings.wait >= 0) {
+        samples.first = &entry;
+        samples.https = url.is_https();
+      }
       const RecordedTimings& t = entry.timings;
       if (t.connect > 0) {
         double tcp = t.connect - std::max(0.0, t.ssl);
@@ -126,6 +133,14 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
     }
   }
 
+  // RTTs measured by connects anywhere in the trace: the client's network, for hosts that have
+  // no connect of their own.
+  std::vector<double> host_rtts;
+  for (const auto& [host, samples] : hosts) {
+    if (!samples.tcp.empty()) host_rtts.push_back(Median(samples.tcp));
+  }
+  const double trace_rtt = host_rtts.empty() ? -1 : Median(host_rtts);
+
   for (auto& [host, samples] : hosts) {
     double rtt = 0;
     std::string rtt_note;
@@ -134,9 +149,17 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
       rtt_note =
           "rtt " + Ms(rtt) + " (median of " + std::to_string(samples.tcp.size()) + " connects)";
     } else if (!samples.wait.empty()) {
+      // A wait is one round trip plus the server's time: only an upper bound on the RTT. When
+      // other hosts' connects measured the client's round trips, their median is the better
+      // estimate unless this host's waits are shorter still.
       rtt = *std::min_element(samples.wait.begin(), samples.wait.end());
       rtt_note = "rtt " + Ms(rtt) + " (smallest of " + std::to_string(samples.wait.size()) +
                  " waits, no connects)";
+      if (trace_rtt >= 0 && trace_rtt < rtt) {
+        rtt = trace_rtt;
+        rtt_note = "rtt " + Ms(rtt) + " (median of other hosts' connects; smallest wait " +
+                   Ms(*std::min_element(samples.wait.begin(), samples.wait.end())) + ")";
+      }
     } else {
       result.notes.push_back(host + ": no timings, defaults kept");
       continue;
@@ -149,6 +172,25 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
       overrides.dns = FromMs(dns);
       note += ", dns " + Ms(dns) + " (" + std::to_string(samples.dns.size()) + ")";
     }
+    // Without connect timings (writers that do not time the connection: Firefox's zeros,
+    // capture-har, some exporters), whatever connection setup the host's first request paid is
+    // inside its wait. The replay models that setup (DNS, TCP, TLS), so it is taken out of the
+    // first request's server time, and a DNS lookup longer than the first wait leaves room
+    // for cannot have happened: the name was cached (or the connection already open).
+    double setup = 0;
+    if (samples.tcp.empty() && samples.first != nullptr) {
+      HostParams host_params = base.ForHost(host);
+      TlsVersion tls = overrides.tls ? *overrides.tls : host_params.tls;
+      double handshake_rtts = 1 + (samples.https ? (tls == TlsVersion::kTls12 ? 2 : 1) : 0);
+      if (samples.dns.empty()) {
+        double room = samples.first->timings.wait - (handshake_rtts + 1) * rtt;
+        double dns = std::clamp(room, 0.0, ToMilliseconds(host_params.dns));
+        overrides.dns = FromMs(dns);
+        note += ", dns " + Ms(dns) + " (what the first wait leaves)";
+      }
+      double dns = ToMilliseconds(overrides.dns ? *overrides.dns : host_params.dns);
+      setup = dns + handshake_rtts * rtt;
+    }
     if (!samples.ssl.empty()) {
       double ssl = Median(samples.ssl);
       overrides.tls = ssl < 1.5 * rtt ? TlsVersion::kTls13 : TlsVersion::kTls12;
@@ -157,7 +199,8 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
     }
     std::vector<double> server;
     for (TraceEntry* entry : samples.entries) {
-      entry->server_ms = std::max(0.0, entry->timings.wait - rtt);
+      double folded = entry == samples.first ? setup : 0;
+      entry->server_ms = std::max(0.0, entry->timings.wait - rtt - folded);
       server.push_back(entry->server_ms);
     }
     if (!server.empty()) {

@@ -2,9 +2,13 @@
 // can be compared with the recording (the fidelity program) or used as a starting point for
 // "what if" (`netstack replay --estimate`).
 //
-// Per host: rtt = median TCP connect time (connect minus ssl), else the smallest wait; dns =
-// median dns time > 0; tls = 1.3 when the median ssl time is under 1.5 rtt, else 1.2; per
-// entry: server_ms = wait - rtt (at least 0), and the host's server time = their median.
+// Per host: rtt = median TCP connect time (connect minus ssl), else the smallest wait or, when
+// smaller, the median connect RTT of the trace's other hosts; dns = median dns time > 0; tls =
+// 1.3 when the median ssl time is under 1.5 rtt, else 1.2; per entry: server_ms = wait - rtt
+// (at least 0), and the host's server time = their median. Hosts without connect timings: the
+// first entry's server time also leaves out the modelled setup (dns, TCP, TLS), and without
+// dns samples dns = what the first wait leaves after the setup's and request's round trips
+// (0 to the default).
 // Entries the browser's cache served are not samples. Link: downlink = the throughput of the
 // busiest second of receiving over all pages (its bytes / the union of receive intervals in it,
 // 1 ms resolution, at least 50 ms of receiving; zero receive times ignored), at least the largest
