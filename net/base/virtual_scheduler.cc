@@ -11,11 +11,15 @@ TaskId VirtualScheduler::PostDelayedTask(TimeDelta delay, std::function<void()> 
 
 bool VirtualScheduler::CancelTask(TaskId id) { return queue_.Cancel(id); }
 
+// Each loop below pops the next task and runs it with one queue call per task. A task's function
+// is destroyed as soon as it has run, so what it captured is released before the next one runs.
+
 size_t VirtualScheduler::RunUntilIdle() {
   size_t ran = 0;
   std::function<void()> task;
   while (queue_.PopDue(now_, &task)) {
     task();
+    task = nullptr;
     ++ran;
   }
   return ran;
@@ -24,10 +28,15 @@ size_t VirtualScheduler::RunUntilIdle() {
 size_t VirtualScheduler::AdvanceBy(TimeDelta delta) {
   const TimeTicks end = now_ + delta;
   size_t ran = 0;
+  std::function<void()> task;
   TimeTicks due;
-  while (queue_.NextDue(&due) && due <= end) {
+  // Equivalent to "jump to the next due time, run everything due then, repeat": tasks pop in
+  // (due, posting) order, including those posted for now by the tasks run.
+  while (queue_.PopDue(end, &task, &due)) {
     if (due > now_) now_ = due;
-    ran += RunUntilIdle();
+    task();
+    task = nullptr;
+    ++ran;
   }
   now_ = end;
   return ran;
@@ -35,14 +44,13 @@ size_t VirtualScheduler::AdvanceBy(TimeDelta delta) {
 
 size_t VirtualScheduler::RunAll(size_t max_tasks) {
   size_t ran = 0;
-  TimeTicks due;
   std::function<void()> task;
-  while (ran < max_tasks && queue_.NextDue(&due)) {
+  TimeTicks due;
+  while (ran < max_tasks && queue_.PopDue(TimeTicks::max(), &task, &due)) {
     if (due > now_) now_ = due;
-    if (queue_.PopDue(now_, &task)) {
-      task();
-      ++ran;
-    }
+    task();
+    task = nullptr;
+    ++ran;
   }
   return ran;
 }

@@ -2,7 +2,12 @@
 
 #include <uv.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,4 +116,214 @@ TEST_CASE("uv scheduler runs delayed tasks in order on a real loop and closes cl
   }
   uv_run(&loop, UV_RUN_DEFAULT);  // lets the timer's close callback free it
   CHECK(uv_loop_close(&loop) == 0);
+}
+
+// TaskQueue against a reference model: random pushes (many due times equal, some in the past,
+// so both the FIFO and the heap paths and their merge are exercised), cancels of pending,
+// popped, cancelled and never issued ids, and pops as time moves on.
+TEST_CASE("task queue matches a reference model under random pushes, cancels and pops") {
+  TaskQueue q;
+  std::mt19937_64 rng(20240607);
+  std::map<std::pair<int64_t, uint64_t>, TaskId> pending;  // (due, posting order) -> id
+  std::map<TaskId, std::pair<int64_t, uint64_t>> by_id;
+  std::vector<TaskId> issued;
+  std::set<TaskId> unique;
+  uint64_t seq = 0;
+  uint64_t ran_seq = UINT64_MAX;
+  int64_t now = 1000;
+  for (int step = 0; step < 40'000; ++step) {
+    int op = static_cast<int>(rng() % 16);
+    if (op < 7) {
+      int64_t due = now;
+      if (op >= 3) due += static_cast<int64_t>(rng() % 40) - 5;
+      TaskId id = q.Push(TimeTicks(TimeDelta(due)), [&ran_seq, s = seq] { ran_seq = s; });
+      REQUIRE(id != kNoTask);
+      REQUIRE(unique.insert(id).second);
+      pending[{due, seq}] = id;
+      by_id[id] = {due, seq};
+      issued.push_back(id);
+      ++seq;
+    } else if (op < 10) {
+      TaskId id = op == 9 ? rng() : issued.empty() ? kNoTask : issued[rng() % issued.size()];
+      auto it = by_id.find(id);
+      REQUIRE(q.Cancel(id) == (it != by_id.end()));
+      if (it != by_id.end()) {
+        pending.erase(it->second);
+        by_id.erase(it);
+      }
+    } else if (op < 15) {
+      std::function<void()> task;
+      TimeTicks due{};
+      bool expect = !pending.empty() && pending.begin()->first.first <= now;
+      REQUIRE(q.PopDue(TimeTicks(TimeDelta(now)), &task, &due) == expect);
+      if (expect) {
+        task();
+        REQUIRE(ran_seq == pending.begin()->first.second);
+        REQUIRE(due == TimeTicks(TimeDelta(pending.begin()->first.first)));
+        REQUIRE_FALSE(q.Cancel(pending.begin()->second));
+        by_id.erase(pending.begin()->second);
+        pending.erase(pending.begin());
+      }
+    } else {
+      now += static_cast<int64_t>(rng() % 8);
+    }
+    REQUIRE(q.size() == pending.size());
+    REQUIRE(q.empty() == pending.empty());
+    TimeTicks next{};
+    REQUIRE(q.NextDue(&next) == !pending.empty());
+    if (!pending.empty()) REQUIRE(next == TimeTicks(TimeDelta(pending.begin()->first.first)));
+    // Dead entries never exceed the live ones by much (the sweep's bound).
+    REQUIRE(q.entries_for_testing() <= std::max<size_t>(64, 2 * q.size() + 1));
+  }
+}
+
+TEST_CASE("task queue: a slot whose generations are used up is never reused") {
+  TaskQueue q;
+  q.set_retire_generation_for_testing(6);  // Each slot serves three tasks, then retires.
+  std::set<TaskId> ids;
+  std::vector<uint32_t> slots;
+  for (int i = 0; i < 9; ++i) {
+    TaskId id = q.Push(TimeTicks{}, [] {});
+    REQUIRE(ids.insert(id).second);
+    slots.push_back(static_cast<uint32_t>(id));  // The id's low 32 bits name its slot.
+    std::function<void()> task;
+    REQUIRE(q.PopDue(TimeTicks{}, &task));
+    CHECK_FALSE(q.Cancel(id));
+  }
+  CHECK(slots == std::vector<uint32_t>{0, 0, 0, 1, 1, 1, 2, 2, 2});
+}
+
+TEST_CASE("task queue: restarted timers leave bounded garbage") {
+  TaskQueue q;
+  for (int i = 0; i < 10; ++i) q.Push(TimeTicks(TimeDelta(1)), [] {});
+  TaskId timer = kNoTask;
+  for (int i = 0; i < 100'000; ++i) {
+    if (timer != kNoTask) REQUIRE(q.Cancel(timer));
+    timer = q.Push(TimeTicks(std::chrono::seconds(30 + i)), [] {});
+  }
+  CHECK(q.size() == 11);
+  CHECK(q.entries_for_testing() <= 64);
+
+  // Cancelled far-off tasks are swept when the live ones run out, not only on Cancel.
+  TaskQueue p;
+  std::vector<TaskId> far;
+  for (int i = 0; i < 200; ++i) p.Push(TimeTicks(TimeDelta(1)), [] {});
+  p.Push(TimeTicks(std::chrono::minutes(30)), [] {});  // keeps the dead ones from surfacing
+  for (int i = 0; i < 100; ++i) far.push_back(p.Push(TimeTicks(std::chrono::hours(1)), [] {}));
+  for (TaskId id : far) REQUIRE(p.Cancel(id));
+  CHECK(p.entries_for_testing() == 301);  // a third dead: not yet worth a sweep
+  std::function<void()> task;
+  while (p.PopDue(TimeTicks(TimeDelta(1)), &task)) {
+  }
+  CHECK(p.size() == 1);
+  CHECK(p.entries_for_testing() <= 64);
+}
+
+TEST_CASE("scheduler: CancelTask destroys the function at once, popping after the task ran") {
+  VirtualScheduler s;
+  auto token = std::make_shared<int>(0);
+  TaskId id = s.PostDelayedTask(1ms, [token] {});
+  CHECK(token.use_count() == 2);
+  CHECK(s.CancelTask(id));
+  CHECK(token.use_count() == 1);
+  s.PostTask([token] {});
+  s.RunUntilIdle();
+  CHECK(token.use_count() == 1);  // Released as soon as it ran.
+  CHECK(s.pending_tasks() == 0);
+}
+
+// A function whose destructor posts and cancels tasks: the queue must be consistent while it is
+// destroyed, even if the slot storage grows under it.
+struct PostsOnDestruction {
+  VirtualScheduler* s;
+  std::shared_ptr<int> posted;
+  PostsOnDestruction(VirtualScheduler* s, std::shared_ptr<int> posted) : s(s), posted(posted) {}
+  PostsOnDestruction(const PostsOnDestruction&) = default;
+  ~PostsOnDestruction() {
+    if (!s || posted.use_count() != 2) return;  // Only the copy held by the scheduler posts.
+    for (int i = 0; i < 100; ++i) s->CancelTask(s->PostTask([p = posted] { ++*p; }));
+    s->PostTask([p = posted] { ++*p; });
+  }
+  void operator()() const {}
+};
+
+TEST_CASE("scheduler: a cancelled function's destructor may post and cancel tasks") {
+  VirtualScheduler s;
+  auto posted = std::make_shared<int>(0);
+  TaskId id = s.PostDelayedTask(5ms, std::function<void()>(PostsOnDestruction(&s, posted)));
+  CHECK(s.CancelTask(id));
+  CHECK(s.pending_tasks() == 1);
+  s.RunAll();
+  CHECK(*posted == 1);
+}
+
+TEST_CASE("scheduler: a running task cannot cancel itself; its id stays dead") {
+  VirtualScheduler s;
+  TaskId self = kNoTask;
+  bool cancelled = true;
+  self = s.PostTask([&] { cancelled = s.CancelTask(self); });
+  s.RunUntilIdle();
+  CHECK_FALSE(cancelled);
+  CHECK_FALSE(s.CancelTask(self));
+  TaskId next = s.PostTask([] {});
+  CHECK(next != self);  // The slot is reused, the id is not.
+}
+
+TEST_CASE("virtual scheduler: AdvanceBy runs chains posted inside the window at their times") {
+  VirtualScheduler s;
+  std::vector<int64_t> at;
+  std::function<void()> tick = [&] {
+    at.push_back(s.Now().time_since_epoch().count());
+    s.PostTask([&] { at.push_back(-s.Now().time_since_epoch().count()); });
+    if (at.size() < 10) s.PostDelayedTask(3ms, tick);
+  };
+  s.PostDelayedTask(1ms, tick);
+  CHECK(s.AdvanceBy(8ms) == 6);  // ticks at 1, 4, 7 ms, each followed by its immediate task
+  CHECK(at == std::vector<int64_t>{1000, -1000, 4000, -4000, 7000, -7000});
+  CHECK(s.Now() == TimeTicks(8ms));
+  TimeTicks next{};
+  REQUIRE(s.NextTaskTime(&next));
+  CHECK(next == TimeTicks(10ms));
+}
+
+TEST_CASE("virtual scheduler: a task posted for now runs after earlier tasks due now") {
+  VirtualScheduler s;
+  std::string order;
+  s.PostDelayedTask(10ms, [&] {
+    order += "a";
+    s.PostTask([&] { order += "c"; });  // due 10 ms, posted after b
+  });
+  s.PostDelayedTask(10ms, [&] { order += "b"; });
+  s.PostDelayedTask(20ms, [&] { order += "d"; });
+  s.RunAll();
+  CHECK(order == "abcd");
+}
+
+TEST_CASE("one-shot timer: restart from its own callback, destruction from its callback") {
+  VirtualScheduler s;
+  OneShotTimer t(s);
+  int fired = 0;
+  std::function<void()> again = [&] {
+    if (++fired < 3) t.Start(2ms, again);
+  };
+  t.Start(2ms, again);
+  s.RunAll();
+  CHECK(fired == 3);
+  CHECK(s.Now() == TimeTicks(6ms));
+  CHECK_FALSE(t.IsRunning());
+
+  auto owned = std::make_unique<OneShotTimer>(s);
+  auto token = std::make_shared<int>(0);
+  owned->Start(1ms, [&owned, token] { owned.reset(); });
+  CHECK(token.use_count() == 2);
+  s.RunAll();
+  CHECK(owned == nullptr);
+  CHECK(token.use_count() == 1);
+
+  OneShotTimer stopped(s);
+  stopped.Start(1ms, [token] {});
+  CHECK(token.use_count() == 2);
+  stopped.Stop();
+  CHECK(token.use_count() == 1);  // Stop destroys the task at once.
+  CHECK(s.pending_tasks() == 0);
 }
