@@ -109,6 +109,30 @@ TEST_CASE("ReplayConfig::Apply reads JSON objects, host objects and presets", "[
   for (const auto& p : {path, syntax, wrong}) std::remove(p.c_str());
 }
 
+TEST_CASE("ReplayConfig::Apply reads ToJson's output back", "[replay][config]") {
+  ReplayConfig original;
+  std::string error;
+  REQUIRE(original.Apply("lte", &error));
+  REQUIRE(original.Set("cdn.example:rtt_ms=12.5", &error));
+  REQUIRE(original.Set("cdn.example:tls=1.2", &error));
+  REQUIRE(original.Set("max_sockets=100", &error));
+  REQUIRE(original.Set("cache=off", &error));
+  REQUIRE(original.Set("placement=offset", &error));
+  REQUIRE(original.Set("seed=7", &error));
+  std::string path = WriteTemp("roundtrip.json", original.ToJson().dump(2));
+  ReplayConfig back;
+  INFO(error);
+  REQUIRE(back.Apply(path, &error));
+  CHECK(back.ToJson() == original.ToJson());
+  CHECK(back.network.ForHost("cdn.example").rtt == TimeDelta(12'500));
+  CHECK_FALSE(back.network.hosts.count("network"));
+
+  std::string wrong = WriteTemp("hosts.json", "{\"network\": {\"hosts\": {\"a.test\": 5}}}");
+  CHECK_FALSE(back.Apply(wrong, &error));
+  CHECK(error == wrong + ": network.hosts.a.test: expected an object of KEY: value");
+  for (const auto& p : {path, wrong}) std::remove(p.c_str());
+}
+
 TEST_CASE("ReplayConfig::Apply takes inline lists and preset names", "[replay][config]") {
   ReplayConfig c;
   std::string error;

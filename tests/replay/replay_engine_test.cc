@@ -215,6 +215,30 @@ TEST_CASE("Recorded cache hits cost their recorded time and no network", "[repla
   CHECK(timed_recorder.requests[0].end_ms - timed_recorder.requests[0].start_ms == 3);
 }
 
+TEST_CASE("A recorded cache hit's cost cannot overflow, whatever page it is given",
+          "[replay][engine]") {
+  // Past the readers' 1 GiB bound (a page built in code): the cost is that of 1 GiB, 20.488 s,
+  // and a recorded time past 1e10 ms is that bound.
+  TraceEntry huge = MakeEntry("https://a.example/huge.js", int64_t{1'000'000'000'000'000}, 0);
+  huge.recorded_from_cache = true;
+  huge.recorded_total_ms = 0;
+  TraceEntry slow = MakeEntry("https://a.example/slow.js", 10, 0);
+  slow.recorded_from_cache = true;
+  slow.recorded_total_ms = 1e300;
+  Recorder recorder;
+  std::string error;
+  REQUIRE(
+      Replay(test::ExampleConfig(), {Navigate(MakePage("p", {huge, slow}))}, &recorder, &error));
+  REQUIRE(recorder.requests.size() == 2);
+  for (const RequestResult& r : recorder.requests) {
+    if (r.url == "https://a.example/huge.js") {
+      CHECK(r.end_ms - r.start_ms == Approx(8 + 20 * 1024));
+    } else {
+      CHECK(r.end_ms - r.start_ms == Approx(1e10));
+    }
+  }
+}
+
 TEST_CASE("Untimed recorded cache hits cost Lantern's disk time and no network",
           "[replay][engine]") {
   TraceEntry hit = MakeEntry("https://a.example/big.js", 1024 * 1024, 0, "script");

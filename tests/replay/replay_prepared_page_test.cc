@@ -107,6 +107,40 @@ TEST_CASE("PreparePage uses recorded server times only when asked", "[replay][pr
   CHECK_FALSE(PreparePage(page, config)->entries[0].server_time.has_value());
 }
 
+TEST_CASE("PreparePage bounds the request bodies a page holds", "[replay][prepare]") {
+  // Six POSTs of 1 GiB each: each is modelled at 16 MiB, and the page holds at most 64 MiB of
+  // them, so the fifth and sixth fail with an error naming them rather than taking memory.
+  std::vector<TraceEntry> entries = {test::MakeEntry("https://a.example/", 10, 0, "document")};
+  for (int i = 1; i <= 6; ++i) {
+    TraceEntry post = test::MakeEntry("https://a.example/p" + std::to_string(i), 10, i);
+    post.method = "POST";
+    post.request_body_bytes = int64_t{1} << 30;
+    entries.push_back(post);
+  }
+  auto prepared = PreparePage(test::MakePage("p", entries), ReplayConfig());
+  for (int i = 1; i <= 4; ++i) {
+    CHECK(prepared->entries[i].kind == PreparedEntry::Kind::kNetwork);
+    CHECK(prepared->entries[i].request().body.size() == 16u << 20);
+  }
+  for (int i = 5; i <= 6; ++i) {
+    const PreparedEntry& p = prepared->entries[i];
+    CHECK(p.kind == PreparedEntry::Kind::kInvalid);
+    CHECK(p.request().body.empty());
+    CHECK(p.invalid_error == "ERR_FILE_TOO_BIG: entry " + std::to_string(i) +
+                                 "'s request body of 16777216 bytes passes the limit of 64 MiB "
+                                 "of request bodies per page");
+  }
+}
+
+TEST_CASE("PreparePage clamps times that would overflow the clock", "[replay][prepare]") {
+  TraceEntry e = test::MakeEntry("https://a.example/", 10);
+  e.server_ms = 1e300;
+  e.start_ms = 1e300;
+  auto prepared = PreparePage(test::MakePage("p", {e}), ReplayConfig());
+  CHECK(prepared->entries[0].server_time == Milliseconds(10'000'000'000));
+  CHECK(prepared->entries[0].offset == Milliseconds(10'000'000'000));
+}
+
 TEST_CASE("ReplayPageCache prepares a page once and stays bounded", "[replay][prepare]") {
   ReplayConfig config;
   ReplayPageCache cache(config, 2);

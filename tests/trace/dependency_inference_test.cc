@@ -204,5 +204,34 @@ TEST_CASE("Dependencies: a same-start entry becomes eligible for later children"
   CHECK(entries[3].gap_ms == Approx(20));
 }
 
+TEST_CASE("Dependencies: 20,000 entries sharing one start are placed without quadratic work",
+          "[trace][dependencies]") {
+  // A document (0..10 ms), then 20,000 zero-length scripts all at 20 ms (none can be the
+  // parent of another: they started together), then one image at 30 ms.
+  constexpr int kSame = 20'000;
+  std::vector<TraceEntry> entries(kSame + 2);
+  entries[0].start_ms = 0;
+  entries[0].recorded_total_ms = 10;
+  entries[0].resource_type = "document";
+  for (int i = 1; i <= kSame; ++i) {
+    entries[i].start_ms = 20;
+    entries[i].recorded_total_ms = 0;
+    entries[i].resource_type = "script";
+  }
+  entries[kSame + 1].start_ms = 30;
+  entries[kSame + 1].recorded_total_ms = 5;
+  entries[kSame + 1].resource_type = "image";
+  std::vector<DependencyHints> hints(entries.size());
+  InferDependencies(&entries, hints);
+  int wrong = 0;
+  for (int i = 1; i <= kSame; ++i) wrong += entries[i].parent != 0;
+  CHECK(wrong == 0);
+  CHECK(entries[1].gap_ms == Approx(10));
+  // Once the start moves on they have ended: the latest of them (ties go to the later entry).
+  CHECK(entries[kSame + 1].parent == kSame);
+  CHECK(entries[kSame + 1].initiator == InitiatorKind::kInferred);
+  CHECK(entries[kSame + 1].gap_ms == Approx(10));
+}
+
 }  // namespace
 }  // namespace netstack

@@ -92,6 +92,32 @@ TEST_CASE("HAR errors: entries", "[trace][har][errors]") {
         "t.har: log.entries[1].pageref: expected a string, got a number");
 }
 
+TEST_CASE("HAR errors: bounds on times and body sizes", "[trace][har][errors]") {
+  // Times past ~115 days would overflow the microsecond clock when rounded.
+  CHECK(ErrorAfter([](json& d) { d["log"]["entries"][1]["time"] = 1e300; }) ==
+        "t.har: log.entries[1].time: 1e+300 ms is more than the limit of 10000000000");
+  CHECK(ErrorAfter([](json& d) { d["log"]["entries"][1]["timings"]["wait"] = 2e10; }) ==
+        "t.har: log.entries[1].timings.wait: 20000000000 ms is more than the limit of "
+        "10000000000");
+  // Bodies past 1 GiB would be replayed as hours of filler.
+  CHECK(ErrorAfter([](json& d) { d["log"]["entries"][1]["response"]["bodySize"] = 1e15; }) ==
+        "t.har: log.entries[1].response: 1e+15 bytes, more than the limit of 1 GiB per body");
+  CHECK(ErrorAfter([](json& d) {
+          d["log"]["entries"][1]["response"]["bodySize"] = -1;
+          d["log"]["entries"][1]["response"]["content"]["size"] = 2e9;
+        }) ==
+        "t.har: log.entries[1].response: 2000000000 bytes, more than the limit of 1 GiB per body");
+  CHECK(ErrorAfter([](json& d) { d["log"]["entries"][1]["request"]["bodySize"] = 1073741825; }) ==
+        "t.har: log.entries[1].request.bodySize: 1073741825 bytes, more than the limit of 1 GiB "
+        "per body");
+  // The bound itself is accepted.
+  json document = Valid();
+  document["log"]["entries"][1]["response"]["bodySize"] = 1073741824;
+  document["log"]["entries"][1]["time"] = 1e10;
+  HarFile har = test::ParseOrFail(document);
+  CHECK(har.pages[0].entries[1].response_body_bytes == 1073741824);
+}
+
 TEST_CASE("HAR errors: headers", "[trace][har][errors]") {
   CHECK(ErrorAfter([](json& d) { d["log"]["entries"][1]["response"]["headers"] = "x"; }) ==
         "t.har: log.entries[1].response.headers: expected an array, got a string");

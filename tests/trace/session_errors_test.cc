@@ -106,7 +106,12 @@ TEST_CASE("Session errors: inline entries", "[trace][session][errors]") {
   CHECK(entry_error("[{\"url\": \"https://a.test/\", \"status\": 42}]") ==
         "s.jsonl:2: page.entries[0].status: 42 is out of range (100 to 599)");
   CHECK(entry_error("[{\"url\": \"https://a.test/\", \"bytes\": -1}]") ==
-        "s.jsonl:2: page.entries[0].bytes: -1 is out of range (0 to 1099511627776)");
+        "s.jsonl:2: page.entries[0].bytes: -1 is out of range (0 to 1073741824)");
+  // Bodies are bounded at 1 GiB, as in HAR files (trace.h).
+  CHECK(entry_error("[{\"url\": \"https://a.test/\", \"bytes\": 1099511627776}]") ==
+        "s.jsonl:2: page.entries[0].bytes: 1099511627776 is out of range (0 to 1073741824)");
+  CHECK(entry_error("[{\"url\": \"https://a.test/\", \"request_bytes\": 1073741825}]") ==
+        "s.jsonl:2: page.entries[0].request_bytes: 1073741825 is out of range (0 to 1073741824)");
   CHECK(entry_error("[{\"url\": \"https://a.test/\", \"bytes\": 1.5}]") ==
         "s.jsonl:2: page.entries[0].bytes: 1.5 is not an integer");
   CHECK(entry_error("[{\"url\": \"https://a.test/\", \"bytes\": \"1k\"}]") ==

@@ -42,7 +42,7 @@ int RunGenSessionCommand(const GenSessionOptions& options) {
   if (!out) {
     std::fprintf(stderr, "netstack: gen-session: cannot write %s: %s\n", options.output.c_str(),
                  std::strerror(errno));
-    return 1;
+    return 2;  // bad output path: bad usage, as replay says (DESIGN.md's exit statuses)
   }
   SyntheticSessionStats stats;
   bool ok = WriteSyntheticSession(options.model, out, &stats, &error);
@@ -54,7 +54,7 @@ int RunGenSessionCommand(const GenSessionOptions& options) {
     std::fprintf(stderr, "netstack: gen-session: %s: %s\n",
                  to_stdout ? "stdout" : options.output.c_str(), error.c_str());
     if (!to_stdout) std::remove(options.output.c_str());
-    return 1;
+    return 2;
   }
   if (!options.quiet) {
     std::fprintf(stderr, "netstack: wrote %s requests in %s navigations (%s pages) to %s\n",

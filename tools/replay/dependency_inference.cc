@@ -44,6 +44,22 @@ void InferDependencies(std::vector<TraceEntry>* entries_ptr,
   std::priority_queue<EndAndIndex, std::vector<EndAndIndex>, std::greater<EndAndIndex>> by_end;
   int ended_latest = -1, ended_latest_revealing = -1;
   double ended_latest_end = 0, ended_latest_revealing_end = 0;
+  auto ended = [&](double end, int index) {
+    if (ended_latest < 0 || end >= ended_latest_end) {
+      ended_latest = index;
+      ended_latest_end = end;
+    }
+    if (RevealsRequests(entries[index].resource_type) &&
+        (ended_latest_revealing < 0 || end >= ended_latest_revealing_end)) {
+      ended_latest_revealing = index;
+      ended_latest_revealing_end = end;
+    }
+  };
+  // Entries that ended but started at the current start (so zero-length, all at one instant):
+  // a parent must have started before its child, so they wait here, in (end, index) order, until
+  // the start moves past them. Kept aside rather than pushed back into `by_end`, which made
+  // many entries sharing a start quadratic.
+  std::vector<EndAndIndex> same_start;
 
   for (size_t i = 0; i < entries.size(); ++i) {
     TraceEntry& entry = entries[i];
@@ -55,25 +71,19 @@ void InferDependencies(std::vector<TraceEntry>* entries_ptr,
       // A parent must have started before its child: an entry that started at the same instant
       // (a zero-length recording, typically a cache read timed as nothing) was revealed by the
       // same parse, it did not reveal the child. Held back for later children.
-      std::vector<EndAndIndex> same_start;
+      if (!same_start.empty() && entries[same_start.front().second].start_ms < entry.start_ms) {
+        for (const auto& [end, index] : same_start) ended(end, index);
+        same_start.clear();
+      }
       while (!by_end.empty() && by_end.top().first <= entry.start_ms) {
         auto [end, index] = by_end.top();
         by_end.pop();
         if (entries[index].start_ms >= entry.start_ms) {
           same_start.emplace_back(end, index);
-          continue;
-        }
-        if (ended_latest < 0 || end >= ended_latest_end) {
-          ended_latest = index;
-          ended_latest_end = end;
-        }
-        if (RevealsRequests(entries[index].resource_type) &&
-            (ended_latest_revealing < 0 || end >= ended_latest_revealing_end)) {
-          ended_latest_revealing = index;
-          ended_latest_revealing_end = end;
+        } else {
+          ended(end, index);
         }
       }
-      for (const EndAndIndex& held : same_start) by_end.push(held);
       const DependencyHints& hint = hints[i];
       auto redirect =
           hint.url.empty() ? latest_redirect_to.end() : latest_redirect_to.find(hint.url);

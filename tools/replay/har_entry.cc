@@ -136,10 +136,23 @@ std::string NormalizedUrl(const Url& base, const std::string& reference) {
   return resolved.spec();
 }
 
+// A phase in ms, -1 when absent or negative (HAR's "does not apply"); more than kMaxTraceMs is
+// an error kept in `timings`.
 double PhaseOrAbsent(JsonFields& timings, const char* key) {
   double value = -1;
   timings.Number(key, &value);
+  if (value > kMaxTraceMs) {
+    timings.Fail(
+        key, FormatNumber(value) + " ms is more than the limit of " + FormatNumber(kMaxTraceMs));
+    return -1;
+  }
   return value < 0 ? -1 : value;
+}
+
+// "<path>: N bytes, more than the limit of 1 GiB per body" for a body over kMaxTraceBodyBytes.
+std::string BodyTooLarge(const std::string& path, double bytes) {
+  static_assert(kMaxTraceBodyBytes == int64_t{1} << 30, "the message says 1 GiB");
+  return path + ": " + FormatNumber(bytes) + " bytes, more than the limit of 1 GiB per body";
 }
 
 }  // namespace
@@ -224,6 +237,10 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   // Timings: every phase optional; negative means "does not apply".
   double time = -1;
   fields.Number("time", &time);
+  if (time > kMaxTraceMs) {
+    fields.Fail("time",
+                FormatNumber(time) + " ms is more than the limit of " + FormatNumber(kMaxTraceMs));
+  }
   if (const nlohmann::json* timings = fields.Object("timings")) {
     JsonFields phases(*timings, fields.PathOf("timings"));
     RecordedTimings& t = out->timings;
@@ -326,10 +343,18 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   } else {
     body = std::max(0.0, encoded_content);
   }
-  out->response_body_bytes = static_cast<int64_t>(std::llround(std::min(body, 1e15)));
+  if (body > static_cast<double>(kMaxTraceBodyBytes)) {
+    *error = BodyTooLarge(resp.path(), body);
+    return HarEntryStatus::kError;
+  }
+  out->response_body_bytes = static_cast<int64_t>(std::llround(body));
 
+  if (request_body > static_cast<double>(kMaxTraceBodyBytes)) {
+    *error = BodyTooLarge(req.PathOf("bodySize"), request_body);
+    return HarEntryStatus::kError;
+  }
   if (request_body >= 0) {
-    out->request_body_bytes = static_cast<int64_t>(std::llround(std::min(request_body, 1e15)));
+    out->request_body_bytes = static_cast<int64_t>(std::llround(request_body));
   } else if (post_data) {
     auto text = post_data->find("text");
     if (text != post_data->end() && text->is_string()) {

@@ -17,6 +17,7 @@ constexpr double kMinSingleEntryReceiveMs = 20;
 constexpr int64_t kMinSingleEntryBytes = 16 * 1024;
 constexpr double kWindowMs = 1000;
 constexpr size_t kMaxPageSpanMs = 600'000;  // receives after 10 minutes are not looked at
+constexpr double kMaxServerMs = 600'000;    // the server_ms key's bound (network_params)
 constexpr double kMaxRttMs = 60'000;
 
 struct HostSamples {
@@ -51,8 +52,9 @@ struct Throughput {
 // The busiest second of receiving in `page` (most bytes in a 1 s window, 1 ms slots), as bytes
 // over the time anything was being received in it, and the best single-entry throughput.
 void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* single_best) {
+  // Clamped before the casts: a page's times are bounded by the readers, but may be negative.
   size_t span = static_cast<size_t>(
-      std::min<double>(std::ceil(page.RecordedLastEndMs()) + 1, kMaxPageSpanMs));
+      std::clamp<double>(std::ceil(page.RecordedLastEndMs()) + 1, 0.0, kMaxPageSpanMs));
   std::vector<double> bytes(span + 1, 0.0);
   std::vector<uint8_t> busy(span + 1, 0);
   bool any = false;
@@ -70,8 +72,8 @@ void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* 
         *single_best = {bps, static_cast<double>(entry.response_body_bytes), entry.timings.receive};
       }
     }
-    size_t first = static_cast<size_t>(std::max(0.0, std::floor(start)));
-    size_t last = static_cast<size_t>(std::max(0.0, std::ceil(end)));
+    size_t first = static_cast<size_t>(std::clamp(std::floor(start), 0.0, 2.0 * kMaxPageSpanMs));
+    size_t last = static_cast<size_t>(std::clamp(std::ceil(end), 0.0, 2.0 * kMaxPageSpanMs));
     if (first >= span) continue;
     last = std::min(std::max(last, first + 1), span);
     double share =
@@ -200,7 +202,8 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
     std::vector<double> server;
     for (TraceEntry* entry : samples.entries) {
       double folded = entry == samples.first ? setup : 0;
-      entry->server_ms = std::max(0.0, entry->timings.wait - rtt - folded);
+      // Within the server_ms key's bound (10 minutes), so the estimate is a valid override.
+      entry->server_ms = std::clamp(entry->timings.wait - rtt - folded, 0.0, kMaxServerMs);
       server.push_back(entry->server_ms);
     }
     if (!server.empty()) {

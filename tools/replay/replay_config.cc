@@ -164,6 +164,61 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
   return true;
 }
 
+// Applies the members of a JSON config object (the "preset" member excepted: applied first by
+// the caller). A member whose value is an object is either the nested network of ToJson()
+// ("network": {..., "hosts": {...}}), the "hosts" object in it, or one host's overrides
+// ("cdn.example": {"rtt_ms": 20}). `prefix` names where `object` is, for messages.
+static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
+                             const std::string& prefix, int depth, std::string* error) {
+  for (const auto& [key, value] : object.items()) {
+    std::string text_value;
+    if (key == "preset") continue;
+    if (value.is_object()) {
+      if (depth == 0 && key == "network") {
+        // ToJson()'s form. A preset inside it replaces the network first, as at the top.
+        if (value.contains("preset") && (!ScalarText(value.at("preset"), &text_value) ||
+                                         !config->SetKey("preset", text_value, error))) {
+          if (error->empty()) *error = "network.preset: expected a name";
+          return false;
+        }
+        if (!ApplyJsonMembers(config, value, "network.", 1, error)) return false;
+        continue;
+      }
+      bool hosts = key == "hosts";
+      for (const auto& [sub_key, sub_value] : value.items()) {
+        if (hosts) {
+          if (!sub_value.is_object()) {
+            *error = prefix + "hosts." + sub_key + ": expected an object of KEY: value";
+            return false;
+          }
+          for (const auto& [host_key, host_value] : sub_value.items()) {
+            if (!ScalarText(host_value, &text_value)) {
+              *error =
+                  prefix + "hosts." + sub_key + "." + host_key + ": expected a string or a number";
+              return false;
+            }
+            if (!config->SetKey(sub_key + ":" + host_key, text_value, error)) return false;
+          }
+          continue;
+        }
+        // A host's overrides.
+        if (!ScalarText(sub_value, &text_value)) {
+          *error = prefix + key + "." + sub_key + ": expected a string or a number";
+          return false;
+        }
+        if (!config->SetKey(key + ":" + sub_key, text_value, error)) return false;
+      }
+      continue;
+    }
+    if (!ScalarText(value, &text_value)) {
+      *error = prefix + key + ": expected a string, a number or a boolean";
+      return false;
+    }
+    if (!config->SetKey(key, text_value, error)) return false;
+  }
+  return true;
+}
+
 bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
   if (IsRegularFile(spec)) {
     std::ifstream in(spec, std::ios::binary);
@@ -203,32 +258,10 @@ bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
           return false;
         }
       }
-      for (const auto& [key, value] : j.items()) {
-        std::string text_value;
-        std::string e;
-        if (key == "preset") continue;
-        if (value.is_object()) {
-          // A host's overrides.
-          for (const auto& [host_key, host_value] : value.items()) {
-            if (!ScalarText(host_value, &text_value)) {
-              *error = spec + ": " + key + "." + host_key + ": expected a string or a number";
-              return false;
-            }
-            if (!SetKey(key + ":" + host_key, text_value, &e)) {
-              *error = spec + ": " + e;
-              return false;
-            }
-          }
-          continue;
-        }
-        if (!ScalarText(value, &text_value)) {
-          *error = spec + ": " + key + ": expected a string, a number or a boolean";
-          return false;
-        }
-        if (!SetKey(key, text_value, &e)) {
-          *error = spec + ": " + e;
-          return false;
-        }
+      std::string e;
+      if (!ApplyJsonMembers(this, j, "", /*depth=*/0, &e)) {
+        *error = spec + ": " + e;
+        return false;
       }
       return true;
     }

@@ -45,7 +45,9 @@ struct ReplayConfig {
   bool SetKey(const std::string& key, const std::string& value, std::string* error);
   // Applies a config spec, in this order of interpretation:
   //   - an existing file: a JSON object of KEY: value (a value that is an object is a host's
-  //     overrides: {"cdn.example": {"rtt_ms": 20}}), or lines of KEY=VALUE with '#' comments;
+  //     overrides: {"cdn.example": {"rtt_ms": 20}}; ToJson()'s nested form {"network": {...,
+  //     "hosts": {"cdn.example": {...}}}, ...} is read too, so a --json summary's config can be
+  //     given back), or lines of KEY=VALUE with '#' comments;
   //   - text with '=': an inline list "KEY=VALUE,KEY=VALUE";
   //   - a preset name (the network of NetworkParams::Preset).
   // False with a one-line `error` naming the file and line ("a.conf:3: unknown key 'x'"), or

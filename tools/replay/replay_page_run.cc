@@ -128,13 +128,18 @@ void ReplayPageRun::StartEntry(int index) {
     }
     case PreparedEntry::Kind::kRecordedHit: {
       const TraceEntry& recorded = page_->page->entries[index];
-      int64_t bytes = std::max<int64_t>(0, recorded.response_body_bytes);
-      TimeDelta cost(kRecordedHitBaseUs + kRecordedHitUsPerMiB * bytes / (1024 * 1024));
+      // Clamped to the readers' bound (trace.h) and divided first, so that no page a caller
+      // builds can overflow the product.
+      int64_t bytes = std::clamp<int64_t>(recorded.response_body_bytes, 0, kMaxTraceBodyBytes);
+      constexpr int64_t kMiB = 1024 * 1024;
+      TimeDelta cost(kRecordedHitBaseUs + kRecordedHitUsPerMiB * (bytes / kMiB) +
+                     kRecordedHitUsPerMiB * (bytes % kMiB) / kMiB);
       // The browser's own cache is not modelled: when the recording timed the read, that is
       // what it cost (a memory-cache hit takes ~1 ms, a disk read more); Lantern's constant is
       // the fallback for recordings without a duration.
       if (recorded.recorded_total_ms > 0) {
-        cost = TimeDelta(static_cast<int64_t>(std::llround(recorded.recorded_total_ms * 1000)));
+        double ms = std::min(recorded.recorded_total_ms, kMaxTraceMs);
+        cost = TimeDelta(static_cast<int64_t>(std::llround(ms * 1000)));
       }
       e.task = scheduler_.PostDelayedTask(cost, [this, index] {
         entries_[index].task = kNoTask;
@@ -148,7 +153,7 @@ void ReplayPageRun::StartEntry(int index) {
       FinishEntry(index);
       return;
     case PreparedEntry::Kind::kInvalid:
-      CompleteLocally(index, "bypass", "ERR_INVALID_URL: " + p.invalid_reason);
+      CompleteLocally(index, "bypass", p.invalid_error);
       return;
   }
 }

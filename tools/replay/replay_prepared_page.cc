@@ -13,6 +13,10 @@ namespace {
 // A request body is filler of the recorded size, bounded like a header block would be by a
 // server: larger uploads are modelled at this size.
 constexpr int64_t kMaxRequestBodyBytes = 16 * 1024 * 1024;
+// The filler request bodies one prepared page holds, together: prepared pages are cached (64 of
+// them), so without this a HAR of many large POSTs would fill memory. Entries past it fail with
+// ERR_FILE_TOO_BIG.
+constexpr int64_t kMaxPageRequestBodyBytes = 64 * 1024 * 1024;
 // Response header bytes kept from the recording (servers commonly refuse more than 64 KiB).
 constexpr size_t kMaxResponseHeaderBytes = 64 * 1024;
 
@@ -168,11 +172,14 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
   auto out = std::make_shared<PreparedPage>();
   const size_t n = page->entries.size();
   out->entries.resize(n);
+  int64_t request_body_total = 0;
   for (size_t i = 0; i < n; ++i) {
     const TraceEntry& e = page->entries[i];
     PreparedEntry& p = out->entries[i];
-    p.offset = TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, e.start_ms) * 1000)));
-    p.gap = TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, e.gap_ms) * 1000)));
+    p.offset = TimeDelta(
+        static_cast<int64_t>(std::llround(std::clamp(e.start_ms, 0.0, kMaxTraceMs) * 1000)));
+    p.gap = TimeDelta(
+        static_cast<int64_t>(std::llround(std::clamp(e.gap_ms, 0.0, kMaxTraceMs) * 1000)));
     if (config.placement == Placement::kDependency && e.parent >= 0 &&
         e.parent < static_cast<int>(i))
       p.parent = e.parent;
@@ -182,7 +189,7 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
     std::string message;
     if (Url::Parse(e.url, &request.url, &message) != 0) {
       p.kind = PreparedEntry::Kind::kInvalid;
-      p.invalid_reason = message;
+      p.invalid_error = "ERR_INVALID_URL: " + message;
       continue;
     }
     if (e.recorded_from_cache) {
@@ -199,9 +206,18 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
       // Refused (bad name or value, over the bounds): not sent.
       request.extra_headers.SetHeader(name, value);
     }
-    if (e.request_body_bytes > 0)
-      request.body.assign(static_cast<size_t>(std::min(e.request_body_bytes, kMaxRequestBodyBytes)),
-                          'x');
+    if (e.request_body_bytes > 0) {
+      int64_t body = std::min(e.request_body_bytes, kMaxRequestBodyBytes);
+      if (request_body_total + body > kMaxPageRequestBodyBytes) {
+        p.kind = PreparedEntry::Kind::kInvalid;
+        p.invalid_error = "ERR_FILE_TOO_BIG: entry " + std::to_string(i) + "'s request body of " +
+                          std::to_string(body) +
+                          " bytes passes the limit of 64 MiB of request bodies per page";
+        continue;
+      }
+      request_body_total += body;
+      request.body.assign(static_cast<size_t>(body), 'x');
+    }
     const Url& url = request.url;
     p.host_header = url.HostHeader();
     p.match_hash = MatchHash(request.method, url.scheme(), p.host_header, url.path_and_query());
@@ -211,7 +227,8 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
     p.body_bytes = p.bodiless ? 0 : std::max<int64_t>(0, e.response_body_bytes);
     p.head = BuildResponseHead(e, bodiless_status, p.body_bytes);
     if (config.server_ms_from_trace && e.server_ms >= 0)
-      p.server_time = TimeDelta(static_cast<int64_t>(std::llround(e.server_ms * 1000)));
+      p.server_time =
+          TimeDelta(static_cast<int64_t>(std::llround(std::min(e.server_ms, kMaxTraceMs) * 1000)));
   }
   // Children lists (counting sort by parent).
   out->child_begin.assign(n + 1, 0);

@@ -30,7 +30,8 @@ struct PreparedEntry {
     kNetwork,      // issued as a UrlRequest
     kRecordedHit,  // the browser's cache served it when recorded: a local cost, no network
     kSkipped,      // no response was recorded (status 0): not replayed, counted
-    kInvalid,      // the URL does not parse: reported as a failed request
+    kInvalid,      // the URL does not parse, or the page's request bodies pass their bound
+                   // (64 MiB per page): reported as a failed request
   };
   Kind kind = Kind::kNetwork;
   // What the UrlRequest is created with (built once: url, method, headers, body of filler
@@ -38,7 +39,8 @@ struct PreparedEntry {
   UrlRequest::Params params;
   const HttpRequestInfo& request() const { return params.request; }
   RequestPriority priority() const { return params.priority; }
-  std::string invalid_reason;  // kInvalid
+  // kInvalid: the failure reported, "ERR_INVALID_URL: <why>" or "ERR_FILE_TOO_BIG: <which>".
+  std::string invalid_error;
 
   // The key the modelled server matches requests on: method, scheme, Host, target.
   uint64_t match_hash = 0;

@@ -19,8 +19,10 @@ class Distribution {
  public:
   explicit Distribution(size_t exact_limit = 262'144) : exact_limit_(exact_limit) {}
   void Add(double value);
-  // The q-quantile (0..1) by the nearest-rank method on sorted values; 0 when empty. Not
-  // const: sorts the exact values.
+  // The q-quantile (0..1); 0 when empty. While exact: linear interpolation between the closest
+  // ranks of the sorted values (R's type 7; the median of an even count is the mean of the
+  // middle two). From the histogram: the nearest rank (ceil(q * count)), as its bucket's middle.
+  // Not const: sorts the exact values.
   double Quantile(double q);
   size_t count() const { return count_; }
   double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0; }

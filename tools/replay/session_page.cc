@@ -10,8 +10,8 @@ namespace netstack {
 
 namespace {
 
-constexpr int64_t kMaxBytes = int64_t{1} << 40;  // 1 TiB: a response, or a request body
-constexpr double kMaxMs = 3'600'000;             // one hour: server time, gaps
+constexpr int64_t kMaxBytes = kMaxTraceBodyBytes;  // 1 GiB: a response, or a request body
+constexpr double kMaxMs = 3'600'000;               // one hour: server time, gaps
 constexpr double kMaxStartMs = 1e10;
 
 bool IsTokenChar(char c) {

@@ -21,7 +21,29 @@ constexpr size_t kMaxDefinedPages = 10'000;
 constexpr size_t kMaxCachedHarFiles = 64;
 constexpr uint64_t kMaxCachedHarBytes = 256ull << 20;
 constexpr size_t kMaxPageIdLength = 256;
-constexpr double kMaxEventMs = 1e10;  // about 115 days
+constexpr double kMaxEventMs = kMaxTraceMs;  // about 115 days
+// Defined pages are held for the whole session (a navigation may name them at any time), so
+// their memory is bounded on its own, apart from the HAR cache: a page taken from a HAR file
+// stays alive here after its file leaves the cache.
+constexpr uint64_t kMaxDefinedPageBytes = 256ull << 20;
+
+uint64_t HeaderBytes(const HeaderList& headers) {
+  uint64_t bytes = headers.capacity() * sizeof(headers[0]);
+  for (const auto& [name, value] : headers) bytes += name.capacity() + value.capacity();
+  return bytes;
+}
+
+// The memory `page` holds (its entries and their strings), near enough for a bound.
+uint64_t PageBytes(const TracePage& page) {
+  uint64_t bytes = sizeof(TracePage) + page.id.capacity() + page.title.capacity() +
+                   page.source.capacity() + page.entries.capacity() * sizeof(TraceEntry);
+  for (const TraceEntry& e : page.entries) {
+    bytes += e.url.capacity() + e.method.capacity() + e.status_text.capacity() +
+             e.resource_type.capacity() + e.http_version.capacity() + e.initiator_url.capacity() +
+             HeaderBytes(e.request_headers) + HeaderBytes(e.response_headers);
+  }
+  return bytes;
+}
 constexpr uint64_t kSniffBytes = 64 * 1024;
 constexpr uint64_t kMaxHarBytes = 512ull << 20;
 
@@ -229,6 +251,14 @@ class SessionSource : public TraceSource {
     if (!PageFromSpec(json, "", kFields, id, &page, error)) {
       return false;
     }
+    // A page defined under two ids counts twice: the bound errs on the safe side.
+    uint64_t bytes = PageBytes(*page);
+    if (defined_bytes_ + bytes > kMaxDefinedPageBytes) {
+      *error = "page '" + id.substr(0, 64) + "': defined pages would hold more than the limit of " +
+               FormatByteLimit(kMaxDefinedPageBytes) + " of memory";
+      return false;
+    }
+    defined_bytes_ += bytes;
     defined_.emplace(id, std::move(page));
     return true;
   }
@@ -324,6 +354,7 @@ class SessionSource : public TraceSource {
   SessionHarCache har_cache_;
   SessionUrlCheck urls_;
   std::unordered_map<std::string, std::shared_ptr<const TracePage>> defined_;
+  uint64_t defined_bytes_ = 0;  // PageBytes of defined_, within kMaxDefinedPageBytes
   double last_t_ = 0;
   bool done_ = false;
 };

@@ -14,6 +14,14 @@ namespace netstack {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
+// The largest body (a response, or a request) a trace may describe: 1 GiB. Both readers refuse
+// more with an error naming the entry: a replay pushes every response byte through the real
+// stack as filler, so a recorded 1e15 bytes would take CPU hours.
+constexpr int64_t kMaxTraceBodyBytes = int64_t{1} << 30;
+// The largest time in ms a trace may carry (a HAR entry's "time" and phases, a session's "t"):
+// about 115 days. Larger values are errors, never rounded into overflowing integers.
+constexpr double kMaxTraceMs = 1e10;
+
 // HAR timings in ms; -1 where the recording has none (HAR's "does not apply").
 struct RecordedTimings {
   double blocked = -1, dns = -1, connect = -1, ssl = -1, send = -1, wait = -1, receive = -1;
