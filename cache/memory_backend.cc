@@ -6,6 +6,43 @@
 
 namespace netstack {
 
+namespace {
+
+// An append smaller than this goes into the last chunk while that chunk is under it, so a
+// body written in tiny pieces does not cost a chunk (and an allocation) per piece.
+constexpr size_t kMinChunkBytes = 16 * 1024;
+
+}  // namespace
+
+void MemoryBackend::Body::Append(const char* data, size_t len) {
+  if (len == 0) return;
+  if (chunks.empty() || chunks.back().size() >= kMinChunkBytes) {
+    chunks.emplace_back();
+    // Exactly what arrived when it is a chunk on its own; room to fill up to the minimum else.
+    chunks.back().reserve(std::max(len, std::min(kMinChunkBytes, len * 4)));
+    ends.push_back(size);
+  }
+  chunks.back().append(data, len);
+  size += static_cast<int64_t>(len);
+  ends.back() = size;
+}
+
+size_t MemoryBackend::Body::Read(int64_t offset, char* out, size_t len) const {
+  // The first chunk ending after `offset`.
+  size_t i = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), offset) - ends.begin());
+  size_t copied = 0;
+  while (copied < len && i < chunks.size()) {
+    const int64_t start = ends[i] - static_cast<int64_t>(chunks[i].size());
+    const size_t at = static_cast<size_t>(offset - start);
+    const size_t n = std::min(len - copied, chunks[i].size() - at);
+    std::memcpy(out + copied, chunks[i].data() + at, n);
+    copied += n;
+    offset += static_cast<int64_t>(n);
+    ++i;
+  }
+  return copied;
+}
+
 // An opened entry reads one committed Data; a created one accumulates headers and body until
 // Commit hands them to the backend.
 class MemoryBackend::Entry : public CacheEntry {
@@ -36,7 +73,7 @@ class MemoryBackend::Entry : public CacheEntry {
     }
     if (error_ != OK || committed_) return;
     if (headers.size() > limit ||
-        static_cast<int64_t>(headers.size() + body_.size()) > backend->config_.entry_limit()) {
+        static_cast<int64_t>(headers.size()) + body_.size > backend->config_.entry_limit()) {
       Fail(ERR_FILE_TOO_BIG);
       return;
     }
@@ -45,18 +82,13 @@ class MemoryBackend::Entry : public CacheEntry {
     headers_ = std::move(headers);
   }
 
-  int64_t body_size() const override {
-    return created_ ? static_cast<int64_t>(body_.size())
-                    : static_cast<int64_t>(data_->body->size());
-  }
+  int64_t body_size() const override { return created_ ? body_.size : data_->body->size; }
 
   int ReadBody(int64_t offset, char* buf, int len, CompletionCallback callback) override {
     if (created_ || offset < 0 || len <= 0) return ERR_INVALID_ARGUMENT;
-    const std::string& body = *data_->body;
-    if (offset >= static_cast<int64_t>(body.size())) return 0;
-    size_t n = std::min<size_t>(static_cast<size_t>(len), body.size() - offset);
-    std::memcpy(buf, body.data() + offset, n);
-    return static_cast<int>(n);
+    const Body& body = *data_->body;
+    if (offset >= body.size) return 0;
+    return static_cast<int>(body.Read(offset, buf, static_cast<size_t>(len)));
   }
 
   int AppendBody(const char* data, int len) override {
@@ -66,12 +98,11 @@ class MemoryBackend::Entry : public CacheEntry {
     MemoryBackend* backend = backend_.get();
     if (!backend) return Fail(ERR_CACHE_WRITE_FAILURE);
     if (len < 0) return Fail(ERR_INVALID_ARGUMENT);
-    if (static_cast<int64_t>(headers_.size() + body_.size()) + len >
-        backend->config_.entry_limit()) {
+    if (static_cast<int64_t>(headers_.size()) + body_.size + len > backend->config_.entry_limit()) {
       return Fail(ERR_FILE_TOO_BIG);
     }
     if (!Reserve(len)) return error_;
-    body_.append(data, static_cast<size_t>(len));
+    body_.Append(data, static_cast<size_t>(len));
     return OK;
   }
 
@@ -86,7 +117,7 @@ class MemoryBackend::Entry : public CacheEntry {
     } else if (result == OK) {
       ReleasePending();
       result = backend->CommitEntry(key_, std::move(headers_),
-                                    std::make_shared<const std::string>(std::move(body_)));
+                                    std::make_shared<const Body>(std::move(body_)));
     }
     if (created_ && !committed_) {
       committed_ = true;
@@ -125,7 +156,7 @@ class MemoryBackend::Entry : public CacheEntry {
   int Fail(int error) {
     if (error_ == OK) error_ = error;
     ReleasePending();
-    std::string().swap(body_);
+    body_ = Body();
     return error_;
   }
 
@@ -137,7 +168,7 @@ class MemoryBackend::Entry : public CacheEntry {
   std::shared_ptr<const Data> data_;
   // Created entries.
   std::string headers_;
-  std::string body_;
+  Body body_;
   int error_ = OK;
   bool committed_ = false;
   int64_t pending_ = 0;  // our share of the backend's pending_bytes_
@@ -238,12 +269,12 @@ void MemoryBackend::PostResult(CompletionCallback callback, int result) {
 }
 
 int MemoryBackend::CommitEntry(const std::string& key, std::string headers,
-                               std::shared_ptr<const std::string> body) {
+                               std::shared_ptr<const Body> body) {
   IndexEntry entry;
   entry.id = next_id_++;
   entry.info.key = key;
   entry.info.headers_size = static_cast<int64_t>(headers.size());
-  entry.info.body_size = static_cast<int64_t>(body->size());
+  entry.info.body_size = body->size;
   entry.info.created = entry.info.last_used = clock_.Now();
   data_[entry.id] = std::make_shared<const Data>(Data{std::move(headers), std::move(body)});
   IndexEntry replaced;

@@ -55,17 +55,27 @@ class MemoryBackend : public CacheBackend {
   int Open(const std::string& key, std::unique_ptr<CacheEntry>* entry, EntryCallback callback,
            bool count_use);
   class Entry;
+  // A body as appended: a list of chunks, so appending never moves the bytes already stored
+  // (one copy per byte instead of a growing string's reallocations). Small appends share a
+  // chunk so per-chunk overhead stays bounded.
+  struct Body {
+    std::vector<std::string> chunks;
+    std::vector<int64_t> ends;  // ends[i]: body offset just past chunks[i]
+    int64_t size = 0;
+    void Append(const char* data, size_t len);
+    // Copies up to `len` bytes at `offset` (< size) into `out`; returns how many.
+    size_t Read(int64_t offset, char* out, size_t len) const;
+  };
   // One committed version: never changed after commit (a headers update makes a new Data
   // sharing the body).
   struct Data {
     std::string headers;
-    std::shared_ptr<const std::string> body;
+    std::shared_ptr<const Body> body;
   };
 
   // Entry's hooks.
   void PostResult(CompletionCallback callback, int result);
-  int CommitEntry(const std::string& key, std::string headers,
-                  std::shared_ptr<const std::string> body);
+  int CommitEntry(const std::string& key, std::string headers, std::shared_ptr<const Body> body);
   void UpdateHeaders(const std::string& key, uint64_t id, std::string headers);
   void DoomVersion(const std::string& key, uint64_t id);
   void EvictIfNeeded();

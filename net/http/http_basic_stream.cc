@@ -190,6 +190,15 @@ int HttpBasicStream::DoReadBodyLoop() {
           SetError(ERR_RESPONSE_BODY_TOO_BIG,
                    "response body over " + std::to_string(params_.max_body_bytes) + " bytes"));
     }
+    if (direct_ready_ > 0) {
+      // The socket read into the caller's buffer and every byte was body: already in place.
+      const int rv = direct_ready_;
+      direct_ready_ = 0;
+      parser_->ConsumeBody(static_cast<size_t>(rv));
+      body_bytes_read_ += rv;
+      LogFilteredBytes(rv);
+      return FinishOp(rv);
+    }
     // Decode what the parser holds; with nothing buffered this still flushes output the
     // decoder kept back when the caller's buffer was full.
     std::string_view raw = parser_->PeekBody();
@@ -199,11 +208,7 @@ int HttpBasicStream::DoReadBodyLoop() {
     if (rv < 0) return FinishOp(SetError(rv, decoder_->error_message()));
     if (rv > 0) {
       body_bytes_read_ += rv;
-      if (net_log_.IsCapturing()) {
-        net_log_.AddEvent(NetLogEventType::URL_REQUEST_JOB_FILTERED_BYTES_READ, [rv] {
-          return nlohmann::json{{"byte_count", rv}};
-        });
-      }
+      LogFilteredBytes(rv);
       return FinishOp(rv);
     }
     if (parser_->message_complete()) {
@@ -219,8 +224,31 @@ int HttpBasicStream::DoReadBodyLoop() {
   }
 }
 
+void HttpBasicStream::LogFilteredBytes(int count) const {
+  if (!net_log_.IsCapturing()) return;
+  net_log_.AddEvent(NetLogEventType::URL_REQUEST_JOB_FILTERED_BYTES_READ, [count] {
+    return nlohmann::json{{"byte_count", count}};
+  });
+}
+
 int HttpBasicStream::ReadSocket() {
   const size_t size = std::max<size_t>(params_.read_buffer_bytes, 1);
+  // Reads of the same size either way, so the socket sees the same calls.
+  direct_read_ = op_ == Op::kReadBody && decoder_ && decoder_->passes_through() &&
+                 parser_->buffered_body_bytes() == 0 && static_cast<size_t>(user_len_) >= size;
+  if (direct_read_) {
+    // The caller's buffer stays valid until the read completes or this stream is destroyed,
+    // which disconnects the socket (ReadResponseBody's contract).
+    int rv = socket_->Read(user_buf_, static_cast<int>(size),
+                           [weak = weak_factory_.GetWeakPtr()](int result) {
+                             if (HttpBasicStream* self = weak.get()) self->OnIoComplete(result);
+                           });
+    if (rv == ERR_IO_PENDING) {
+      io_pending_ = true;
+      StartIdleTimer();
+    }
+    return rv;
+  }
   // Not zero-filled: the socket writes before anyone reads (zeroing 32 KiB per request was a
   // measurable share of a keep-alive fetch).
   if (!read_buf_) read_buf_ = std::shared_ptr<char[]>(new char[size]);
@@ -246,6 +274,19 @@ int HttpBasicStream::HandleReadResult(int rv) {
     return result == OK ? OK : SetError(result, parser_->error_message());
   }
   if (first_byte_ == TimeTicks{}) first_byte_ = scheduler_.Now();
+  if (direct_read_) {
+    direct_read_ = false;
+    const int64_t before = parser_->body_bytes_received();
+    int result = parser_->Consume(user_buf_, static_cast<size_t>(rv));
+    if (result != OK) return SetError(result, parser_->error_message());
+    // All of it body (no framing, nothing after the response): the caller's buffer already
+    // holds the answer. Otherwise the parser's copy is decoded into it as usual.
+    if (parser_->body_bytes_received() - before == rv &&
+        parser_->buffered_body_bytes() == static_cast<size_t>(rv)) {
+      direct_ready_ = rv;
+    }
+    return OK;
+  }
   int result = parser_->Consume(read_buf_.get(), static_cast<size_t>(rv));
   if (result != OK) return SetError(result, parser_->error_message());
   return OK;

@@ -124,6 +124,8 @@ class HttpBasicStream {
   int DoReadBodyLoop();
   // Starts a socket read; returns bytes, 0, an error or ERR_IO_PENDING.
   int ReadSocket();
+  // URL_REQUEST_JOB_FILTERED_BYTES_READ, only while capturing.
+  void LogFilteredBytes(int count) const;
   // Feeds a completed socket read (bytes or 0 for EOF) to the parser.
   int HandleReadResult(int rv);
   int RunLoop();
@@ -151,6 +153,11 @@ class HttpBasicStream {
   CompletionCallback callback_;
   char* user_buf_ = nullptr;
   int user_len_ = 0;
+  // Identity body, nothing buffered, caller's buffer at least a read buffer: the socket reads
+  // straight into the caller's buffer (one copy fewer per body byte). direct_ready_: bytes
+  // there that the parser took as body, in order, so they are the answer as they stand.
+  bool direct_read_ = false;
+  int direct_ready_ = 0;
 
   OneShotTimer idle_timer_;
   int error_ = OK;

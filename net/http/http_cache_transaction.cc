@@ -1,5 +1,8 @@
 #include "net/http/http_cache_transaction.h"
 
+#include <algorithm>
+#include <string>
+
 #include "net/http/http_cache.h"
 #include "net/http/http_util.h"
 #include "net/http/url_request_context.h"
@@ -423,6 +426,17 @@ int HttpCacheTransaction::DoReadBody() {
         return FinishBody(rv);
       }
     }
+    if (decoder_->passes_through() && raw_pending_.empty() && !raw_eof_) {
+      // Nothing to decode: the raw bytes are the body, read straight into the caller's buffer.
+      int rv = ReadRaw(user_buf_, std::min(user_len_, kRawBufferBytes));
+      if (rv == ERR_IO_PENDING) {
+        direct_read_pending_ = true;
+        return rv;
+      }
+      rv = HandleDirectResult(rv);
+      if (rv != 0) return rv;
+      continue;  // the end: Finish below
+    }
     int rv = decoder_->Decode(&raw_pending_, user_buf_, static_cast<size_t>(user_len_));
     if (rv > 0) return rv;
     if (rv < 0) {
@@ -434,22 +448,39 @@ int HttpCacheTransaction::DoReadBody() {
       if (rv != OK) error_detail_ = decoder_->error_message();
       return FinishBody(rv);
     }
-    rv = ReadRaw();
+    if (!raw_buf_) raw_buf_.reset(new char[kRawBufferBytes]);
+    rv = ReadRaw(raw_buf_.get(), kRawBufferBytes);
     if (rv == ERR_IO_PENDING) return rv;
     rv = HandleRawResult(rv);
     if (rv < 0) return FinishBody(rv);
   }
 }
 
-int HttpCacheTransaction::ReadRaw() {
-  if (!raw_buf_) raw_buf_.reset(new char[kRawBufferBytes]);
+int HttpCacheTransaction::ReadRaw(char* buf, int len) {
   auto callback = [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnRawReadComplete(rv);
   };
-  if (source_ == Source::kEntry)
-    return entry_->ReadBody(raw_bytes_read_, raw_buf_.get(), kRawBufferBytes, callback);
-  if (source_ == Source::kNetwork) return network_->Read(raw_buf_.get(), kRawBufferBytes, callback);
+  if (source_ == Source::kEntry) return entry_->ReadBody(raw_bytes_read_, buf, len, callback);
+  if (source_ == Source::kNetwork) return network_->Read(buf, len, callback);
   return 0;
+}
+
+int HttpCacheTransaction::HandleDirectResult(int rv) {
+  if (rv <= 0) {
+    rv = HandleRawResult(rv);
+    return rv < 0 ? FinishBody(rv) : 0;
+  }
+  raw_bytes_read_ += rv;
+  direct_bytes_ += rv;
+  // The bound a pass-through ContentDecoder applies (on what it copied and what came here),
+  // with its message.
+  const int64_t max_body_bytes = context_->config().stream.max_body_bytes;
+  if (decoder_->output_bytes() + direct_bytes_ > max_body_bytes) {
+    error_detail_ = "response body over " + std::to_string(max_body_bytes) + " bytes";
+    return FinishBody(ERR_RESPONSE_BODY_TOO_BIG);
+  }
+  if (writer_) writer_->Append(user_buf_, rv);
+  return rv;
 }
 
 int HttpCacheTransaction::HandleRawResult(int rv) {
@@ -475,8 +506,14 @@ int HttpCacheTransaction::HandleRawResult(int rv) {
 }
 
 void HttpCacheTransaction::OnRawReadComplete(int rv) {
-  rv = HandleRawResult(rv);
-  rv = rv < 0 ? FinishBody(rv) : DoReadBody();
+  if (direct_read_pending_) {
+    direct_read_pending_ = false;
+    rv = HandleDirectResult(rv);
+    if (rv == 0) rv = DoReadBody();
+  } else {
+    rv = HandleRawResult(rv);
+    rv = rv < 0 ? FinishBody(rv) : DoReadBody();
+  }
   if (rv == ERR_IO_PENDING) return;
   CompletionCallback cb = std::move(read_callback_);
   read_callback_ = nullptr;

@@ -119,10 +119,13 @@ class HttpCacheTransaction : public HttpTransaction {
 
   // Body: pulls raw bytes from the source, decodes them into the caller's buffer.
   int DoReadBody();
-  // Starts one raw read from the source; bytes, 0, an error or ERR_IO_PENDING.
-  int ReadRaw();
+  // Starts one raw read from the source into `buf`; bytes, 0, an error or ERR_IO_PENDING.
+  int ReadRaw(char* buf, int len);
   // Takes a raw read's result (bytes into raw_pending_, 0 as the end, or an error).
   int HandleRawResult(int rv);
+  // Takes the result of a raw read made straight into the caller's buffer (identity coding):
+  // the bytes (> 0, already the body), 0 at the end (raw_eof_ set), or a terminal error.
+  int HandleDirectResult(int rv);
   void OnRawReadComplete(int rv);
   // The body ended (0) or failed: finishes the write (commit or abandon) and the timing.
   int FinishBody(int rv);
@@ -168,6 +171,10 @@ class HttpCacheTransaction : public HttpTransaction {
   bool raw_eof_ = false;
   int body_result_ = 1;  // 0 or an error once the body ended
   int64_t raw_bytes_read_ = 0;
+  // Identity coding: raw reads go straight into the caller's buffer (no copy through
+  // raw_buf_), and the decoder's output bound is applied here.
+  bool direct_read_pending_ = false;
+  int64_t direct_bytes_ = 0;
   char* user_buf_ = nullptr;
   int user_len_ = 0;
   CompletionCallback read_callback_;

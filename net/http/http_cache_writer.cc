@@ -47,6 +47,12 @@ void HttpCacheWriter::Finish(int result) {
   // The commit outlives this writer. The NetLog outlives the context, hence the backend, whose
   // pending callbacks are dropped when it goes.
   const int64_t bytes = bytes_written_;
+  if (!net_log_.IsCapturing()) {
+    // The callback only logs: without a capture it would cost a posted task per response.
+    entry_->Commit(nullptr);
+    Release();
+    return;
+  }
   entry_->Commit([net_log = net_log_, bytes](int rv) {
     net_log.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_DATA, [bytes, rv] {
       nlohmann::json params{{"bytes", bytes}, {"committed", rv == OK}};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 
 #include "net/http/http_date.h"
 #include "net/http/http_util.h"
@@ -58,12 +59,64 @@ bool Base64Decode(std::string_view in, std::string* out) {
   return true;
 }
 
-bool IsValidUtf8(std::string_view s) { return SanitizeUtf8(s) == s; }
+bool IsValidUtf8(std::string_view s) {
+  // Header lines are nearly always ASCII: check that without building a copy.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return true;
+  return SanitizeUtf8(s) == s;
+}
 
-// A byte string as JSON: itself when valid UTF-8, else {"base64": ...}.
-nlohmann::json BytesToJson(std::string_view s) {
-  if (IsValidUtf8(s)) return std::string(s);
-  return nlohmann::json{{"base64", Base64Encode(s)}};
+// `s` (valid UTF-8) as a JSON string, escaped as nlohmann::json's dump() escapes it (no
+// ensure_ascii): the short escapes for \b \t \n \f \r \" and \\, \u00xx for other control
+// characters, every other byte as is.
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        const char escaped[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        out->append(escaped, sizeof(escaped));
+      }
+    }
+  }
+  out->append(s.data() + run, s.size() - run);
+  out->push_back('"');
+}
+
+// A byte string as JSON: itself when valid UTF-8, else {"base64":"..."}.
+void AppendBytes(std::string_view s, std::string* out) {
+  if (IsValidUtf8(s)) {
+    AppendJsonString(s, out);
+    return;
+  }
+  out->append("{\"base64\":\"").append(Base64Encode(s)).append("\"}");
 }
 
 bool BytesFromJson(const nlohmann::json& j, std::string* out) {
@@ -97,6 +150,120 @@ bool GetTime(const nlohmann::json& root, const char* name, Time* out, std::strin
   return true;
 }
 
+// Reads the blob Serialize writes, as it writes it, without building a JSON tree: exact key
+// order, no whitespace, strings of printable ASCII without escapes, integers without sign.
+// Anything else (another writer's equivalent JSON, an escape, a non-ASCII byte, a damaged
+// blob, any field that Parse would refuse) returns false and Parse takes the general path, so
+// what this accepts is exactly a subset of what the general path accepts, with the same result.
+class CanonicalReader {
+ public:
+  explicit CanonicalReader(std::string_view in) : in_(in) {}
+
+  bool Literal(std::string_view text) {
+    if (in_.substr(pos_, text.size()) != text) return false;
+    pos_ += text.size();
+    return true;
+  }
+  bool Peek(char c) const { return pos_ < in_.size() && in_[pos_] == c; }
+  bool AtEnd() const { return pos_ == in_.size(); }
+
+  // A string of printable ASCII, no escapes.
+  bool String(std::string_view* out) {
+    if (!Literal("\"")) return false;
+    const size_t start = pos_;
+    for (; pos_ < in_.size(); ++pos_) {
+      const unsigned char c = static_cast<unsigned char>(in_[pos_]);
+      if (c == '"') {
+        *out = in_.substr(start, pos_ - start);
+        ++pos_;
+        return true;
+      }
+      if (c < 0x20 || c > 0x7E || c == '\\') return false;
+    }
+    return false;
+  }
+
+  // A string or {"base64":"..."} (BytesFromJson).
+  bool Bytes(std::string* out) {
+    std::string_view text;
+    if (Peek('"')) {
+      if (!String(&text)) return false;
+      out->assign(text);
+      return true;
+    }
+    return Literal("{\"base64\":") && String(&text) && Literal("}") && Base64Decode(text, out);
+  }
+
+  // A non-negative integer of at most 18 digits (no int64 overflow), no leading zero.
+  bool Integer(int64_t* out) {
+    const size_t start = pos_;
+    int64_t v = 0;
+    while (pos_ < in_.size() && in_[pos_] >= '0' && in_[pos_] <= '9' && pos_ - start < 18)
+      v = v * 10 + (in_[pos_++] - '0');
+    const size_t digits = pos_ - start;
+    if (digits == 0 || (digits > 1 && in_[start] == '0')) return false;
+    if (pos_ < in_.size() && in_[pos_] >= '0' && in_[pos_] <= '9') return false;
+    *out = v;
+    return true;
+  }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+bool ParseCanonical(std::string_view blob, HttpResponseInfo* info) {
+  CanonicalReader r(blob);
+  HttpResponseInfo out;
+  if (!r.Literal("{\"format\":\"") || !r.Literal(kFormatName) || !r.Literal("\",\"headers\":["))
+    return false;
+  std::string block;
+  std::string line;
+  for (bool first = true; !r.Peek(']'); first = false) {
+    if (!first && !r.Literal(",")) return false;
+    if (!r.Bytes(&line) || line.find_first_of("\r\n") != std::string::npos) return false;
+    block.append(line).append("\r\n");
+  }
+  if (block.empty()) return false;
+  block.append("\r\n");
+  int64_t request_us = 0;
+  int64_t response_us = 0;
+  if (!r.Literal("],\"request_time_us\":") || !r.Integer(&request_us) ||
+      !r.Literal(",\"response_time_us\":") || !r.Integer(&response_us) ||
+      request_us > kMaxTimeMicros || response_us > kMaxTimeMicros || !r.Literal(",\"url\":") ||
+      !r.Bytes(&out.url) || !r.Literal(",\"vary\":{")) {
+    return false;
+  }
+  out.request_time = TimeFromUnixMicros(request_us);
+  out.response_time = TimeFromUnixMicros(response_us);
+  std::string_view previous_key;
+  for (bool first = true; !r.Peek('}'); first = false) {
+    if (!first && !r.Literal(",")) return false;
+    std::string_view key;
+    // Keys strictly increasing: the general path's (sorted, duplicates merged) order.
+    if (!r.String(&key) || (!first && !(previous_key < key)) || !r.Literal(":")) return false;
+    previous_key = key;
+    HttpResponseInfo::VaryValue v{ToLowerAscii(key), std::nullopt};
+    if (!r.Literal("null")) {
+      std::string value;
+      if (!r.Bytes(&value)) return false;
+      v.value = std::move(value);
+    }
+    if (out.vary.size() >= HttpResponseInfo::kMaxVaryHeaders) return false;
+    out.vary.push_back(std::move(v));
+  }
+  int64_t version = 0;
+  if (!r.Literal("},\"version\":") || !r.Integer(&version) ||
+      version != HttpResponseInfo::kFormatVersion || !r.Literal("}") || !r.AtEnd()) {
+    return false;
+  }
+  std::string parse_error;
+  out.headers = HttpResponseHeaders::Parse(block, &parse_error);
+  if (!out.headers) return false;
+  *info = std::move(out);
+  return true;
+}
+
 }  // namespace
 
 bool HttpResponseInfo::SetVaryFromRequest(const HttpRequestHeaders& request) {
@@ -118,27 +285,55 @@ bool HttpResponseInfo::SetVaryFromRequest(const HttpRequestHeaders& request) {
 }
 
 std::string HttpResponseInfo::Serialize() const {
-  nlohmann::json lines = nlohmann::json::array();
+  // Written directly rather than through nlohmann::json (which built a tree of allocations for
+  // every stored response), producing the very bytes nlohmann's dump() did: no whitespace,
+  // keys in std::map order, its string escapes. tests/http/http_response_info_test.cc checks
+  // the two writers agree.
+  std::string out;
+  size_t estimate = 160 + url.size();
   if (headers) {
-    lines.push_back(BytesToJson(headers->GetStatusLine()));
+    estimate += headers->GetStatusLine().size();
     for (const HttpResponseHeaders::Header& h : headers->headers())
-      lines.push_back(BytesToJson(h.name + ": " + h.value));
+      estimate += h.name.size() + h.value.size() + 8;
   }
-  nlohmann::json vary_json = nlohmann::json::object();
-  for (const VaryValue& v : vary)
-    vary_json[SanitizeUtf8(v.name)] = v.value ? BytesToJson(*v.value) : nlohmann::json(nullptr);
-  // Key order is nlohmann's (sorted); readers never depend on it.
-  nlohmann::json root{{"format", kFormatName},
-                      {"version", kFormatVersion},
-                      {"url", BytesToJson(url)},
-                      {"request_time_us", ToUnixMicros(request_time)},
-                      {"response_time_us", ToUnixMicros(response_time)},
-                      {"headers", std::move(lines)},
-                      {"vary", std::move(vary_json)}};
-  return root.dump();
+  out.reserve(estimate);
+  out.append("{\"format\":\"").append(kFormatName).append("\",\"headers\":[");
+  if (headers) {
+    AppendBytes(headers->GetStatusLine(), &out);
+    std::string line;
+    for (const HttpResponseHeaders::Header& h : headers->headers()) {
+      line.assign(h.name).append(": ").append(h.value);
+      out.push_back(',');
+      AppendBytes(line, &out);
+    }
+  }
+  out.append("],\"request_time_us\":").append(std::to_string(ToUnixMicros(request_time)));
+  out.append(",\"response_time_us\":").append(std::to_string(ToUnixMicros(response_time)));
+  out.append(",\"url\":");
+  AppendBytes(url, &out);
+  out.append(",\"vary\":{");
+  // As a JSON object: sorted by key, the last of equal keys wins.
+  std::map<std::string, const VaryValue*> sorted;
+  for (const VaryValue& v : vary) sorted.insert_or_assign(SanitizeUtf8(v.name), &v);
+  bool first = true;
+  for (const auto& [name, v] : sorted) {
+    if (!first) out.push_back(',');
+    first = false;
+    AppendJsonString(name, &out);
+    out.push_back(':');
+    if (v->value) {
+      AppendBytes(*v->value, &out);
+    } else {
+      out.append("null");
+    }
+  }
+  out.append("},\"version\":").append(std::to_string(kFormatVersion)).append("}");
+  return out;
 }
 
 bool HttpResponseInfo::Parse(std::string_view blob, HttpResponseInfo* info, std::string* error) {
+  // Nearly every blob is one Serialize wrote: read it without a JSON tree.
+  if (ParseCanonical(blob, info)) return true;
   nlohmann::json root = nlohmann::json::parse(blob, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) return Fail(error, "not JSON");
   if (!root.is_object()) return Fail(error, "not a JSON object");

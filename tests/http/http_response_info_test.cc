@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "net/http/http_util.h"
 
 namespace netstack {
 namespace {
@@ -155,6 +158,97 @@ TEST_CASE("HttpResponseInfo::Parse refuses malformed blobs with a one-line reaso
   std::string error;
   CHECK_FALSE(HttpResponseInfo::Parse(binary, &info, &error));
   CHECK(error == "stream 0: not JSON");
+}
+
+// The JSON-library writer Serialize used before it wrote the blob directly: the format's
+// reference. Serialize must produce the same bytes (entries already on disk were written by it,
+// and `cache show` readers compare blobs).
+std::string ReferenceSerialize(const HttpResponseInfo& info) {
+  auto bytes = [](const std::string& s) -> nlohmann::json {
+    if (SanitizeUtf8(s) == s) return s;
+    HttpResponseInfo probe;  // base64 as Serialize writes it, taken from its own output
+    probe.url = s;
+    probe.headers = Headers("HTTP/1.1 200 OK\r\n\r\n");
+    return nlohmann::json::parse(probe.Serialize())["url"];
+  };
+  nlohmann::json lines = nlohmann::json::array();
+  lines.push_back(bytes(info.headers->GetStatusLine()));
+  for (const HttpResponseHeaders::Header& h : info.headers->headers())
+    lines.push_back(bytes(h.name + ": " + h.value));
+  nlohmann::json vary = nlohmann::json::object();
+  for (const HttpResponseInfo::VaryValue& v : info.vary)
+    vary[SanitizeUtf8(v.name)] = v.value ? bytes(*v.value) : nlohmann::json(nullptr);
+  return nlohmann::json{{"format", "netstack-http-response-info"},
+                        {"version", HttpResponseInfo::kFormatVersion},
+                        {"url", bytes(info.url)},
+                        {"request_time_us", ToUnixMicros(info.request_time)},
+                        {"response_time_us", ToUnixMicros(info.response_time)},
+                        {"headers", std::move(lines)},
+                        {"vary", std::move(vary)}}
+      .dump();
+}
+
+TEST_CASE("Serialize writes the bytes of the JSON-library writer, and Parse reads both forms",
+          "[response_info]") {
+  std::vector<HttpResponseInfo> infos;
+  infos.push_back(SampleInfo());
+  {
+    // Every escape: quotes, backslashes, tabs, other control bytes, DEL, UTF-8, not UTF-8.
+    HttpResponseInfo info = SampleInfo();
+    auto headers = std::make_shared<HttpResponseHeaders>(*info.headers);
+    headers->AddHeader("X-Quote", "say \"hi\" \\ back\\slash\ttab");
+    headers->AddHeader("X-Utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    headers->AddHeader("X-Latin1", std::string("caf\xe9", 4));
+    info.headers = headers;
+    info.url = "http://a.test/\"q\"\\x?\xc3\xa9";
+    info.vary = {{"z-last", "v\"1"},
+                 {"a-first", std::string("\xff", 1)},
+                 {"m", std::nullopt},
+                 {"a-first", "dup wins"},
+                 {"ctl", std::string("a\x01"
+                                     "b\x1f\x7f\x08\x0c\r\n",
+                                     9)}};
+    infos.push_back(info);
+  }
+  {
+    HttpResponseInfo info = SampleInfo();
+    info.vary.clear();
+    info.request_time = TimeFromUnixMicros(0);
+    info.url = std::string("\x80\x81", 2);
+    infos.push_back(info);
+  }
+  for (const HttpResponseInfo& info : infos) {
+    const std::string blob = info.Serialize();
+    INFO(blob);
+    CHECK(blob == ReferenceSerialize(info));
+    HttpResponseInfo fast;
+    HttpResponseInfo general;
+    std::string error;
+    REQUIRE(HttpResponseInfo::Parse(blob, &fast, &error));
+    // The same content written another way (indented) takes the general reader.
+    REQUIRE(HttpResponseInfo::Parse(nlohmann::json::parse(blob).dump(2), &general, &error));
+    CheckSame(fast, general);
+    CHECK(fast.vary == general.vary);
+    CHECK(fast.Serialize() == blob);
+  }
+  // Equivalent JSON the canonical reader does not take: escapes, key order, whitespace.
+  HttpResponseInfo escaped;
+  std::string error;
+  std::string blob = SampleInfo().Serialize();
+  blob.replace(blob.find("text/html"), 9, "text\\/html");
+  REQUIRE(HttpResponseInfo::Parse(blob, &escaped, &error));
+  std::string type;
+  CHECK(escaped.headers->GetNormalizedHeader("content-type", &type));
+  CHECK(type == "text/html");
+  // Keys out of order in "vary", or repeated: the general reader's rule (sorted, last wins).
+  blob = SampleInfo().Serialize();
+  blob.replace(blob.find("\"vary\":{"), std::string("\"vary\":{").size(),
+               "\"vary\":{\"x\":\"2\",\"accept\":null,\"x\":\"3\",");
+  HttpResponseInfo reordered;
+  REQUIRE(HttpResponseInfo::Parse(blob, &reordered, &error));
+  REQUIRE(reordered.vary.size() == 4);
+  CHECK(reordered.vary[0].name == "accept");
+  CHECK(reordered.vary[3] == HttpResponseInfo::VaryValue{"x", "3"});
 }
 
 TEST_CASE("SetVaryFromRequest records the request's values of Vary-named headers",
