@@ -58,7 +58,9 @@ void ReplayOne(const std::string& path, bool estimate) {
 
 TEST_CASE("Every bundled HAR replays without error", "[replay][har]") {
   std::vector<std::string> files = HarFiles();
-  if (files.empty()) SKIP_TEST("no HAR files in " NETSTACK_TRACES_DIR "/har");
+  // The traces live beside the repository (../shared/traces), not in it: a checkout without
+  // them skips, even in CI (they are data, not a fixture the test could install).
+  if (files.empty()) SKIP_TEST_ALWAYS("no HAR files in " NETSTACK_TRACES_DIR "/har");
   for (const std::string& path : files) {
     ReplayOne(path, false);
     ReplayOne(path, true);

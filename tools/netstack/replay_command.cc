@@ -1,5 +1,6 @@
 #include "tools/netstack/replay_command.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -160,6 +161,12 @@ bool CheckWritable(const std::string& path, std::string* error) {
 
 int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FILE* out,
                      FILE* err) {
+  // A replay allocates and frees the same few megabytes per page, millions of times. glibc's
+  // default trims the heap back to the kernel whenever 128 KiB at its top are free, so each page
+  // faulted its memory in again: 40% of a 1M-request replay's CPU was page faults (system time).
+  // Keeping 64 MiB before trimming and growing by 16 MiB removes that; memory stays bounded.
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_TOP_PAD, 16 << 20);
   const auto wall_start = std::chrono::steady_clock::now();
   const double cpu_start = CpuSeconds();
   auto fail = [err](const std::string& message, int code) {
