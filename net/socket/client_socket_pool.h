@@ -67,6 +67,37 @@ namespace netstack {
 
 class ClientSocketPool : private ConnectJob::Delegate {
  public:
+  // Watches where sockets come from, for the predictor's accounting (predictor/predictor.h).
+  // Calls happen inside pool methods: an observer must not call into the pool from them (post
+  // a task instead). Observers must be removed before the pool is destroyed; the destructor
+  // reports nothing.
+  class Observer {
+   public:
+    struct Assignment {
+      // kUnused: a connect job's socket; kUnusedIdle: an idle never-used socket; kReusedIdle:
+      // an idle socket used before.
+      ClientSocketHandle::ReuseType reuse_type = ClientSocketHandle::ReuseType::kUnused;
+      // The socket was made by a preconnect (RequestSockets) job. With kUnused: the request
+      // waited for a preconnect job still connecting (late); with kUnusedIdle: it was ready.
+      bool from_preconnect = false;
+      // From RequestSocket to the handle holding the socket (0 when served at once).
+      TimeDelta wait{};
+    };
+    virtual ~Observer() = default;
+    // A request with a handle got its socket (synchronously or not), after the handle holds
+    // it. Not called for requests that fail or are cancelled.
+    virtual void OnSocketAssigned(const SchemeHostPort& group, const Assignment& assignment) {}
+    // RequestSockets started one connect job in `group` (once per job).
+    virtual void OnPreconnectJobStarted(const SchemeHostPort& group) {}
+    // A preconnect job finished: OK (its socket went idle or to a waiting request) or its
+    // error. Also called with ERR_ABORTED when the job is cancelled (flush, pool limit).
+    virtual void OnPreconnectJobComplete(const SchemeHostPort& group, int result) {}
+    // A socket a preconnect job made was closed without ever being handed out (`reason`:
+    // "unused idle timeout", "flush", "close idle sockets", "pool limit", "broken").
+    virtual void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group,
+                                                  const char* reason) {}
+  };
+
   struct Params {
     int max_sockets = 256;
     int max_sockets_per_group = 6;
@@ -118,6 +149,10 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // No effect if the request is not pending.
   void SetPriority(const SchemeHostPort& group_id, ClientSocketHandle* handle,
                    RequestPriority priority);
+
+  // Adds or removes an observer (not owned; see Observer for its lifetime).
+  void AddObserver(Observer* observer);
+  void RemoveObserver(Observer* observer);
 
   // Closes every idle socket (handed-out sockets and connect jobs are untouched).
   void CloseIdleSockets();
@@ -219,6 +254,7 @@ class ClientSocketPool : private ConnectJob::Delegate {
 
   const Params params_;
   Scheduler& scheduler_;
+  std::vector<Observer*> observers_;
   CommonConnectJobParams job_params_;
 
   GroupMap groups_;

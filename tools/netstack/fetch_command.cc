@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "net/base/load_timing_phases.h"
 #include "net/base/net_log_file_writer.h"
 #include "net/http/http_cache.h"
 #include "net/http/url_request.h"
@@ -22,11 +23,6 @@
 
 namespace netstack {
 namespace {
-
-double Ms(TimeTicks from, TimeTicks to) {
-  if (from == TimeTicks{} || to == TimeTicks{} || to < from) return 0;
-  return ToMilliseconds(to - from);
-}
 
 LiveStackOptions MakeStackOptions(const FetchOptions& o) {
   LiveStackOptions s;
@@ -128,15 +124,16 @@ class FetchJob : public UrlRequest::Delegate {
       rec.error = ERR_FAILED;
       rec.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
     }
-    const LoadTimingInfo& t = r.load_timing_info();
-    const ConnectTiming& c = t.connect_timing;
-    rec.dns_ms = Ms(c.dns_start, c.dns_end);
-    rec.connect_ms = Ms(c.connect_start, c.ssl_start != TimeTicks{} ? c.ssl_start : c.connect_end);
-    rec.tls_ms = Ms(c.ssl_start, c.ssl_end);
-    rec.send_ms = Ms(t.send_start, t.send_end);
-    rec.ttfb_ms = Ms(t.send_end, t.receive_headers_start);
-    rec.receive_ms = Ms(t.receive_headers_start, t.receive_end);
-    rec.total_ms = Ms(r.start_time(), r.end_time());
+    // Shared with replay: connect points before the request started (a preconnected socket)
+    // are clamped to its start.
+    const LoadTimingPhases p = ComputeLoadTimingPhases(r.load_timing_info(), r.start_time());
+    rec.dns_ms = p.dns_ms;
+    rec.connect_ms = p.connect_ms;
+    rec.tls_ms = p.tls_ms;
+    rec.send_ms = p.send_ms;
+    rec.ttfb_ms = p.ttfb_ms;
+    rec.receive_ms = p.receive_ms;
+    rec.total_ms = MillisecondsBetween(r.start_time(), r.end_time());
     const ConnectionInfo& conn = r.connection_info();
     rec.socket_id = conn.socket_id;
     rec.socket_reused = conn.reused;

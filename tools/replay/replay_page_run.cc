@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "net/base/load_timing_phases.h"
 #include "net/base/net_error.h"
 #include "net/http/http_response_headers.h"
 #include "tools/replay/replay_responder.h"
@@ -22,32 +23,16 @@ double Ms(TimeTicks from, TimeTicks to) {
 
 double Ms(TimeDelta d) { return ToMilliseconds(d); }
 
-// A connect point before the request existed (the socket was bound late to a connect job that
-// started earlier) counts from the request's start.
-TimeTicks Clamp(TimeTicks t, TimeTicks floor) {
-  if (t == TimeTicks{}) return t;
-  return std::max(t, floor);
-}
-
-// The phases of `r`, as fetch_command.cc splits LoadTimingInfo.
+// The phases of `r` (net/base/load_timing_phases.h, shared with fetch).
 void FillPhases(const UrlRequest& r, RequestResult* out) {
-  const LoadTimingInfo& t = r.load_timing_info();
-  const ConnectTiming& c = t.connect_timing;
-  const TimeTicks rs = r.start_time();
-  const TimeTicks dns_start = Clamp(c.dns_start, rs), dns_end = Clamp(c.dns_end, rs);
-  const TimeTicks connect_start = Clamp(c.connect_start, rs);
-  const TimeTicks connect_end = Clamp(c.connect_end, rs);
-  const TimeTicks ssl_start = Clamp(c.ssl_start, rs), ssl_end = Clamp(c.ssl_end, rs);
-  out->dns_ms = Ms(dns_start, dns_end);
-  out->connect_ms = Ms(connect_start, ssl_start != TimeTicks{} ? ssl_start : connect_end);
-  out->tls_ms = Ms(ssl_start, ssl_end);
-  out->send_ms = Ms(t.send_start, t.send_end);
-  out->ttfb_ms = Ms(t.send_end, t.receive_headers_start);
-  out->receive_ms = Ms(t.receive_headers_start, t.receive_end);
-  TimeTicks first = dns_start != TimeTicks{}       ? dns_start
-                    : connect_start != TimeTicks{} ? connect_start
-                                                   : t.send_start;
-  out->queued_ms = Ms(rs, first);
+  const LoadTimingPhases p = ComputeLoadTimingPhases(r.load_timing_info(), r.start_time());
+  out->dns_ms = p.dns_ms;
+  out->connect_ms = p.connect_ms;
+  out->tls_ms = p.tls_ms;
+  out->send_ms = p.send_ms;
+  out->ttfb_ms = p.ttfb_ms;
+  out->receive_ms = p.receive_ms;
+  out->queued_ms = p.queued_ms;
 }
 
 }  // namespace

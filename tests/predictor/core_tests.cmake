@@ -1,0 +1,1 @@
+# predictor_core_tests: written by the core helper.

@@ -1,0 +1,1 @@
+# predictor_policy_tests: written by the policy helper.
