@@ -1,1 +1,456 @@
-// Placeholder: written by the helper that owns this file (issue 5).
+#include "predictor/action_accounting.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace netstack {
+
+namespace {
+
+using ReuseType = ClientSocketHandle::ReuseType;
+
+const char* OutcomeName(PredictorPolicy::Outcome outcome) {
+  switch (outcome) {
+    case PredictorPolicy::Outcome::kUsed:
+      return "used";
+    case PredictorPolicy::Outcome::kLate:
+      return "late";
+    case PredictorPolicy::Outcome::kWasted:
+      return "wasted";
+  }
+  return "unknown";
+}
+
+std::string TargetOf(const Hint& hint) {
+  return hint.action == SpeculativeAction::kFetchAhead ? hint.url.spec() : hint.origin.ToString();
+}
+
+}  // namespace
+
+struct ActionAccounting::Action {
+  ActionId id = 0;
+  Hint hint;
+  TimeTicks started{};
+  // Pre-resolve and fetch-ahead: one unit.
+  bool running = true;  // its callback has not run
+  bool decided = false;
+  // Preconnect: one unit per job the pool started for it.
+  bool starting = false;   // between OnActionStarted and EndPreconnect
+  bool in_flight = false;  // EndPreconnect said so; preconnect_done_ not yet run
+  int jobs_started = 0;
+  int jobs_outstanding = 0;
+  int sockets_undecided = 0;
+  int error = OK;  // Preconnect's synchronous result
+  int used = 0, late = 0, wasted = 0;
+
+  bool IsPreconnect() const { return hint.action == SpeculativeAction::kPreconnect; }
+  // Nothing left to decide or to wait for.
+  bool Over() const {
+    if (IsPreconnect()) return !starting && jobs_outstanding == 0 && sockets_undecided == 0;
+    return decided;
+  }
+  const char* OutcomeString() const {
+    if (IsPreconnect()) {
+      if (jobs_started == 0 && !starting) return "none";
+      if (sockets_undecided > 0 || starting) return "pending";
+      return used ? "used" : late ? "late" : "wasted";
+    }
+    if (!decided) return "pending";
+    return used ? "used" : late ? "late" : "wasted";
+  }
+};
+
+struct ActionAccounting::RecentEntry {
+  ActionId id = 0;
+  TimeTicks time{};
+  Hint hint;
+  std::string outcome = "pending";
+  int jobs = 0, used = 0, late = 0, wasted = 0;
+  int error = OK;
+};
+
+ActionAccounting::ActionAccounting(const PredictorConfig& config, PredictorStats* stats,
+                                   PredictorPolicy* policy, const NetLogWithSource& net_log,
+                                   std::function<void(ActionId)> preconnect_done)
+    : config_(config),
+      stats_(stats),
+      policy_(policy),
+      net_log_(net_log),
+      preconnect_done_(std::move(preconnect_done)) {}
+
+ActionAccounting::~ActionAccounting() = default;
+
+ActionAccounting::ActionId ActionAccounting::OnActionStarted(const Hint& hint, TimeTicks now) {
+  ExpireLifetimes(now);
+  auto action = std::make_unique<Action>();
+  action->id = next_id_++;
+  action->hint = hint;
+  action->started = now;
+  OriginRecord& record = RecordFor(hint.origin);
+  SpeculationCounts& counts = stats_->of(hint.action);
+  if (action->IsPreconnect()) {
+    action->starting = true;
+    starting_preconnect_ = action->id;
+  } else {
+    ++counts.taken;
+    ++counts.pending;
+    if (hint.action == SpeculativeAction::kPreresolve) record.preresolved = true;
+    if (hint.action == SpeculativeAction::kFetchAhead) ++record.fetched_ahead;
+  }
+  RecentEntry entry;
+  entry.id = action->id;
+  entry.time = now;
+  entry.hint = hint;
+  entry.outcome = action->OutcomeString();
+  recent_.push_back(std::move(entry));
+  while (recent_.size() > kRecentActions) recent_.pop_front();
+
+  const ActionId id = action->id;
+  actions_.emplace(id, std::move(action));
+  EnforceBound(now);
+  return id;
+}
+
+bool ActionAccounting::EndPreconnect(ActionId id, int rv, TimeTicks now) {
+  if (starting_preconnect_ == id) starting_preconnect_ = 0;
+  Action* action = Find(id);
+  if (!action) return false;
+  action->starting = false;
+  action->error = rv < 0 ? rv : OK;
+  const bool in_flight = action->jobs_outstanding > 0;
+  action->in_flight = in_flight;
+  UpdateRecent(*action);
+  MaybeRemove(id);
+  return in_flight;
+}
+
+void ActionAccounting::OnResolveDone(ActionId id, int result, TimeTicks now) {
+  ExpireLifetimes(now);
+  Action* action = Find(id);
+  if (!action) return;
+  action->running = false;
+  if (result != OK && !action->decided) Decide(action, Outcome::kWasted, now);
+  MaybeRemove(id);
+}
+
+void ActionAccounting::OnFetchDone(ActionId id, int result, TimeTicks now) {
+  OnResolveDone(id, result, now);  // the same rules: failure wastes, success waits for use
+}
+
+void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
+                                        const ClientSocketPool::Observer::Assignment& assignment,
+                                        TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  if (assignment.reuse_type == ReuseType::kReusedIdle) return;  // no new connection needed
+
+  ++stats_->connections_needed;
+  ConnectionSource source = ConnectionSource::kNew;
+  if (assignment.reuse_type == ReuseType::kUnused)
+    stats_->connect_wait_ms += ToMilliseconds(assignment.wait);
+  if (assignment.from_preconnect) {
+    const bool ready = assignment.reuse_type == ReuseType::kUnusedIdle;
+    if (ready) {
+      ++stats_->connections_ready;
+      source = ConnectionSource::kPreconnectedIdle;
+    } else {
+      ++stats_->connections_late;
+      source = ConnectionSource::kPreconnectJob;
+    }
+    if (Action* action = OldestPreconnectWithSockets(group)) {
+      const ActionId id = action->id;
+      Decide(action, ready ? Outcome::kUsed : Outcome::kLate, now);
+      MaybeRemove(id);
+    }
+  } else if (assignment.reuse_type == ReuseType::kUnused) {
+    // A connect job ran for this request, so it resolved the host: a pre-resolve helped.
+    for (auto& [id, action] : actions_) {
+      if (action->hint.action != SpeculativeAction::kPreresolve || action->decided) continue;
+      if (action->hint.origin.host != group.host) continue;
+      const ActionId found = id;
+      Decide(action.get(), action->running ? Outcome::kLate : Outcome::kUsed, now);
+      MaybeRemove(found);
+      break;
+    }
+  }
+  const Url page = CurrentPage();
+  if (policy_ && page.is_valid())
+    policy_->OnConnectionNeeded(page, group, source, assignment.wait, now);
+}
+
+void ActionAccounting::OnPreconnectJobStarted(const SchemeHostPort& group, TimeTicks now) {
+  if (finished_ || starting_preconnect_ == 0) return;  // not a job of ours
+  Action* action = Find(starting_preconnect_);
+  if (!action || action->hint.origin != group) return;
+  ++action->jobs_started;
+  ++action->jobs_outstanding;
+  ++action->sockets_undecided;
+  SpeculationCounts& counts = stats_->of(SpeculativeAction::kPreconnect);
+  ++counts.taken;
+  ++counts.pending;
+  ++RecordFor(group).preconnected;
+}
+
+void ActionAccounting::OnPreconnectJobComplete(const SchemeHostPort& group, int result,
+                                               TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  if (result != OK) {
+    if (Action* action = OldestPreconnectWithSockets(group)) {
+      const ActionId id = action->id;
+      Decide(action, Outcome::kWasted, now);
+      MaybeRemove(id);
+    }
+  }
+  Action* action = OldestPreconnectWithJobs(group);
+  if (!action) return;
+  const ActionId id = action->id;
+  --action->jobs_outstanding;
+  const bool done = action->jobs_outstanding == 0 && action->in_flight;
+  if (done) action->in_flight = false;
+  MaybeRemove(id);
+  if (done && preconnect_done_) preconnect_done_(id);
+}
+
+void ActionAccounting::OnPreconnectedSocketClosedUnused(const SchemeHostPort& group,
+                                                        const char* reason, TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  if (Action* action = OldestPreconnectWithSockets(group)) {
+    const ActionId id = action->id;
+    Decide(action, Outcome::kWasted, now);
+    MaybeRemove(id);
+  }
+}
+
+void ActionAccounting::OnNavigation(const Url& page, TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  loading_.push_back(page);
+  while (loading_.size() > kMaxLoadingPages) loading_.pop_front();
+  last_page_ = page;
+}
+
+void ActionAccounting::OnNavigationComplete(const Url& page, TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  for (auto it = loading_.rbegin(); it != loading_.rend(); ++it) {
+    if (it->spec() != page.spec()) continue;
+    loading_.erase(std::next(it).base());
+    break;
+  }
+}
+
+void ActionAccounting::OnResourceRequested(const Url& page, const Url& url, TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  for (auto& [id, action] : actions_) {
+    if (action->hint.action != SpeculativeAction::kFetchAhead || action->decided) continue;
+    if (action->hint.url.spec() != url.spec()) continue;
+    const ActionId found = id;
+    Decide(action.get(), action->running ? Outcome::kLate : Outcome::kUsed, now);
+    MaybeRemove(found);
+    break;
+  }
+}
+
+bool ActionAccounting::IsRedundant(const Hint& hint, TimeTicks now) const {
+  for (const auto& [id, action] : actions_) {
+    if (action->hint.action != hint.action) continue;
+    if (hint.action == SpeculativeAction::kPreresolve && action->running &&
+        action->hint.origin.host == hint.origin.host) {
+      return true;
+    }
+    if (hint.action == SpeculativeAction::kFetchAhead && !action->decided &&
+        action->hint.url.spec() == hint.url.spec() &&
+        now < action->started + config_.fetch_ahead_lifetime) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void ActionAccounting::ExpireLifetimes(TimeTicks now) {
+  if (finished_) return;
+  std::vector<ActionId> expired;
+  for (auto& [id, action] : actions_) {
+    if (action->IsPreconnect() || action->decided) continue;
+    const TimeDelta lifetime = action->hint.action == SpeculativeAction::kPreresolve
+                                   ? config_.preresolve_lifetime
+                                   : config_.fetch_ahead_lifetime;
+    if (now >= action->started + lifetime) expired.push_back(id);
+  }
+  for (ActionId id : expired) {
+    Decide(Find(id), Outcome::kWasted, now);
+    MaybeRemove(id);
+  }
+}
+
+void ActionAccounting::Finish(TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  for (auto& [id, action] : actions_) {
+    if (action->IsPreconnect()) {
+      while (action->sockets_undecided > 0) Decide(action.get(), Outcome::kWasted, now);
+    } else if (!action->decided) {
+      Decide(action.get(), Outcome::kWasted, now);
+    }
+  }
+  actions_.clear();
+  starting_preconnect_ = 0;
+  finished_ = true;
+}
+
+nlohmann::json ActionAccounting::RecentToJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RecentEntry& e : recent_) {
+    nlohmann::json j = {
+        {"time_ms", ToMilliseconds(e.time)},
+        {"motivation", HintMotivationName(e.hint.motivation)},
+        {"action", SpeculativeActionName(e.hint.action)},
+        {"origin", e.hint.origin.ToString()},
+        {"url", e.hint.action == SpeculativeAction::kFetchAhead ? nlohmann::json(e.hint.url.spec())
+                                                                : nlohmann::json(nullptr)},
+        {"likelihood", e.hint.likelihood},
+        {"page", e.hint.page},
+        {"outcome", e.outcome},
+    };
+    if (e.hint.action == SpeculativeAction::kPreconnect) {
+      j["sockets"] = {{"taken", e.jobs}, {"used", e.used}, {"late", e.late}, {"wasted", e.wasted}};
+    }
+    if (e.error != OK) j["error"] = ErrorToString(e.error);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+nlohmann::json ActionAccounting::SpeculativeFor(const SchemeHostPort& origin) const {
+  auto it = origin_index_.find(origin);
+  if (it == origin_index_.end()) {
+    return {
+        {"preresolved", false}, {"preconnected", 0}, {"fetched_ahead", 0}, {"outcome", nullptr}};
+  }
+  const OriginRecord& r = it->second->second;
+  return {{"preresolved", r.preresolved},
+          {"preconnected", r.preconnected},
+          {"fetched_ahead", r.fetched_ahead},
+          {"outcome", r.outcome ? nlohmann::json(r.outcome) : nlohmann::json(nullptr)}};
+}
+
+ActionAccounting::Action* ActionAccounting::Find(ActionId id) {
+  auto it = actions_.find(id);
+  return it == actions_.end() ? nullptr : it->second.get();
+}
+
+void ActionAccounting::Decide(Action* action, Outcome outcome, TimeTicks now) {
+  SpeculationCounts& counts = stats_->of(action->hint.action);
+  if (counts.pending > 0) --counts.pending;
+  switch (outcome) {
+    case Outcome::kUsed:
+      ++counts.used;
+      ++action->used;
+      break;
+    case Outcome::kLate:
+      ++counts.late;
+      ++action->late;
+      break;
+    case Outcome::kWasted:
+      ++counts.wasted;
+      ++action->wasted;
+      break;
+  }
+  if (action->IsPreconnect()) {
+    --action->sockets_undecided;
+  } else {
+    action->decided = true;
+  }
+  RecordFor(action->hint.origin).outcome = OutcomeName(outcome);
+  UpdateRecent(*action);
+  net_log_.AddEvent(NetLogEventType::PREDICTOR_OUTCOME, [&] {
+    return nlohmann::json{{"action", SpeculativeActionName(action->hint.action)},
+                          {"target", TargetOf(action->hint)},
+                          {"outcome", OutcomeName(outcome)}};
+  });
+  if (policy_)
+    policy_->OnOutcome(action->hint.action, action->hint.motivation, action->hint.origin, outcome,
+                       now);
+}
+
+void ActionAccounting::MaybeRemove(ActionId id) {
+  auto it = actions_.find(id);
+  if (it != actions_.end() && it->second->Over()) actions_.erase(it);
+}
+
+ActionAccounting::Action* ActionAccounting::OldestPreconnectWithSockets(
+    const SchemeHostPort& group) {
+  for (auto& [id, action] : actions_) {
+    if (action->IsPreconnect() && action->sockets_undecided > 0 && action->hint.origin == group)
+      return action.get();
+  }
+  return nullptr;
+}
+
+ActionAccounting::Action* ActionAccounting::OldestPreconnectWithJobs(const SchemeHostPort& group) {
+  for (auto& [id, action] : actions_) {
+    if (action->IsPreconnect() && action->jobs_outstanding > 0 && action->hint.origin == group)
+      return action.get();
+  }
+  return nullptr;
+}
+
+void ActionAccounting::EnforceBound(TimeTicks now) {
+  while (actions_.size() > kMaxPendingActions) {
+    // The oldest action nothing is waiting on: decided wasted early.
+    auto victim = actions_.end();
+    for (auto it = actions_.begin(); it != actions_.end(); ++it) {
+      const Action& a = *it->second;
+      const bool busy = a.IsPreconnect() ? (a.starting || a.jobs_outstanding > 0) : false;
+      if (!busy) {
+        victim = it;
+        break;
+      }
+    }
+    if (victim == actions_.end()) return;
+    Action* action = victim->second.get();
+    if (action->IsPreconnect()) {
+      while (action->sockets_undecided > 0) Decide(action, Outcome::kWasted, now);
+    } else if (!action->decided) {
+      Decide(action, Outcome::kWasted, now);
+    }
+    actions_.erase(victim);
+  }
+}
+
+ActionAccounting::OriginRecord& ActionAccounting::RecordFor(const SchemeHostPort& origin) {
+  auto it = origin_index_.find(origin);
+  if (it != origin_index_.end()) {
+    origins_.splice(origins_.begin(), origins_, it->second);
+    return origins_.front().second;
+  }
+  origins_.emplace_front(origin, OriginRecord{});
+  origin_index_[origin] = origins_.begin();
+  while (origins_.size() > kMaxOrigins) {
+    origin_index_.erase(origins_.back().first);
+    origins_.pop_back();
+  }
+  return origins_.front().second;
+}
+
+void ActionAccounting::UpdateRecent(const Action& action) {
+  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
+    if (it->id != action.id) continue;
+    it->outcome = action.OutcomeString();
+    it->jobs = action.jobs_started;
+    it->used = action.used;
+    it->late = action.late;
+    it->wasted = action.wasted;
+    it->error = action.error;
+    return;
+  }
+}
+
+Url ActionAccounting::CurrentPage() const {
+  return loading_.empty() ? last_page_ : loading_.back();
+}
+
+}  // namespace netstack

@@ -9,6 +9,7 @@
 #include <list>
 #include <memory>
 
+#include "net/base/weak_ptr.h"
 #include "predictor/speculation_target.h"
 
 namespace netstack {
@@ -28,16 +29,20 @@ class ContextSpeculationTarget : public SpeculationTarget {
                  CompletionCallback done) override;
   int Preconnect(const SchemeHostPort& origin, int sockets,
                  const NetLogWithSource& net_log) override;
-  int FetchAhead(const Url& url, const NetLogWithSource& net_log,
-                 CompletionCallback done) override;
+  int FetchAhead(const Url& url, const NetLogWithSource& net_log, CompletionCallback done) override;
   bool CanFetchAhead() const override;
   int SocketCount(const SchemeHostPort& origin) const override;
   bool IsResolved(const SchemeHostPort& origin) const override;
 
  private:
   class Work;  // one pre-resolve or fetch in flight
+  // `work` finished with `result` (called from its own callback): destroys it and runs its
+  // `done` in a posted task.
+  void OnWorkDone(Work* work, int result);
+
   UrlRequestContext* const context_;
   std::list<std::unique_ptr<Work>> work_;
+  WeakPtrFactory<ContextSpeculationTarget> weak_factory_{this};
 };
 
 }  // namespace netstack

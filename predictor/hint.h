@@ -57,8 +57,9 @@ struct Hint {
   // The page the hint is for (the referrer whose table produced it, the hovered link, the
   // omnibox URL); empty when none (startup). For accounting and the tables.
   std::string page;
+  // When the hint was made; the Predictor sets it to now when left unset.
   TimeTicks created{};
-  // Dropped unstarted at or after this time (counted as expired).
+  // Dropped unstarted at or after this time (counted as expired). TimeTicks{} (unset): never.
   TimeTicks expires{};
 };
 

@@ -48,6 +48,10 @@ class Predictor : public ClientSocketPool::Observer {
   // connections needed, so recall is comparable across policies.
   Predictor(const PredictorConfig& config, Scheduler& scheduler, SpeculationTarget* target,
             NetLog* net_log);
+  // The same with a given policy instead of CreatePredictorPolicy(config)'s (null: "off").
+  // For tests and tools that build their own policy.
+  Predictor(const PredictorConfig& config, Scheduler& scheduler, SpeculationTarget* target,
+            NetLog* net_log, std::unique_ptr<PredictorPolicy> policy);
   ~Predictor() override;
   Predictor(const Predictor&) = delete;
   Predictor& operator=(const Predictor&) = delete;
@@ -69,8 +73,7 @@ class Predictor : public ClientSocketPool::Observer {
                         const ClientSocketPool::Observer::Assignment& assignment) override;
   void OnPreconnectJobStarted(const SchemeHostPort& group) override;
   void OnPreconnectJobComplete(const SchemeHostPort& group, int result) override;
-  void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group,
-                                        const char* reason) override;
+  void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group, const char* reason) override;
 
   // Ends the run's accounting: queued hints are dropped (expired), actions still pending become
   // wasted ("never used before the end"). Call before reading final stats and before the pool

@@ -1,1 +1,54 @@
-// Placeholder: written by the helper that owns this file (issue 5).
+#include "predictor/predictor_stats.h"
+
+namespace netstack {
+
+double SpeculationCounts::Precision() const {
+  return taken == 0 ? 0.0 : static_cast<double>(used + late) / static_cast<double>(taken);
+}
+
+nlohmann::json SpeculationCounts::ToJson() const {
+  return {{"taken", taken},   {"used", used},       {"late", late},
+          {"wasted", wasted}, {"pending", pending}, {"precision", Precision()}};
+}
+
+SpeculationCounts PredictorStats::Total() const {
+  SpeculationCounts total;
+  for (const SpeculationCounts& c : actions) {
+    total.taken += c.taken;
+    total.used += c.used;
+    total.late += c.late;
+    total.wasted += c.wasted;
+    total.pending += c.pending;
+  }
+  return total;
+}
+
+double PredictorStats::Recall() const {
+  return connections_needed == 0
+             ? 0.0
+             : static_cast<double>(connections_ready) / static_cast<double>(connections_needed);
+}
+
+nlohmann::json PredictorStats::ToJson() const {
+  return {
+      {"hints",
+       {{"produced", hints},
+        {"started", hints_started},
+        {"expired", hints_expired},
+        {"low_value", hints_low_value},
+        {"redundant", hints_redundant},
+        {"queue_full", hints_queue_full}}},
+      {"preresolve", of(SpeculativeAction::kPreresolve).ToJson()},
+      {"preconnect", of(SpeculativeAction::kPreconnect).ToJson()},
+      {"fetch_ahead", of(SpeculativeAction::kFetchAhead).ToJson()},
+      {"connections",
+       {{"needed", connections_needed},
+        {"ready", connections_ready},
+        {"late", connections_late},
+        {"recall", Recall()},
+        {"connect_wait_ms", connect_wait_ms}}},
+      {"precision", Total().Precision()},
+  };
+}
+
+}  // namespace netstack

@@ -61,3 +61,11 @@ EVENT_TYPE(HTTP_CACHE_READ_DATA)
 EVENT_TYPE(HTTP_CACHE_WRITE_DATA)
 EVENT_TYPE(HTTP_CACHE_VALIDATE_RESULT)
 EVENT_TYPE(HTTP_CACHE_ASYNC_REVALIDATION)
+// The predictor (predictor/predictor.h), on its PREDICTOR source: a hint a policy produced
+// {motivation, action, target, likelihood, priority, page}, a hint dropped {reason, target},
+// an action started {action, motivation, target, sockets}, an action's outcome {action, target,
+// outcome}.
+EVENT_TYPE(PREDICTOR_HINT)
+EVENT_TYPE(PREDICTOR_HINT_DROPPED)
+EVENT_TYPE(PREDICTOR_ACTION)
+EVENT_TYPE(PREDICTOR_OUTCOME)

@@ -31,13 +31,16 @@ ClientSocketPool::ClientSocketPool(const Params& params, Scheduler& scheduler,
 
 ClientSocketPool::~ClientSocketPool() {
   // Handles see a null pool from here on: their Reset closes sockets themselves and pending
-  // callbacks never run.
+  // callbacks never run. Observers hear nothing of what the destructor closes.
+  observers_.clear();
   weak_factory_.InvalidateWeakPtrs();
   cleanup_timer_.Stop();
   groups_.clear();
   finished_jobs_.clear();
   closed_sockets_.clear();
   pending_callbacks_.clear();
+  preconnected_idle_.clear();
+  request_start_.clear();
 }
 
 int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
@@ -59,10 +62,12 @@ int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPrior
     return nlohmann::json{{"group_id", group_id.ToString()},
                           {"priority", RequestPriorityToString(priority)}};
   });
+  request_start_[handle] = scheduler_.Now();
   int rv = pending_request_count_ >= params_.max_pending_requests
                ? ERR_INSUFFICIENT_RESOURCES
                : RequestSocketInternal(group_id, *request, /*queued=*/false);
   if (rv != ERR_IO_PENDING) {
+    ForgetRequestStart(handle);
     net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, rv);
     handle->pending_ = false;
     handle->is_initialized_ = rv == OK;
@@ -129,6 +134,10 @@ int ClientSocketPool::RequestSocketInternal(const SchemeHostPort& group_id, cons
 
   group = GetOrCreateGroup(group_id);
   std::unique_ptr<ConnectJob> job = CreateConnectJob(group_id, request.priority, false);
+  if (preconnecting) {
+    job->set_is_preconnect(true);
+    NotifyPreconnectJobStarted(group_id);
+  }
   int rv = job->Connect();
   if (rv == ERR_IO_PENDING) {
     // A group with no sockets at all gets a backup job if this one is slow (a lost SYN).
@@ -144,12 +153,14 @@ int ClientSocketPool::RequestSocketInternal(const SchemeHostPort& group_id, cons
   if (rv == OK) {
     std::unique_ptr<StreamSocket> socket = job->PassSocket();
     if (preconnecting) {
+      preconnected_idle_.insert(socket.get());
       AddIdleSocket(std::move(socket), group);
     } else {
       HandOutSocket(std::move(socket), ClientSocketHandle::ReuseType::kUnused, job.get(),
                     request.handle, TimeDelta::zero(), group, request.net_log);
     }
   }
+  if (preconnecting) NotifyPreconnectJobComplete(group_id, rv);
   if (group->IsEmpty()) RemoveGroup(group_id);
   return rv;
 }
@@ -158,6 +169,15 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket,
                                      ClientSocketHandle::ReuseType type, const ConnectJob* job,
                                      ClientSocketHandle* handle, TimeDelta idle_time, Group* group,
                                      const NetLogWithSource& net_log) {
+  Observer::Assignment assignment;
+  assignment.reuse_type = type;
+  // An idle socket remembers whether a preconnect made it; a job's socket asks the job.
+  assignment.from_preconnect =
+      job ? job->is_preconnect() : preconnected_idle_.erase(socket.get()) > 0;
+  if (auto it = request_start_.find(handle); it != request_start_.end()) {
+    assignment.wait = scheduler_.Now() - it->second;
+    request_start_.erase(it);
+  }
   handle->socket_ = std::move(socket);
   handle->reuse_type_ = type;
   handle->idle_time_ = idle_time;
@@ -174,6 +194,7 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket,
                                     handle->socket_->NetLog().source());
   ++handed_out_socket_count_;
   group->IncrementActiveSocketCount();
+  for (Observer* observer : observers_) observer->OnSocketAssigned(group->id(), assignment);
 }
 
 std::unique_ptr<ConnectJob> ClientSocketPool::CreateConnectJob(const SchemeHostPort& group_id,
@@ -185,6 +206,7 @@ std::unique_ptr<ConnectJob> ClientSocketPool::CreateConnectJob(const SchemeHostP
 
 void ClientSocketPool::CancelRequest(const SchemeHostPort& group_id, ClientSocketHandle* handle,
                                      bool cancel_connect_job) {
+  ForgetRequestStart(handle);
   auto callback_it = pending_callbacks_.find(handle);
   if (callback_it != pending_callbacks_.end()) {
     // Completed, callback not run yet: drop the callback, take the socket back.
@@ -217,6 +239,7 @@ void ClientSocketPool::CancelRequest(const SchemeHostPort& group_id, ClientSocke
     std::unique_ptr<ConnectJob> job = group->RemoveJob(group->jobs().back().get());
     --connecting_socket_count_;
     cancelled_job = true;
+    if (job->is_preconnect()) NotifyPreconnectJobComplete(group_id, ERR_ABORTED);
   }
   // A request stalled at the pool limit may have been all its group had.
   if (group->IsEmpty()) RemoveGroup(group_id);
@@ -231,12 +254,18 @@ void ClientSocketPool::OnConnectJobComplete(ConnectJob* job, int result) {
   // that no transport object is destroyed from inside its own callback.
   DeleteJobLater(group->RemoveJob(job));
   --connecting_socket_count_;
+  const bool preconnect_job = job->is_preconnect();
 
   // Late binding: the result goes to whoever is on top now, not to who started the job.
   std::unique_ptr<Request> request = group->PopNextRequest();
   if (request) --pending_request_count_;
   if (!request) {
-    if (result == OK) AddIdleSocket(job->PassSocket(), group);
+    if (result == OK) {
+      std::unique_ptr<StreamSocket> socket = job->PassSocket();
+      if (preconnect_job) preconnected_idle_.insert(socket.get());
+      AddIdleSocket(std::move(socket), group);
+    }
+    if (preconnect_job) NotifyPreconnectJobComplete(group_id, result);
     OnAvailableSocketSlot(group_id, group);
     CheckForStalledSocketGroups();
     return;
@@ -247,7 +276,11 @@ void ClientSocketPool::OnConnectJobComplete(ConnectJob* job, int result) {
     HandOutSocket(job->PassSocket(), ClientSocketHandle::ReuseType::kUnused, job, request->handle,
                   TimeDelta::zero(), group, request->net_log);
   }
-  if (result != OK) request->handle->connect_error_detail_ = job->error_detail();
+  if (result != OK) {
+    request->handle->connect_error_detail_ = job->error_detail();
+    ForgetRequestStart(request->handle);
+  }
+  if (preconnect_job) NotifyPreconnectJobComplete(group_id, result);
   request->net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, result);
   InvokeUserCallbackLater(request->handle, std::move(request->callback), result);
   if (result != OK) {
@@ -274,6 +307,7 @@ void ClientSocketPool::ProcessPendingRequest(const SchemeHostPort& group_id, Gro
   if (rv == ERR_IO_PENDING) return;
   std::unique_ptr<Request> request = group->PopNextRequest();
   --pending_request_count_;
+  if (rv != OK) ForgetRequestStart(request->handle);
   if (group->IsEmpty()) RemoveGroup(group_id);
   request->net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, rv);
   InvokeUserCallbackLater(request->handle, std::move(request->callback), rv);
@@ -321,6 +355,9 @@ void ClientSocketPool::FlushWithError(int error) {
   for (auto it = groups_.begin(); it != groups_.end();) {
     std::vector<std::unique_ptr<ConnectJob>> jobs = it->second->RemoveAllJobs();
     connecting_socket_count_ -= static_cast<int>(jobs.size());
+    for (const auto& job : jobs) {
+      if (job->is_preconnect()) NotifyPreconnectJobComplete(it->first, ERR_ABORTED);
+    }
     jobs.clear();
     it = it->second->IsEmpty() ? groups_.erase(it) : std::next(it);
   }
@@ -328,6 +365,7 @@ void ClientSocketPool::FlushWithError(int error) {
   for (auto it = groups_.begin(); it != groups_.end();) {
     while (std::unique_ptr<Request> request = it->second->PopNextRequest()) {
       --pending_request_count_;
+      ForgetRequestStart(request->handle);
       request->net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, error);
       InvokeUserCallbackLater(request->handle, std::move(request->callback), error);
     }
@@ -409,6 +447,23 @@ void ClientSocketPool::InvokeUserCallback(ClientSocketHandle* handle, uint64_t i
   handle->pending_ = false;
   handle->is_initialized_ = result == OK && handle->socket_ != nullptr;
   if (callback) callback(result);
+}
+
+void ClientSocketPool::AddObserver(Observer* observer) {
+  if (std::find(observers_.begin(), observers_.end(), observer) == observers_.end())
+    observers_.push_back(observer);
+}
+
+void ClientSocketPool::RemoveObserver(Observer* observer) {
+  observers_.erase(std::remove(observers_.begin(), observers_.end(), observer), observers_.end());
+}
+
+void ClientSocketPool::NotifyPreconnectJobStarted(const SchemeHostPort& group_id) {
+  for (Observer* observer : observers_) observer->OnPreconnectJobStarted(group_id);
+}
+
+void ClientSocketPool::NotifyPreconnectJobComplete(const SchemeHostPort& group_id, int result) {
+  for (Observer* observer : observers_) observer->OnPreconnectJobComplete(group_id, result);
 }
 
 ClientSocketPool::Group* ClientSocketPool::FindGroup(const SchemeHostPort& group_id) const {

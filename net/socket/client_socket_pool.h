@@ -50,6 +50,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,8 @@ class ClientSocketPool : private ConnectJob::Delegate {
     virtual void OnPreconnectJobComplete(const SchemeHostPort& group, int result) {}
     // A socket a preconnect job made was closed without ever being handed out (`reason`:
     // "unused idle timeout", "flush", "close idle sockets", "pool limit", "broken").
-    virtual void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group,
-                                                  const char* reason) {}
+    virtual void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group, const char* reason) {
+    }
   };
 
   struct Params {
@@ -248,6 +249,17 @@ class ClientSocketPool : private ConnectJob::Delegate {
   void InvokeUserCallbackLater(ClientSocketHandle* handle, CompletionCallback callback, int rv);
   void InvokeUserCallback(ClientSocketHandle* handle, uint64_t id);
 
+  // Observer reports. An idle socket leaving the idle list without being handed out goes
+  // through OnIdleSocketClosed, which reports it if a preconnect made it (`reason` is the
+  // SOCKET_POOL_CLOSING_SOCKET reason; the observer gets its short form).
+  void NotifyPreconnectJobStarted(const SchemeHostPort& group_id);
+  void NotifyPreconnectJobComplete(const SchemeHostPort& group_id, int result);
+  void OnIdleSocketClosed(const SchemeHostPort& group_id, const StreamSocket* socket,
+                          const char* reason);
+  // Remembers when `handle`'s request started (for Assignment::wait), until it gets a socket,
+  // fails or is cancelled.
+  void ForgetRequestStart(const ClientSocketHandle* handle) { request_start_.erase(handle); }
+
   Group* FindGroup(const SchemeHostPort& group_id) const;
   Group* GetOrCreateGroup(const SchemeHostPort& group_id);
   void RemoveGroup(const SchemeHostPort& group_id);
@@ -255,6 +267,10 @@ class ClientSocketPool : private ConnectJob::Delegate {
   const Params params_;
   Scheduler& scheduler_;
   std::vector<Observer*> observers_;
+  // Idle sockets a preconnect job made, never handed out (at most the idle socket count).
+  std::set<const StreamSocket*> preconnected_idle_;
+  // Start times of the requests with a handle that are pending (at most the pending requests).
+  std::map<const ClientSocketHandle*, TimeTicks> request_start_;
   CommonConnectJobParams job_params_;
 
   GroupMap groups_;

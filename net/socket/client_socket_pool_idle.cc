@@ -1,6 +1,7 @@
 // ClientSocketPool's idle sockets: sockets coming back from handles, the reuse order, the
 // idle timeouts and closing idle sockets. The request and connect job side is in
 // client_socket_pool.cc.
+#include <cstring>
 #include <utility>
 
 #include "net/socket/client_socket_pool.h"
@@ -20,6 +21,18 @@ constexpr char kMarkedUnusable[] = "Socket marked unusable by its user";
 constexpr char kIdleTimeLimitExpired[] = "Idle time limit expired";
 constexpr char kClosedForPoolLimit[] = "Closed to make room at the pool's socket limit";
 constexpr char kIdleSocketsClosed[] = "Idle sockets closed";
+// FlushWithError's reason (client_socket_pool.cc), recognised here for the observer.
+constexpr char kPoolFlushed[] = "Socket pool flushed";
+
+// The Observer's short form of a SOCKET_POOL_CLOSING_SOCKET reason.
+const char* ObserverReason(const char* reason) {
+  if (!reason) return "broken";
+  if (std::strcmp(reason, kIdleTimeLimitExpired) == 0) return "unused idle timeout";
+  if (std::strcmp(reason, kPoolFlushed) == 0) return "flush";
+  if (std::strcmp(reason, kIdleSocketsClosed) == 0) return "close idle sockets";
+  if (std::strcmp(reason, kClosedForPoolLimit) == 0) return "pool limit";
+  return "broken";  // closed by the peer, or data received unexpectedly
+}
 
 void LogClosingSocket(const StreamSocket& socket, const char* reason) {
   socket.NetLog().AddEvent(NetLogEventType::SOCKET_POOL_CLOSING_SOCKET, [reason] {
@@ -78,6 +91,7 @@ bool ClientSocketPool::AssignIdleSocketToRequest(const Request& request, Group* 
     const char* reason = nullptr;
     if (!IsUsable(*it->socket, &reason)) {
       LogClosingSocket(*it->socket, reason);
+      OnIdleSocketClosed(group->id(), it->socket.get(), reason);
       it = idle.erase(it);
       --idle_socket_count_;
       continue;
@@ -124,6 +138,7 @@ bool ClientSocketPool::CloseOneIdleSocketExceptInGroup(const Group* except) {
   if (lru == groups_.end()) return false;
   std::list<IdleSocket>& idle = lru->second->idle_sockets();
   LogClosingSocket(*idle.front().socket, kClosedForPoolLimit);
+  OnIdleSocketClosed(lru->first, idle.front().socket.get(), kClosedForPoolLimit);
   // This may run inside a connect job's completion, and the socket may be that job's own:
   // disconnect now, destroy outside its callback.
   idle.front().socket->Disconnect();
@@ -174,6 +189,7 @@ bool ClientSocketPool::CleanupIdleSocketsInGroup(GroupMap::iterator it, bool for
     }
     if (close) {
       LogClosingSocket(*s->socket, why);
+      OnIdleSocketClosed(it->first, s->socket.get(), why);
       s = idle.erase(s);
       --idle_socket_count_;
     } else {
@@ -202,6 +218,13 @@ void ClientSocketPool::ArmCleanupTimer() {
   } else if (!cleanup_timer_.IsRunning() || cleanup_timer_.desired_run_time() != earliest) {
     cleanup_timer_.Start(earliest - scheduler_.Now(), [this] { OnCleanupTimerFired(); });
   }
+}
+
+void ClientSocketPool::OnIdleSocketClosed(const SchemeHostPort& group_id,
+                                          const StreamSocket* socket, const char* reason) {
+  if (preconnected_idle_.erase(socket) == 0) return;
+  const char* why = ObserverReason(reason);
+  for (Observer* observer : observers_) observer->OnPreconnectedSocketClosedUnused(group_id, why);
 }
 
 void ClientSocketPool::OnCleanupTimerFired() {

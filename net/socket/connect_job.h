@@ -74,6 +74,11 @@ class ConnectJob {
   const SchemeHostPort& endpoint() const { return endpoint_; }
   RequestPriority priority() const { return priority_; }
   bool is_backup() const { return is_backup_; }
+  // Set by the pool on jobs a preconnect (RequestSockets) started, so that the socket's origin
+  // can be reported to ClientSocketPool::Observer whoever ends up with it. Only a label: the job
+  // behaves the same.
+  void set_is_preconnect(bool is_preconnect) { is_preconnect_ = is_preconnect; }
+  bool is_preconnect() const { return is_preconnect_; }
   const NetLogWithSource& net_log() const { return net_log_; }
 
   // dns_start/end, connect_start/end (connect_end includes TLS, as in Chrome), ssl_start/end.
@@ -150,6 +155,7 @@ class ConnectJob {
   const CommonConnectJobParams params_;
   Delegate* const delegate_;
   const bool is_backup_;
+  bool is_preconnect_ = false;
   NetLogWithSource net_log_;
 
   State next_state_ = State::kNone;

@@ -1,0 +1,161 @@
+// ActionAccounting: decides what became of every speculative action (used in time, late, wasted;
+// see predictor_stats.h) from what the pool and the pages report, and counts the connections
+// requests needed (recall). It reports each outcome to the policy (OnOutcome) and each needed
+// connection (OnConnectionNeeded), and keeps the last 100 actions and a per-origin summary for
+// the internals page and `fetch --json`.
+//
+// The rules:
+// - Preconnect (unit: one socket a preconnect job opened). Jobs the pool starts while
+//   Predictor starts a preconnect belong to that action. Outcomes are attributed to the oldest
+//   action of the group with undecided sockets (FIFO): used = a request got a never-used idle
+//   socket a preconnect made (kUnusedIdle, from_preconnect); late = a request took a preconnect
+//   job's socket as it connected (kUnused, from_preconnect); wasted = the socket closed unused or
+//   its job failed. The action is in flight until the jobs it started complete (FIFO as well).
+// - Pre-resolve (unit: one resolve). Used when a connection to the host is needed that a connect
+//   job made for the request itself (kUnused, not from a preconnect: a preconnected socket did
+//   its own resolve) within config.preresolve_lifetime of the start, the resolve finished; late
+//   if the resolve was still running; wasted when the lifetime passes or the resolve failed.
+// - Fetch-ahead (unit: one fetch). Used when the page requests the URL after the fetch
+//   completed OK, late if it was still running; wasted after config.fetch_ahead_lifetime, or
+//   when the fetch failed.
+// Lifetimes are checked lazily, on every event and at Finish (no timer, so a replay's clock is
+// never pushed forward by the accounting).
+//
+// Page attribution for OnConnectionNeeded: the most recent navigation still loading, else the
+// last navigation (an approximation: the pool does not know which page a request is for).
+// Connections needed before any navigation are counted but not reported to the policy.
+#ifndef PREDICTOR_ACTION_ACCOUNTING_H_
+#define PREDICTOR_ACTION_ACCOUNTING_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "net/base/net_log.h"
+#include "net/base/url.h"
+#include "net/socket/client_socket_pool.h"
+#include "predictor/hint.h"
+#include "predictor/predictor_config.h"
+#include "predictor/predictor_policy.h"
+#include "predictor/predictor_stats.h"
+
+namespace netstack {
+
+class ActionAccounting {
+ public:
+  // Bounds. Pending actions past kMaxPendingActions: the oldest one not in flight is decided
+  // wasted early. The recent ring keeps kRecentActions; the per-origin summary kMaxOrigins (LRU).
+  static constexpr size_t kMaxPendingActions = 2000;
+  static constexpr size_t kRecentActions = 100;
+  static constexpr size_t kMaxOrigins = 1000;
+  static constexpr size_t kMaxLoadingPages = 64;
+
+  using ActionId = uint64_t;
+
+  // `stats` and `config` must outlive this; `policy` may be null ("off"). `preconnect_done`
+  // runs when a preconnect action that EndPreconnect reported in flight has seen all its jobs
+  // complete (possibly inside a pool observer call: the receiver must not call the pool).
+  ActionAccounting(const PredictorConfig& config, PredictorStats* stats, PredictorPolicy* policy,
+                   const NetLogWithSource& net_log, std::function<void(ActionId)> preconnect_done);
+  ~ActionAccounting();
+  ActionAccounting(const ActionAccounting&) = delete;
+  ActionAccounting& operator=(const ActionAccounting&) = delete;
+
+  // An action starts for `hint`. Pre-resolves and fetches count as taken now; a preconnect's
+  // sockets are taken as the pool starts its jobs, between this call and EndPreconnect().
+  ActionId OnActionStarted(const Hint& hint, TimeTicks now);
+  // Target::Preconnect returned `rv`. True if jobs of the action are still connecting (the
+  // action is in flight until `preconnect_done`); false if it is over (no job started, or all
+  // completed synchronously).
+  bool EndPreconnect(ActionId id, int rv, TimeTicks now);
+  // A pre-resolve or fetch-ahead finished (synchronously or in its callback) with `result`.
+  void OnResolveDone(ActionId id, int result, TimeTicks now);
+  void OnFetchDone(ActionId id, int result, TimeTicks now);
+
+  // ClientSocketPool::Observer's reports.
+  void OnSocketAssigned(const SchemeHostPort& group,
+                        const ClientSocketPool::Observer::Assignment& assignment, TimeTicks now);
+  void OnPreconnectJobStarted(const SchemeHostPort& group, TimeTicks now);
+  void OnPreconnectJobComplete(const SchemeHostPort& group, int result, TimeTicks now);
+  void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group, const char* reason,
+                                        TimeTicks now);
+
+  // Page events (for fetch-ahead use and the page of OnConnectionNeeded).
+  void OnNavigation(const Url& page, TimeTicks now);
+  void OnNavigationComplete(const Url& page, TimeTicks now);
+  void OnResourceRequested(const Url& page, const Url& url, TimeTicks now);
+
+  // Redundancy the target cannot see: a pre-resolve of the host is already running; the URL
+  // was fetched ahead and that fetch has not expired.
+  bool IsRedundant(const Hint& hint, TimeTicks now) const;
+
+  // Decides wasted whatever outlived its lifetime at `now`.
+  void ExpireLifetimes(TimeTicks now);
+  // Every pending action becomes wasted ("never used before the end"); later calls are ignored.
+  void Finish(TimeTicks now);
+
+  size_t pending_actions() const { return actions_.size(); }
+  // The last kRecentActions actions, oldest first: {time_ms, motivation, action, origin, url,
+  // likelihood, page, outcome ("pending", "used", "late", "wasted", or for a preconnect whose
+  // sockets differ the best of them), sockets: {taken, used, late, wasted} for preconnects}.
+  nlohmann::json RecentToJson() const;
+  // {"preresolved", "preconnected", "fetched_ahead", "outcome"} for `origin`, see
+  // Predictor::SpeculativeFor.
+  nlohmann::json SpeculativeFor(const SchemeHostPort& origin) const;
+
+ private:
+  using Outcome = PredictorPolicy::Outcome;
+  struct Action;
+  struct OriginRecord {
+    bool preresolved = false;
+    uint64_t preconnected = 0;  // sockets taken
+    uint64_t fetched_ahead = 0;
+    const char* outcome = nullptr;  // the last decided outcome
+  };
+
+  Action* Find(ActionId id);
+  // Records one unit's outcome for `action` (stats, policy, NetLog, the ring and the origin).
+  void Decide(Action* action, Outcome outcome, TimeTicks now);
+  // Removes the action if nothing about it is pending any more.
+  void MaybeRemove(ActionId id);
+  // The oldest preconnect action of `group` with undecided sockets / outstanding jobs.
+  Action* OldestPreconnectWithSockets(const SchemeHostPort& group);
+  Action* OldestPreconnectWithJobs(const SchemeHostPort& group);
+  void EnforceBound(TimeTicks now);
+  OriginRecord& RecordFor(const SchemeHostPort& origin);
+  void UpdateRecent(const Action& action);
+  Url CurrentPage() const;
+
+  const PredictorConfig& config_;
+  PredictorStats* const stats_;
+  PredictorPolicy* const policy_;
+  NetLogWithSource net_log_;
+  std::function<void(ActionId)> preconnect_done_;
+  bool finished_ = false;
+
+  ActionId next_id_ = 1;
+  std::map<ActionId, std::unique_ptr<Action>> actions_;  // pending, oldest first
+  ActionId starting_preconnect_ = 0;  // the action whose jobs the pool is starting now
+
+  struct RecentEntry;
+  std::deque<RecentEntry> recent_;
+
+  // Per-origin summary, LRU (most recent at the front).
+  std::list<std::pair<SchemeHostPort, OriginRecord>> origins_;
+  std::map<SchemeHostPort, std::list<std::pair<SchemeHostPort, OriginRecord>>::iterator>
+      origin_index_;
+
+  // Navigations not yet complete, oldest first, and the last navigation.
+  std::deque<Url> loading_;
+  Url last_page_;
+};
+
+}  // namespace netstack
+
+#endif  // PREDICTOR_ACTION_ACCOUNTING_H_
