@@ -1,1 +1,404 @@
-// Placeholder: written by the helper that owns this file (issue 5).
+#include "predictor/learned_policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predictor/policy_util.h"
+
+namespace netstack {
+namespace {
+
+constexpr size_t kLimiterKeys = 512;
+constexpr char kStartupKey[] = "startup";
+
+// Local names for the outcome counters (hint.cc has the shared ones; the tables only need
+// stable labels).
+const char* OutcomeLabel(PredictorPolicy::Outcome outcome) {
+  switch (outcome) {
+    case PredictorPolicy::Outcome::kUsed:
+      return "used";
+    case PredictorPolicy::Outcome::kLate:
+      return "late";
+    case PredictorPolicy::Outcome::kWasted:
+      return "wasted";
+  }
+  return "?";
+}
+
+// P(need >= k) of one level in `state`, shrunk toward `prior` with kPriorStrength
+// pseudo-observations.
+LearnedPolicy::Probabilities Shrink(const DecayedUseTable::Entry* entry,
+                                    const DecayedUseTable::OriginRow* row, int state, double factor,
+                                    const LearnedPolicy::Probabilities& prior) {
+  if (!entry) return prior;
+  LearnedPolicy::Probabilities p{};
+  const double a = LearnedPolicy::kPriorStrength;
+  const double n = entry->n[state] * factor;
+  for (size_t k = 0; k < p.size(); ++k) {
+    double c = row ? row->c[state][k] * factor : 0;
+    p[k] = (c + a * prior[k]) / (n + a);
+  }
+  return p;
+}
+
+}  // namespace
+
+LearnedPolicy::LearnedPolicy(const PredictorConfig& config)
+    : config_(config),
+      pages_(config.max_referrers, config.max_origins_per_referrer, config.learned_half_life_days),
+      sites_(config.max_referrers, config.max_origins_per_referrer, config.learned_half_life_days),
+      startup_(1, std::max<size_t>(2 * config.startup_list_size, 1), config.learned_half_life_days),
+      omnibox_(config.max_omnibox_rows, config.learned_half_life_days),
+      resolve_limiter_(std::chrono::seconds(60), kLimiterKeys),
+      preconnect_limiter_(std::chrono::seconds(10), kLimiterKeys),
+      fetch_limiter_(std::chrono::seconds(60), kLimiterKeys),
+      budget_(std::min(config.learned_budget_cap, config.max_in_flight)) {}
+
+LearnedPolicy::~LearnedPolicy() = default;
+
+void LearnedPolicy::Saw(TimeTicks now) {
+  last_now_ = std::max(last_now_, now);
+  if (startup_open_ && now - startup_start_ > config_.startup_window) {
+    CloseStartupWindow(startup_start_ + config_.startup_window);
+  }
+}
+
+// ---- The model ----
+
+std::vector<LearnedPolicy::Estimate> LearnedPolicy::EstimateFor(const Url& page, TimeTicks now,
+                                                                bool* known) const {
+  const DecayedUseTable::Entry* page_entry = pages_.Find(PageKey(page));
+  const DecayedUseTable::Entry* site_entry = sites_.Find(PageOriginKey(page));
+  if (known) *known = page_entry || site_entry;
+  const double fp = page_entry ? pages_.Factor(*page_entry, now) : 1;
+  const double fs = site_entry ? sites_.Factor(*site_entry, now) : 1;
+  const SchemeHostPort self = page.scheme_host_port();
+  const int state = StateAt(self, now);
+
+  // The global prior: own origin from every load seen in this state, nothing for another
+  // origin.
+  Probabilities self_prior{};
+  const DecayedCounts& global = self_[state];
+  const double fself = global.Factor(now, config_.learned_half_life_days);
+  for (size_t k = 0; k < self_prior.size(); ++k) {
+    self_prior[k] = (global.c[k] * fself + kSelfPriorWeight * std::ldexp(1.0, -(int(k) + 1))) /
+                    (global.n * fself + kSelfPriorWeight);
+  }
+
+  std::vector<std::string> keys{OriginKey(self)};
+  std::map<std::string, SchemeHostPort> origins{{keys[0], self}};
+  for (const auto* entry : {page_entry, site_entry}) {
+    if (!entry) continue;
+    for (const auto& [okey, row] : entry->origins) {
+      if (origins.emplace(okey, row.origin).second) keys.push_back(okey);
+    }
+  }
+  std::vector<Estimate> out;
+  for (const std::string& okey : keys) {
+    const SchemeHostPort& origin = origins[okey];
+    Probabilities prior{};
+    if (origin == self) prior = self_prior;
+    auto row_of = [&](const DecayedUseTable::Entry* e) -> const DecayedUseTable::OriginRow* {
+      if (!e) return nullptr;
+      auto it = e->origins.find(okey);
+      return it == e->origins.end() ? nullptr : &it->second;
+    };
+    const auto* site_row = row_of(site_entry);
+    Probabilities site = Shrink(site_entry, site_row, 0, fs, prior);
+    // A warm load borrows from the cold estimate until warm loads of its own say otherwise.
+    if (state == 1) site = Shrink(site_entry, site_row, 1, fs, site);
+    out.push_back({origin, Shrink(page_entry, row_of(page_entry), state, fp, site)});
+  }
+  return out;
+}
+
+int LearnedPolicy::StateAt(const SchemeHostPort& origin, TimeTicks now) const {
+  auto it = last_use_.find(OriginKey(origin));
+  return it != last_use_.end() && now - it->second <= kWarmWindow ? 1 : 0;
+}
+
+void LearnedPolicy::Used(const SchemeHostPort& origin, TimeTicks now) {
+  std::string key = OriginKey(origin);
+  auto it = last_use_.find(key);
+  if (it == last_use_.end()) {
+    while (last_use_.size() >= kMaxSetupOrigins) {
+      auto oldest = last_use_.begin();
+      for (auto i = last_use_.begin(); i != last_use_.end(); ++i) {
+        if (i->second < oldest->second) oldest = i;
+      }
+      last_use_.erase(oldest);
+    }
+    last_use_[key] = now;
+  } else {
+    it->second = std::max(it->second, now);
+  }
+}
+
+int LearnedPolicy::SocketsWorthIt(const Probabilities& p, double saved_ms) const {
+  int sockets = 0;
+  for (size_t k = 0; k < p.size(); ++k) {
+    if (p[k] * saved_ms < (1 - p[k]) * config_.learned_waste_cost_ms) break;
+    sockets = static_cast<int>(k) + 1;
+  }
+  return std::min(sockets, kMaxPreconnectSockets);
+}
+
+double LearnedPolicy::SetupMs(const SchemeHostPort& origin) const {
+  auto it = setup_.find(OriginKey(origin));
+  return it == setup_.end() ? kDefaultSetupMs : it->second.ms;
+}
+
+double LearnedPolicy::ClickProbability(TimeTicks now) const {
+  double f = hover_.Factor(now, config_.learned_half_life_days);
+  return (hover_.c[0] * f + 1) / (hover_.n * f + 2);
+}
+
+double LearnedPolicy::OmniboxConfidence(double hits, double misses) const {
+  return (hits + kOmniboxPriorHits) / (hits + misses + kOmniboxPriorHits + kOmniboxPriorMisses);
+}
+
+void LearnedPolicy::EmitReferrals(const Url& page, double scale, const HintMotivation* motivation,
+                                  TimeTicks now, std::vector<Hint>* out) {
+  bool known = false;
+  std::vector<Estimate> estimates = EstimateFor(page, now, &known);
+  // Most likely first, so a queue that fills keeps the best.
+  std::stable_sort(estimates.begin(), estimates.end(),
+                   [](const Estimate& a, const Estimate& b) { return a.p[0] > b.p[0]; });
+  const SchemeHostPort self = page.scheme_host_port();
+  DecayedUseTable::Entry* page_entry = pages_.FindMutable(PageKey(page));
+  DecayedUseTable::Entry* site_entry = sites_.FindMutable(PageOriginKey(page));
+  for (Estimate& e : estimates) {
+    for (double& v : e.p) v *= scale;
+    HintMotivation m = motivation         ? *motivation
+                       : !known           ? HintMotivation::kEarlyLoad
+                       : e.origin == self ? HintMotivation::kSelfReferral
+                                          : HintMotivation::kLearnedReferral;
+    int sockets = SocketsWorthIt(e.p, SetupMs(e.origin));
+    SpeculativeAction action;
+    if (sockets > 0) {
+      action = SpeculativeAction::kPreconnect;
+      out->push_back(MakeHint(m, action, e.origin, sockets, e.p[0], page.spec(), now));
+    } else if (e.p[0] >= kPreresolveMinP) {
+      action = SpeculativeAction::kPreresolve;
+      out->push_back(MakeHint(m, action, e.origin, 1, e.p[0], page.spec(), now));
+    } else {
+      continue;
+    }
+    // Count the hint in the most specific row that knows the origin.
+    std::string okey = OriginKey(e.origin);
+    for (DecayedUseTable::Entry* entry : {page_entry, site_entry}) {
+      if (!entry) continue;
+      auto it = entry->origins.find(okey);
+      if (it == entry->origins.end()) continue;
+      ++(action == SpeculativeAction::kPreconnect ? it->second.preconnects
+                                                  : it->second.preresolves);
+      break;
+    }
+  }
+}
+
+// ---- Events ----
+
+void LearnedPolicy::OnStartup(TimeTicks now, std::vector<Hint>* out) {
+  Saw(now);
+  if (startup_open_) CloseStartupWindow(now);
+  startup_open_ = true;
+  startup_start_ = now;
+  const DecayedUseTable::Entry* e = startup_.Find(kStartupKey);
+  if (!e) return;
+  const double f = startup_.Factor(*e, now);
+  std::vector<Estimate> estimates;
+  for (const auto& [okey, row] : e->origins) {
+    Estimate est{row.origin, {}};
+    for (size_t k = 0; k < est.p.size(); ++k) {
+      est.p[k] = row.c[0][k] * f / (e->n[0] * f + kPriorStrength);
+    }
+    estimates.push_back(est);
+  }
+  std::stable_sort(estimates.begin(), estimates.end(),
+                   [](const Estimate& a, const Estimate& b) { return a.p[0] > b.p[0]; });
+  if (estimates.size() > config_.startup_list_size) estimates.resize(config_.startup_list_size);
+  for (const Estimate& est : estimates) {
+    int sockets = SocketsWorthIt(est.p, SetupMs(est.origin));
+    if (sockets > 0) {
+      out->push_back(MakeHint(HintMotivation::kStartupList, SpeculativeAction::kPreconnect,
+                              est.origin, sockets, est.p[0], "", now));
+    } else if (est.p[0] >= kPreresolveMinP) {
+      out->push_back(MakeHint(HintMotivation::kStartupList, SpeculativeAction::kPreresolve,
+                              est.origin, 1, est.p[0], "", now));
+    }
+  }
+}
+
+std::vector<DecayedUseTable::Need> LearnedPolicy::StartupNeeds() const {
+  std::vector<DecayedUseTable::Need> needs;
+  for (const auto& [okey, need] : startup_needs_) needs.push_back(need);
+  return needs;
+}
+
+void LearnedPolicy::CloseStartupWindow(TimeTicks at) {
+  startup_open_ = false;
+  startup_.Observe(kStartupKey, StartupNeeds(), /*state=*/0, at);
+  startup_needs_.clear();
+}
+
+void LearnedPolicy::OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) {
+  Saw(now);
+  omnibox_.ScoreNavigation(page.spec(), now);
+  // A click on a hovered link.
+  for (auto it = pending_hovers_.begin(); it != pending_hovers_.end();) {
+    if (now - it->second > kHoverClickWindow) {
+      it = pending_hovers_.erase(it);
+    } else if (it->first == page.spec()) {
+      hover_.DecayTo(now, config_.learned_half_life_days);
+      hover_.c[0] += 1;
+      it = pending_hovers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (loads_.count(page.spec())) FinishLoad(page.spec(), now);  // a reload restarts the load
+  EmitReferrals(page, 1.0, nullptr, now, out);
+  FindOrStartLoad(page, now);
+}
+
+LearnedPolicy::Load* LearnedPolicy::FindOrStartLoad(const Url& page, TimeTicks now) {
+  auto it = loads_.find(page.spec());
+  if (it != loads_.end()) return &it->second;
+  while (loads_.size() >= kMaxActiveLoads) {
+    auto oldest = loads_.begin();
+    for (auto i = loads_.begin(); i != loads_.end(); ++i) {
+      if (i->second.order < oldest->second.order) oldest = i;
+    }
+    FinishLoad(oldest->first, now);
+  }
+  Load& load = loads_[page.spec()];
+  load.page = page;
+  load.order = ++load_sequence_;
+  load.state = StateAt(page.scheme_host_port(), now);
+  return &load;
+}
+
+void LearnedPolicy::FinishLoad(const std::string& spec, TimeTicks now) {
+  auto it = loads_.find(spec);
+  if (it == loads_.end()) return;
+  const Load& load = it->second;
+  std::vector<DecayedUseTable::Need> needs;
+  int self_connections = 0;
+  for (const auto& [okey, need] : load.needs) {
+    needs.push_back(need);
+    if (need.origin == load.page.scheme_host_port()) self_connections = need.connections;
+  }
+  pages_.Observe(PageKey(load.page), needs, load.state, now);
+  sites_.Observe(PageOriginKey(load.page), needs, load.state, now);
+  self_[load.state].Observe(self_connections, now, config_.learned_half_life_days);
+  budget_.OnNavigationComplete();
+  loads_.erase(it);
+}
+
+void LearnedPolicy::OnResourceRequested(const Url& page, const Url& url, TimeTicks now) {
+  Saw(now);
+  Used(url.scheme_host_port(), now);
+}
+
+void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
+                                       ConnectionSource source, TimeDelta wait, TimeTicks now) {
+  Saw(now);
+  std::string okey = OriginKey(origin);
+  // Only a load in progress learns: a connection after its end (the accounting then names the
+  // last page) would otherwise count as a load of its own that needed almost nothing.
+  auto load = loads_.find(page.spec());
+  bool first = true;  // the load's first connection to the origin: it paid the whole setup
+  if (load != loads_.end()) {
+    auto& need = load->second.needs[okey];
+    need.origin = origin;
+    first = ++need.connections == 1;
+  }
+  Used(origin, now);
+  const double wait_ms = std::max(0.0, ToMilliseconds(wait));
+  budget_.OnConnectionWait(wait_ms);
+  // Later connections of a load often got a socket late-bound from a job started for an earlier
+  // request, so their wait is only part of what a ready socket saves.
+  if (source == ConnectionSource::kNew && first) {
+    auto it = setup_.find(okey);
+    if (it == setup_.end()) {
+      while (setup_.size() >= kMaxSetupOrigins) {
+        auto victim = setup_.begin();
+        for (auto i = setup_.begin(); i != setup_.end(); ++i) {
+          if (i->second.last_use < victim->second.last_use) victim = i;
+        }
+        setup_.erase(victim);
+      }
+      it = setup_.emplace(okey, Setup{wait_ms, 0, 0}).first;
+    }
+    Setup& s = it->second;
+    s.ms = s.samples == 0 ? wait_ms : (1 - kSetupEwmaWeight) * s.ms + kSetupEwmaWeight * wait_ms;
+    ++s.samples;
+    s.last_use = ++setup_sequence_;
+  }
+  if (startup_open_ && now - startup_start_ <= config_.startup_window) {
+    auto& sn = startup_needs_[okey];
+    sn.origin = origin;
+    ++sn.connections;
+  }
+}
+
+void LearnedPolicy::OnNavigationComplete(const Url& page, TimeTicks now) {
+  Saw(now);
+  FinishLoad(page.spec(), now);
+}
+
+void LearnedPolicy::OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) {
+  Saw(now);
+  bool pending = false;
+  for (const auto& [spec, t] : pending_hovers_) {
+    if (spec == target.spec() && now - t <= kHoverClickWindow) pending = true;
+  }
+  if (!pending) {  // a pointer resting on the same link again is the same hover
+    hover_.Observe(0, now, config_.learned_half_life_days);
+    if (pending_hovers_.size() >= kMaxPendingHovers) pending_hovers_.pop_front();
+    pending_hovers_.push_back({target.spec(), now});
+  }
+  const HintMotivation m = HintMotivation::kMouseOver;
+  EmitReferrals(target, ClickProbability(now), &m, now, out);
+}
+
+void LearnedPolicy::OnOmnibox(const std::string& text, const Url& url, TimeTicks now,
+                              std::vector<Hint>* out) {
+  Saw(now);
+  omnibox_.AddPending(text, url.spec());
+  double hits, misses;
+  omnibox_.Get(text, url.spec(), now, &hits, &misses);
+  const double confidence = OmniboxConfidence(hits, misses);
+  const SchemeHostPort origin = url.scheme_host_port();
+  const HintMotivation m = HintMotivation::kOmnibox;
+  if (confidence >= kOmniboxFetchAt && hits >= kOmniboxFetchMinHits &&
+      fetch_limiter_.Allow(url.spec(), now)) {
+    out->push_back(MakeFetchHint(m, url, confidence, url.spec(), now));
+  }
+  bool connecting = false;
+  if (confidence * SetupMs(origin) >= (1 - confidence) * config_.learned_waste_cost_ms &&
+      preconnect_limiter_.Allow(OriginKey(origin), now)) {
+    out->push_back(
+        MakeHint(m, SpeculativeAction::kPreconnect, origin, 1, confidence, url.spec(), now));
+    connecting = true;
+  }
+  if (confidence >= kPreresolveMinP && resolve_limiter_.Allow(origin.host, now) && !connecting) {
+    out->push_back(
+        MakeHint(m, SpeculativeAction::kPreresolve, origin, 1, confidence, url.spec(), now));
+  }
+}
+
+void LearnedPolicy::OnStaticHint(const Url& page, StaticHintKind kind, const Url& target,
+                                 TimeTicks now, std::vector<Hint>* out) {
+  Saw(now);
+  AppendStaticHint(page, kind, target, now, out);
+}
+
+void LearnedPolicy::OnOutcome(SpeculativeAction action, HintMotivation motivation,
+                              const SchemeHostPort& origin, Outcome outcome, TimeTicks now) {
+  Saw(now);
+  ++outcomes_[OutcomeLabel(outcome)];
+}
+
+}  // namespace netstack

@@ -1,1 +1,15 @@
-// Placeholder: written by the helper that owns this file (issue 5).
+#include "predictor/predictor_policy.h"
+
+#include "predictor/chrome_policy.h"
+#include "predictor/learned_policy.h"
+#include "predictor/predictor_config.h"
+
+namespace netstack {
+
+std::unique_ptr<PredictorPolicy> CreatePredictorPolicy(const PredictorConfig& config) {
+  if (config.policy == "chrome") return std::make_unique<ChromePolicy>(config);
+  if (config.policy == "learned") return std::make_unique<LearnedPolicy>(config);
+  return nullptr;  // "off" (PredictorConfig::Set accepts nothing else)
+}
+
+}  // namespace netstack

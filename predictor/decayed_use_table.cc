@@ -1,0 +1,222 @@
+#include "predictor/decayed_use_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predictor/policy_util.h"
+
+namespace netstack {
+namespace {
+
+bool ReadArray(const nlohmann::json& array, double* out, size_t size) {
+  if (!array.is_array() || array.size() != size) return false;
+  for (size_t i = 0; i < size; ++i) {
+    const auto& v = array[i];
+    if (!v.is_number()) return false;
+    double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0) return false;
+    out[i] = d;
+  }
+  return true;
+}
+
+bool ReadCounts(const nlohmann::json& data, DecayedUseTable::Counts* c) {
+  auto it = data.find("c");
+  return it != data.end() && ReadArray(*it, c->data(), c->size());
+}
+
+bool ReadStateCounts(const nlohmann::json& data,
+                     std::array<DecayedUseTable::Counts, DecayedUseTable::kStates>* c) {
+  auto it = data.find("c");
+  if (it == data.end() || !it->is_array() || it->size() != c->size()) return false;
+  for (size_t s = 0; s < c->size(); ++s) {
+    if (!ReadArray((*it)[s], (*c)[s].data(), (*c)[s].size())) return false;
+  }
+  return true;
+}
+
+template <size_t N>
+nlohmann::json ArrayJson(const std::array<double, N>& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (double v : c) out.push_back(v);
+  return out;
+}
+
+nlohmann::json CountsJson(const DecayedUseTable::Counts& c) { return ArrayJson(c); }
+
+}  // namespace
+
+DecayedUseTable::DecayedUseTable(size_t max_keys, size_t max_origins, double half_life_days)
+    : max_keys_(std::max<size_t>(max_keys, 1)),
+      max_origins_(std::max<size_t>(max_origins, 1)),
+      half_life_days_(half_life_days) {}
+
+const DecayedUseTable::Entry* DecayedUseTable::Find(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+DecayedUseTable::Entry* DecayedUseTable::FindMutable(const std::string& key) {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+DecayedUseTable::Entry* DecayedUseTable::FindOrCreate(const std::string& key, bool touch) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    while (entries_.size() >= max_keys_) {
+      auto victim = entries_.begin();
+      for (auto i = entries_.begin(); i != entries_.end(); ++i) {
+        if (i->second.last_use < victim->second.last_use) victim = i;
+      }
+      entries_.erase(victim);
+    }
+    it = entries_.emplace(key, Entry{}).first;
+  }
+  if (touch) it->second.last_use = ++sequence_;
+  return &it->second;
+}
+
+double DecayedUseTable::Factor(const Entry& entry, TimeTicks now) const {
+  return DecayFactor(now - entry.updated, half_life_days_);
+}
+
+void DecayedUseTable::Observe(const std::string& key, const std::vector<Need>& needs, int state,
+                              TimeTicks now) {
+  state = std::clamp(state, 0, kStates - 1);
+  Entry* e = FindOrCreate(key, /*touch=*/true);
+  if (e->observations > 0) {
+    double f = Factor(*e, now);
+    for (double& v : e->n) v *= f;
+    for (auto& [okey, row] : e->origins) {
+      for (auto& counts : row.c) {
+        for (double& v : counts) v *= f;
+      }
+    }
+  }
+  e->updated = std::max(e->updated, now);
+  e->n[state] += 1;
+  ++e->observations;
+  for (const Need& need : needs) {
+    if (need.connections <= 0) continue;
+    std::string okey = OriginKey(need.origin);
+    auto it = e->origins.find(okey);
+    if (it == e->origins.end()) {
+      while (e->origins.size() >= max_origins_) {
+        // The least used goes (ties: the first by key); the newcomer has just been used.
+        auto victim = e->origins.begin();
+        for (auto i = e->origins.begin(); i != e->origins.end(); ++i) {
+          if (i->second.c[0][0] + i->second.c[1][0] <
+              victim->second.c[0][0] + victim->second.c[1][0])
+            victim = i;
+        }
+        e->origins.erase(victim);
+      }
+      it = e->origins.emplace(okey, OriginRow{}).first;
+      it->second.origin = need.origin;
+    }
+    OriginRow& row = it->second;
+    row.needed += static_cast<uint64_t>(need.connections);
+    for (int k = 1; k <= std::min(need.connections, kMaxK); ++k) row.c[state][k - 1] += 1;
+  }
+}
+
+std::vector<std::string> DecayedUseTable::KeysByRecentUse() const {
+  std::vector<std::pair<uint64_t, std::string>> keys;
+  for (const auto& [key, e] : entries_) keys.push_back({e.last_use, key});
+  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a > b; });
+  std::vector<std::string> out;
+  for (auto& k : keys) out.push_back(std::move(k.second));
+  return out;
+}
+
+void DecayedUseTable::AppendRows(const std::string& table, TimeTicks saved_at,
+                                 std::vector<PredictorRow>* out) const {
+  for (const auto& [key, e] : entries_) {
+    out->push_back(PredictorRow{table,
+                                key,
+                                "",
+                                {{"n", ArrayJson(e.n)},
+                                 {"observations", e.observations},
+                                 {"last_use", e.last_use},
+                                 {"age_us", ToMicros(saved_at - e.updated)}}});
+    for (const auto& [okey, row] : e.origins) {
+      out->push_back(PredictorRow{table,
+                                  key,
+                                  okey,
+                                  {{"c", {CountsJson(row.c[0]), CountsJson(row.c[1])}},
+                                   {"needed", row.needed},
+                                   {"preconnects", row.preconnects},
+                                   {"preresolves", row.preresolves}}});
+    }
+  }
+}
+
+bool DecayedUseTable::LoadRow(const PredictorRow& row, TimeTicks now) {
+  if (row.key.empty()) return false;
+  if (row.subkey.empty()) {
+    std::array<double, kStates> n{};
+    double age;
+    uint64_t observations, last_use;
+    if (!row.data.is_object() || !row.data.contains("n") ||
+        !ReadArray(row.data["n"], n.data(), n.size()) ||
+        !ReadCount(row.data, "observations", &observations) ||
+        !ReadCount(row.data, "last_use", &last_use) || !ReadNumber(row.data, "age_us", &age)) {
+      return false;
+    }
+    Entry* e = FindOrCreate(row.key, /*touch=*/false);
+    e->n = n;
+    e->observations = observations;
+    e->last_use = last_use;
+    e->updated = now - FromMicros(static_cast<int64_t>(age));
+    sequence_ = std::max(sequence_, last_use);
+    return true;
+  }
+  OriginRow o;
+  if (!ParseOriginKey(row.subkey, &o.origin) || !ReadStateCounts(row.data, &o.c) ||
+      !ReadCount(row.data, "needed", &o.needed) ||
+      !ReadCount(row.data, "preconnects", &o.preconnects) ||
+      !ReadCount(row.data, "preresolves", &o.preresolves)) {
+    return false;
+  }
+  Entry* e = FindOrCreate(row.key, /*touch=*/false);
+  if (!e->origins.count(row.subkey) && e->origins.size() >= max_origins_) return false;
+  e->origins[row.subkey] = o;
+  return true;
+}
+
+void DecayedCounts::DecayTo(TimeTicks now, double half_life_days) {
+  double f = Factor(now, half_life_days);
+  n *= f;
+  for (double& v : c) v *= f;
+  updated = std::max(updated, now);
+}
+
+double DecayedCounts::Factor(TimeTicks now, double half_life_days) const {
+  return DecayFactor(now - updated, half_life_days);
+}
+
+void DecayedCounts::Observe(int value, TimeTicks now, double half_life_days) {
+  DecayTo(now, half_life_days);
+  n += 1;
+  for (int k = 1; k <= std::min(value, DecayedUseTable::kMaxK); ++k) c[k - 1] += 1;
+}
+
+nlohmann::json DecayedCounts::ToRow(TimeTicks saved_at) const {
+  return {{"n", n}, {"c", CountsJson(c)}, {"age_us", ToMicros(saved_at - updated)}};
+}
+
+bool DecayedCounts::FromRow(const nlohmann::json& data, TimeTicks now) {
+  double nn, age;
+  DecayedUseTable::Counts cc{};
+  if (!ReadNumber(data, "n", &nn) || nn < 0 || !ReadCounts(data, &cc) ||
+      !ReadNumber(data, "age_us", &age)) {
+    return false;
+  }
+  n = nn;
+  c = cc;
+  updated = now - FromMicros(static_cast<int64_t>(age));
+  return true;
+}
+
+}  // namespace netstack

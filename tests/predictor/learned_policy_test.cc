@@ -1,0 +1,378 @@
+// LearnedPolicy: the model's numbers (shrinkage, decay, the cost rule, learned setup time), its
+// hover, omnibox and startup rules, bounds, and a comparison with the chrome policy on a
+// synthetic stream.
+#include "predictor/learned_policy.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "predictor/chrome_policy.h"
+#include "predictor/policy_util.h"
+#include "predictor/predictor_config.h"
+#include "tests/predictor/policy_test_util.h"
+
+namespace netstack {
+namespace {
+
+using namespace policy_test;
+
+PredictorConfig LearnedConfig() {
+  PredictorConfig config;
+  config.policy = "learned";
+  return config;
+}
+
+constexpr double kDay = 86400;
+
+// Times far enough apart that every load is cold (its origin unused for over 300 s).
+TimeTicks Cold(int i) { return At(1000.0 * i); }
+
+TEST_CASE("learned: an unknown page preconnects 1 socket to its own origin", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  std::vector<Hint> hints;
+  p.OnNavigation(U("https://a.test/x"), At(0), &hints);
+  REQUIRE(hints.size() == 1);
+  CHECK(hints[0].motivation == HintMotivation::kEarlyLoad);
+  CHECK(hints[0].action == SpeculativeAction::kPreconnect);
+  CHECK(hints[0].sockets == 1);  // prior: P(>=1) = 0.5, P(>=2) = 0.25
+  CHECK(hints[0].likelihood == Approx(0.5));
+}
+
+TEST_CASE("learned: unknown pages follow what pages need from their own origin", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  for (int i = 0; i < 20; ++i) {
+    const Url page = U("https://s" + std::to_string(i) + ".test/");
+    LoadPage(p, page, {{page.scheme_host_port(), 2}}, At(i), 300);
+  }
+  std::vector<Hint> hints;
+  p.OnNavigation(U("https://new.test/"), At(30), &hints);
+  CHECK(PreconnectSockets(hints, O("https://new.test/")) == 2);
+}
+
+TEST_CASE("learned: estimates shrink page -> site -> prior", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/p?x=1");
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  for (int i = 0; i < 4; ++i) LoadPage(p, page, {{cdn, 2}}, Cold(i), 300);
+  bool known = false;
+  auto estimates = p.EstimateFor(U("https://a.test/p?y=2"), Cold(4), &known);  // same page key
+  CHECK(known);
+  const LearnedPolicy::Estimate* e = nullptr;
+  for (const auto& est : estimates) {
+    if (est.origin == cdn) e = &est;
+  }
+  REQUIRE(e);
+  // site: (4 + 1 x 0) / (4 + 1) = 0.8; page: (4 + 1 x 0.8) / (4 + 1) = 0.96.
+  CHECK(e->p[0] == Approx(0.96).epsilon(1e-3));  // a little decay over 4000 s
+  CHECK(e->p[1] == Approx(0.96).epsilon(1e-3));
+  CHECK(e->p[2] == 0);
+  std::vector<Hint> hints = LoadPage(p, page, {}, Cold(5));
+  CHECK(PreconnectSockets(hints, cdn) == 2);
+  // Another page of the site falls back to the site's row: 0.8 x 5/6 after the 5th load.
+  estimates = p.EstimateFor(U("https://a.test/other"), Cold(6), &known);
+  CHECK(known);
+  for (const auto& est : estimates) {
+    if (est.origin == cdn) CHECK(est.p[0] == Approx(4.0 / 6.0).epsilon(1e-2));
+  }
+}
+
+TEST_CASE("learned: only loads in progress learn", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  LoadPage(p, page, {{cdn, 1}}, At(0));
+  // After the load ended (the accounting names the last page then): no new observation.
+  p.OnConnectionNeeded(page, cdn, ConnectionSource::kNew, Milliseconds(50), At(5));
+  CHECK(p.active_loads() == 0);
+  const auto* e = p.pages().Find(PageKey(page));
+  REQUIRE(e);
+  CHECK(e->observations == 1);
+  CHECK(e->origins.at(OriginKey(cdn)).needed == 1);
+  CHECK(p.SetupMs(cdn) == Approx(0.7 * 100 + 0.3 * 50));  // setup time still learns
+}
+
+TEST_CASE("learned: warm and cold loads are learned apart", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  // Cold loads need the CDN; revisits within 300 s find sockets and need nothing.
+  for (int i = 0; i < 6; ++i) {
+    LoadPage(p, page, {{page.scheme_host_port(), 1}, {cdn, 2}}, Cold(i), 300);
+    LoadPage(p, page, {}, Cold(i) + Seconds(60));
+    LoadPage(p, page, {}, Cold(i) + Seconds(120));
+  }
+  CHECK(p.StateAt(page.scheme_host_port(), Cold(5) + Seconds(200)) == 1);
+  CHECK(p.StateAt(page.scheme_host_port(), Cold(5) + Seconds(500)) == 0);
+  std::vector<Hint> warm = LoadPage(p, page, {}, Cold(5) + Seconds(200));
+  CHECK(PreconnectSockets(warm, cdn) == 0);
+  std::vector<Hint> cold = LoadPage(p, page, {}, Cold(7));
+  CHECK(PreconnectSockets(cold, cdn) == 2);
+  CHECK(PreconnectSockets(cold, page.scheme_host_port()) == 1);
+}
+
+TEST_CASE("learned: observations halve every half-life", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());  // 7 days
+  const Url page = U("https://a.test/");
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  LoadPage(p, page, {{cdn, 1}}, At(0));
+  const TimeTicks later = At(1) + Seconds(static_cast<int64_t>(7 * kDay));
+  CHECK(p.pages().Factor(*p.pages().Find(PageKey(page)), later) == Approx(0.5));
+  auto estimates = p.EstimateFor(page, later, nullptr);
+  for (const auto& est : estimates) {
+    if (est.origin != cdn) continue;
+    double site = 0.5 / (0.5 + 1);
+    CHECK(est.p[0] == Approx((0.5 + site) / 1.5));
+  }
+  // A load without the origin after two half-lives weighs 1 against the old 0.25.
+  LoadPage(p, page, {}, At(1) + Seconds(static_cast<int64_t>(14 * kDay)));
+  const auto* e = p.pages().Find(PageKey(page));
+  CHECK(e->n[0] == Approx(1.25));
+  CHECK(e->origins.at(OriginKey(cdn)).c[0][0] == Approx(0.25));
+}
+
+TEST_CASE("learned: the cost rule decides sockets", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());  // waste 150 ms
+  LearnedPolicy::Probabilities probs{0.9, 0.5, 0.3, 0, 0, 0};
+  // 0.9 x 300 >= 0.1 x 150; 0.5 x 300 >= 0.5 x 150; 0.3 x 300 < 0.7 x 150.
+  CHECK(p.SocketsWorthIt(probs, 300) == 2);
+  CHECK(p.SocketsWorthIt(probs, 10) == 0);
+  CHECK(p.SocketsWorthIt({1, 1, 1, 1, 1, 1}, 1) == 6);
+  PredictorConfig config = LearnedConfig();
+  config.learned_waste_cost_ms = 600;
+  LearnedPolicy q(config);
+  CHECK(q.SocketsWorthIt(probs, 300) == 1);
+}
+
+TEST_CASE("learned: rare origins are pre-resolved or ignored, not preconnected", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const SchemeHostPort ad = O("https://ad.test/");
+  LoadPage(p, page, {{ad, 1}}, Cold(0), 300);
+  for (int i = 1; i < 3; ++i) LoadPage(p, page, {}, Cold(i));
+  // n = 3, c = 1: site 1/4, page (1 + 0.25) / 4 = 0.3125: below 0.5 (300 vs 150 ms).
+  std::vector<Hint> hints = LoadPage(p, page, {}, Cold(3));
+  CHECK(PreconnectSockets(hints, ad) == 0);
+  CHECK(HasPreresolve(hints, ad));
+  // n = 5: site 1/6, page (1 + 1/6) / 6 = 0.194 < 0.2: nothing.
+  LoadPage(p, page, {}, Cold(4));
+  hints = LoadPage(p, page, {}, Cold(5));
+  CHECK(HintsFor(hints, ad, SpeculativeAction::kPreresolve).empty());
+  CHECK(PreconnectSockets(hints, ad) == 0);
+}
+
+TEST_CASE("learned: setup time per origin is an EWMA of new connections' waits", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const SchemeHostPort o = O("https://o.test/");
+  CHECK(p.SetupMs(o) == LearnedPolicy::kDefaultSetupMs);
+  p.OnConnectionNeeded(page, o, ConnectionSource::kNew, Milliseconds(100), At(0));
+  CHECK(p.SetupMs(o) == Approx(100));
+  p.OnConnectionNeeded(page, o, ConnectionSource::kNew, Milliseconds(200), At(0));
+  CHECK(p.SetupMs(o) == Approx(130));
+  p.OnConnectionNeeded(page, o, ConnectionSource::kPreconnectedIdle, Milliseconds(0), At(0));
+  CHECK(p.SetupMs(o) == Approx(130));
+  // Within a load only the first connection to an origin counts (later ones may have been
+  // late-bound to a job an earlier request started).
+  std::vector<Hint> hints;
+  p.OnNavigation(page, At(1), &hints);
+  p.OnConnectionNeeded(page, o, ConnectionSource::kNew, Milliseconds(230), At(1));
+  CHECK(p.SetupMs(o) == Approx(0.7 * 130 + 0.3 * 230));
+  p.OnConnectionNeeded(page, o, ConnectionSource::kNew, Milliseconds(5), At(1));
+  CHECK(p.SetupMs(o) == Approx(0.7 * 130 + 0.3 * 230));
+}
+
+TEST_CASE("learned: hover hints scale with the learned P(click | hover)", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url target = U("https://b.test/");
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  for (int i = 0; i < 5; ++i) LoadPage(p, target, {{cdn, 1}}, Cold(i), 300);
+  CHECK(p.ClickProbability(Cold(5)) == Approx(0.5));
+  for (int i = 0; i < 10; ++i) {  // hover, click 200 ms later
+    std::vector<Hint> ignored;
+    p.OnHover(target, Cold(6 + i), &ignored);
+    LoadPage(p, target, {{cdn, 1}}, Cold(6 + i) + Milliseconds(200), 300);
+  }
+  CHECK(p.ClickProbability(Cold(20)) == Approx(11.0 / 12.0).epsilon(1e-2));
+  std::vector<Hint> hints;
+  p.OnHover(target, Cold(20), &hints);
+  CHECK(PreconnectSockets(hints, cdn) == 1);
+  for (const Hint& h : hints) CHECK(h.motivation == HintMotivation::kMouseOver);
+  // Hovers that are never clicked teach the opposite.
+  for (int i = 0; i < 40; ++i) {
+    std::vector<Hint> ignored;
+    p.OnHover(U("https://c.test/" + std::to_string(i)), Cold(21) + Seconds(10 * i), &ignored);
+  }
+  CHECK(p.ClickProbability(Cold(22)) < 0.3);
+  hints.clear();
+  p.OnHover(target, Cold(22), &hints);
+  CHECK(PreconnectSockets(hints, cdn) == 0);
+}
+
+TEST_CASE("learned: omnibox confidence has a prior; actions follow the cost rule", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url url = U("https://news.test/");
+  const SchemeHostPort origin = url.scheme_host_port();
+  CHECK(p.OmniboxConfidence(0, 0) == Approx(0.2));
+  std::vector<Hint> hints;
+  p.OnOmnibox("n", url, At(0), &hints);  // 0.2: pre-resolve only
+  REQUIRE(hints.size() == 1);
+  CHECK(hints[0].action == SpeculativeAction::kPreresolve);
+  // 1 hit: 1.5 / 3.5; no fetch ahead below 1.5 (decayed) hits.
+  p.OnOmnibox("n", url, At(100), &hints);
+  p.OnNavigation(url, At(100.5), &hints);
+  hints.clear();
+  p.OnOmnibox("n", url, At(200), &hints);
+  CHECK(HintsFor(hints, origin, SpeculativeAction::kFetchAhead).empty());
+  // 2 hits: 2.5 / 4.5 = 0.556 >= 0.5: fetch ahead; x 200 ms >= 0.444 x 150 ms: preconnect.
+  p.OnOmnibox("n", url, At(300), &hints);
+  p.OnNavigation(url, At(300.5), &hints);
+  hints.clear();
+  p.OnOmnibox("n", url, At(400), &hints);
+  CHECK(HintsFor(hints, origin, SpeculativeAction::kFetchAhead).size() == 1);
+  CHECK(PreconnectSockets(hints, origin) == 1);
+  // 2 hits, 3 misses: 2.5 / 7.5 = 0.333: neither; a pre-resolve (>= 0.2).
+  for (int i = 0; i < 3; ++i) {
+    p.OnOmnibox("n", url, At(500 + i), &hints);
+    p.OnNavigation(U("https://other.test/"), At(500.5 + i), &hints);
+  }
+  hints.clear();
+  p.OnOmnibox("n", url, At(600), &hints);
+  CHECK(HintsFor(hints, origin, SpeculativeAction::kFetchAhead).empty());
+  CHECK(PreconnectSockets(hints, origin) == 0);
+  CHECK(HasPreresolve(hints, origin));
+}
+
+TEST_CASE("learned: startup list is the decayed share of starts needing each origin",
+          "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const SchemeHostPort mail = O("https://mail.test/");
+  const SchemeHostPort late = O("https://late.test/");
+  std::vector<Hint> hints;
+  p.OnStartup(At(0), &hints);
+  CHECK(hints.empty());
+  p.OnConnectionNeeded(page, mail, ConnectionSource::kNew, Milliseconds(300), At(1));
+  p.OnConnectionNeeded(page, late, ConnectionSource::kNew, Milliseconds(300), At(40));
+  p.OnStartup(At(100), &hints);  // n = 1, c = 1: 1 / (1 + 1) = 0.5; 0.5 x 300 >= 0.5 x 150
+  CHECK(PreconnectSockets(hints, mail) == 1);
+  CHECK(hints[0].motivation == HintMotivation::kStartupList);
+  CHECK(HintsFor(hints, late, SpeculativeAction::kPreconnect).empty());
+  CHECK_FALSE(HasPreresolve(hints, late));
+  // Two starts without it: 1 / (3 + 1) = 0.25: a pre-resolve.
+  p.OnStartup(At(200), &hints);
+  hints.clear();
+  p.OnStartup(At(300), &hints);
+  CHECK(PreconnectSockets(hints, mail) == 0);
+  CHECK(HasPreresolve(hints, mail));
+}
+
+TEST_CASE("learned: bounded tables and loads", "[predictor]") {
+  PredictorConfig config = LearnedConfig();
+  config.max_referrers = 5;
+  config.max_origins_per_referrer = 3;
+  LearnedPolicy p(config);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<std::pair<SchemeHostPort, int>> needs;
+    for (int j = 0; j < 6; ++j) needs.push_back({O("https://o" + std::to_string(j) + ".test/"), 1});
+    LoadPage(p, U("https://a.test/p" + std::to_string(i)), needs, At(i));
+    LoadPage(p, U("https://s" + std::to_string(i) + ".test/"), needs, At(i));
+  }
+  CHECK(p.pages().size() == 5);
+  CHECK(p.sites().size() == 5);
+  for (const auto& key : p.pages().KeysByRecentUse()) {
+    CHECK(p.pages().Find(key)->origins.size() <= 3);
+  }
+  std::vector<Hint> hints;
+  for (int i = 0; i < 100; ++i)
+    p.OnNavigation(U("https://x.test/" + std::to_string(i)), At(50), &hints);
+  CHECK(p.active_loads() == LearnedPolicy::kMaxActiveLoads);
+}
+
+TEST_CASE("learned: the adaptive budget probes and keeps only improvements", "[predictor]") {
+  AdaptiveBudget b(/*cap=*/4);
+  CHECK(b.budget() == 3);
+  auto feed = [](AdaptiveBudget& budget, double wait_ms) {
+    for (int i = 0; i < AdaptiveBudget::kWindowNavigations; ++i) {
+      budget.OnConnectionWait(wait_ms);
+      budget.OnNavigationComplete();
+    }
+  };
+  auto window = [&](double wait_ms) { feed(b, wait_ms); };
+  window(100);  // baseline at 3, probe 4
+  CHECK(b.budget() == 4);
+  window(80);  // better: kept; 5 is above the cap, so the next probe goes down to 3
+  CHECK(b.budget() == 3);
+  CHECK(b.kept() == 1);
+  window(90);  // worse than 80: back to 4, re-measure
+  CHECK(b.budget() == 4);
+  CHECK(b.reverted() == 1);
+  window(85);  // baseline at 4, probe (direction now up, capped) -> 3
+  CHECK(b.budget() == 3);
+  // A window with no connection needed says nothing.
+  for (int i = 0; i < AdaptiveBudget::kWindowNavigations; ++i) b.OnNavigationComplete();
+  CHECK(b.budget() == 3);
+  AdaptiveBudget one(1);
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < AdaptiveBudget::kWindowNavigations; ++j) {
+      one.OnConnectionWait(10.0 * i);
+      one.OnNavigationComplete();
+    }
+    CHECK(one.budget() == 1);
+  }
+  // Never below 1.
+  AdaptiveBudget low(8, 1);
+  for (int i = 0; i < 20; ++i) {
+    feed(low, 100 + i);  // always worse
+    CHECK(low.budget() >= 1);
+    CHECK(low.budget() <= 8);
+  }
+  LearnedPolicy p(LearnedConfig());
+  CHECK(p.Budget(At(0)) == 3);
+}
+
+// A synthetic stream: page P always needs its own origin once and a CDN twice; each load also
+// needs one ad origin never seen again. Hinted sockets beyond what the load then needed are
+// waste; hinted sockets up to it are covered.
+struct Score {
+  int covered = 0;
+  int wasted = 0;
+};
+Score Run(PredictorPolicy& policy) {
+  Score score;
+  const Url page = U("https://p.test/");
+  for (int i = 0; i < 40; ++i) {
+    const SchemeHostPort ad = O("https://ad" + std::to_string(i) + ".test/");
+    std::vector<std::pair<SchemeHostPort, int>> needs = {
+        {page.scheme_host_port(), 1}, {O("https://cdn.test/"), 2}, {ad, 1}};
+    std::vector<Hint> hints = LoadPage(policy, page, needs, At(10 * i), 250);
+    std::map<std::string, int> hinted;
+    for (const Hint& h : hints) {
+      if (h.action != SpeculativeAction::kPreconnect) continue;
+      hinted[OriginKey(h.origin)] = std::max(hinted[OriginKey(h.origin)], h.sockets);
+    }
+    for (const auto& [origin, sockets] : hinted) {
+      int needed = 0;
+      for (const auto& [o, n] : needs) {
+        if (OriginKey(o) == origin) needed = n;
+      }
+      score.covered += std::min(sockets, needed);
+      score.wasted += std::max(0, sockets - needed);
+    }
+  }
+  return score;
+}
+
+TEST_CASE("learned: covers what chrome covers with fewer wasted sockets", "[predictor]") {
+  PredictorConfig chrome_config;
+  ChromePolicy chrome(chrome_config);
+  LearnedPolicy learned(LearnedConfig());
+  Score c = Run(chrome);
+  Score l = Run(learned);
+  INFO("chrome covered " << c.covered << " wasted " << c.wasted << "; learned covered " << l.covered
+                         << " wasted " << l.wasted);
+  CHECK(l.covered >= c.covered);
+  CHECK(l.wasted * 4 < c.wasted);
+}
+
+}  // namespace
+}  // namespace netstack

@@ -1,0 +1,42 @@
+// Helpers for the policy tests: URLs, origins, and a page load driven through a policy.
+#ifndef TESTS_PREDICTOR_POLICY_TEST_UTIL_H_
+#define TESTS_PREDICTOR_POLICY_TEST_UTIL_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "net/base/url.h"
+#include "predictor/hint.h"
+#include "predictor/predictor_policy.h"
+
+namespace netstack {
+namespace policy_test {
+
+// Parses an absolute URL the test wrote (must be valid).
+Url U(const std::string& text);
+// The origin of "https://host/" (or any URL text).
+SchemeHostPort O(const std::string& text);
+// A time `seconds` after an arbitrary non-zero start.
+TimeTicks At(double seconds);
+
+// One load of `page` at `now`: OnNavigation (its hints returned), then for each (origin,
+// connections) that many OnConnectionNeeded (kNew, `wait_ms` each), then OnNavigationComplete.
+std::vector<Hint> LoadPage(PredictorPolicy& policy, const Url& page,
+                           const std::vector<std::pair<SchemeHostPort, int>>& needs, TimeTicks now,
+                           double wait_ms = 100);
+
+// The hints for `origin` with `action` (in order).
+std::vector<Hint> HintsFor(const std::vector<Hint>& hints, const SchemeHostPort& origin,
+                           SpeculativeAction action);
+// Sockets of the preconnect hint for `origin` (0 if none), and whether a pre-resolve is there.
+int PreconnectSockets(const std::vector<Hint>& hints, const SchemeHostPort& origin);
+bool HasPreresolve(const std::vector<Hint>& hints, const SchemeHostPort& origin);
+// A comparable summary of hints (motivation, action, origin, url, sockets, likelihood,
+// priority, expiry), one string per hint.
+std::vector<std::string> Describe(const std::vector<Hint>& hints);
+
+}  // namespace policy_test
+}  // namespace netstack
+
+#endif  // TESTS_PREDICTOR_POLICY_TEST_UTIL_H_
