@@ -138,6 +138,25 @@ TEST_CASE("Compare pairs pages under two configurations", "[replay][command]") {
   std::remove(json.c_str());
 }
 
+TEST_CASE("Compare predictor=off with chrome: both sides' figures and the time saved",
+          "[replay][command][predictor]") {
+  std::string session = Write("p.jsonl", kSession);
+  std::string json = Temp("compare-predictor.jsonl");
+  CommandRun run = Run({session, "--compare", "predictor=off", "predictor=chrome", "--json", json});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("  predictor\n  A off: ") != std::string::npos);
+  CHECK(run.out.find("  B chrome: ") != std::string::npos);
+  CHECK(run.out.find("  saved by B  ") != std::string::npos);
+  const nlohmann::json summary = JsonLines(json).back();
+  CHECK(summary["compare"].contains("saved_ms"));
+  CHECK(summary["b"]["totals"]["predictor"]["policy"] == "chrome");
+  CHECK(summary["b"]["totals"]["predictor"]["stats"]["hints"]["produced"].get<int>() > 0);
+  CHECK(summary["a"]["totals"]["predictor"]["tables"].is_null());
+  std::remove(session.c_str());
+  std::remove(json.c_str());
+}
+
 TEST_CASE("Malformed traces and outputs: one line naming where, exit 2", "[replay][command]") {
   struct Case {
     std::string name, text;
@@ -169,6 +188,13 @@ TEST_CASE("Malformed traces and outputs: one line naming where, exit 2", "[repla
     CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
     std::remove(path.c_str());
   }
+  std::string good = Write("predictor.jsonl", kSession);
+  CommandRun bad_predictor = Run({good, "--set", "predictor=clever"});
+  CHECK(bad_predictor.code == 2);
+  CHECK(bad_predictor.err ==
+        "netstack: --set 'predictor=clever': predictor: 'clever' is not off, chrome or "
+        "learned\n");
+  std::remove(good.c_str());
   CommandRun missing = Run({"/nonexistent/trace.har"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("netstack: /nonexistent/trace.har") == 0);

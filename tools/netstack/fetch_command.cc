@@ -19,12 +19,12 @@
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_record.h"
 #include "tools/netstack/live_stack.h"
+#include "tools/netstack/page_command.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
-namespace {
 
-LiveStackOptions MakeStackOptions(const FetchOptions& o) {
+LiveStackOptions MakeLiveStackOptions(const FetchOptions& o) {
   LiveStackOptions s;
   s.context.pool.max_sockets = o.max_sockets;
   s.context.pool.max_sockets_per_group = o.max_sockets_per_group;
@@ -43,6 +43,8 @@ LiveStackOptions MakeStackOptions(const FetchOptions& o) {
   s.overrides = o.resolves;
   return s;
 }
+
+namespace {
 
 // One URL's fetch: owns its UrlRequest and output file, and turns the result into a record.
 class FetchJob : public UrlRequest::Delegate {
@@ -160,11 +162,12 @@ class FetchJob : public UrlRequest::Delegate {
 }  // namespace
 
 int RunFetchCommand(const FetchOptions& options, const std::string& command_line) {
+  if (options.page) return RunPageCommand(options, command_line);
   std::string error;
   // Declared before the stack: the profile's lock is held until the cache inside the stack's
   // context is gone.
   std::unique_ptr<Profile> profile;
-  std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeStackOptions(options), &error);
+  std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeLiveStackOptions(options), &error);
   if (!stack) {
     std::fprintf(stderr, "netstack: %s\n", error.c_str());
     return 2;

@@ -157,7 +157,70 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
                   "cache size limit: bytes, or with a K/M/G suffix (default 80M, 10M --private)")
       ->check([](const std::string& s) { return s.empty() ? std::string("empty size") : ""; });
   cmd->add_option("--cache-eviction", o->cache_eviction_text, "eviction ranking: lru or frequency");
+  cmd->add_flag("--page", o->page,
+                "load the URL as a page: the document, then its subresources; print a waterfall");
+  cmd->add_option("--predictor", o->predictor_text,
+                  "with --page: the predictor's policy, off, chrome or learned (default learned)");
+  cmd->add_option("--set-predictor", o->predictor_sets,
+                  "with --page: a predictor setting KEY=VALUE (repeatable; docs/fetch.md)")
+      ->allow_extra_args(false);
 }
+
+namespace {
+
+// --page's own rules, and the predictor's settings.
+bool ValidatePageOptions(FetchOptions* o, std::string* message) {
+  if (!o->page) {
+    if (!o->predictor_text.empty() || !o->predictor_sets.empty()) {
+      *message = std::string(o->predictor_text.empty() ? "--set-predictor" : "--predictor") +
+                 " needs --page (the predictor acts on page loads)";
+      return false;
+    }
+    return true;
+  }
+  if (o->urls.size() != 1) {
+    *message = "--page loads one URL (" + std::to_string(o->urls.size()) + " given)";
+    return false;
+  }
+  if (!o->outputs.empty() || o->method != "GET") {
+    *message = std::string("--page conflicts with ") +
+               (!o->outputs.empty() ? "-o"
+                : o->head           ? "-I"
+                : !o->data.empty()  ? "-d"
+                                    : "-X") +
+               " (a page load GETs the document and its subresources)";
+    return false;
+  }
+  o->predictor = PredictorConfig();
+  const std::string policy = o->predictor_text.empty() ? "learned" : o->predictor_text;
+  if (policy != "off" && policy != "chrome" && policy != "learned") {
+    *message = "bad --predictor \"" + policy + "\": expected off, chrome or learned";
+    return false;
+  }
+  o->predictor.policy = policy;
+  for (const std::string& set : o->predictor_sets) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      *message = "bad --set-predictor \"" + set + "\": expected KEY=VALUE";
+      return false;
+    }
+    std::string key = set.substr(0, eq);
+    // replay's spelling (predictor_KEY) is accepted too.
+    if (key.rfind("predictor_", 0) == 0) key = key.substr(10);
+    std::string error;
+    if (key == "policy" || key == "predictor") {
+      *message = "bad --set-predictor \"" + set + "\": choose the policy with --predictor";
+      return false;
+    }
+    if (!o->predictor.Set(key, set.substr(eq + 1), &error)) {
+      *message = "bad --set-predictor \"" + set + "\": " + error;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
   o->urls.clear();
@@ -242,7 +305,7 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
     *message = "bad --cache-eviction \"" + o->cache_eviction_text + "\": expected lru or frequency";
     return false;
   }
-  return true;
+  return ValidatePageOptions(o, message);
 }
 
 }  // namespace netstack

@@ -12,6 +12,7 @@
 #include "cache/backend.h"
 #include "net/base/ip_address.h"
 #include "net/base/url.h"
+#include "predictor/predictor_config.h"
 
 namespace netstack {
 
@@ -57,6 +58,13 @@ struct FetchOptions {
   int64_t cache_size = 0;           // parsed from cache_size_text; 0: the backend's default
   std::string cache_eviction_text;  // "" (not given) means lru
   EvictionPolicy cache_eviction = EvictionPolicy::kSizeWeightedLru;
+  // --page (docs/fetch.md "Page loads"): load one URL as a page, its subresources included.
+  bool page = false;
+  // --predictor off|chrome|learned and --set-predictor KEY=VALUE, applied by Validate into
+  // `predictor` (only with --page).
+  std::string predictor_text;  // "" (not given) means learned
+  std::vector<std::string> predictor_sets;
+  PredictorConfig predictor;
 };
 
 // Cache size bounds for --cache-size (and `netstack cache`'s).

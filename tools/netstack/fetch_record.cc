@@ -52,7 +52,7 @@ nlohmann::json FetchRecordToJson(const FetchRecord& r) {
   j["dns"] = {{"from_cache", r.dns_from_cache}, {"stale", r.dns_stale}};
   j["redirects"] = r.redirects;
   j["cache"] = r.cache;
-  j["speculative"] = nullptr;  // the predictor (a later issue) fills this in
+  j["speculative"] = r.speculative;
   return j;
 }
 

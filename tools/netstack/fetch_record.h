@@ -34,6 +34,9 @@ struct FetchRecord {
   bool dns_stale = false;
   std::vector<std::string> redirects;
   std::string cache = "bypass";  // CacheDispositionName: miss, hit, revalidated, stale, bypass
+  // What the predictor had done for the request's origin (Predictor::SpeculativeFor); null
+  // when no predictor ran (plain fetches, --predictor off).
+  nlohmann::json speculative = nullptr;
 };
 
 nlohmann::json FetchRecordToJson(const FetchRecord& record);

@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
+#include "tools/replay/har_session.h"
 #include "tools/replay/report_text.h"
 
 namespace netstack {
@@ -21,19 +23,51 @@ CLI::App* AddGenSessionCommand(CLI::App* app, GenSessionOptions* options) {
   command->add_option("--pages-per-site", m.pages_per_site, "pages per site (default 12)");
   command->add_option("--think-s", m.think_median_s,
                       "median think time between page loads, seconds (default 10)");
+  command->add_option("--har", options->hars,
+                      "pages of these HAR files (each file a site; paths written relative to "
+                      "the output's folder)");
+  command->add_option("--day-pages", m.behavior.day_pages,
+                      "navigations per day: each day starts with a startup and the routine "
+                      "(default 25)");
+  command->add_option("--routine-sites", m.behavior.routine_sites,
+                      "sites typed first every day, most popular first (default 3)");
+  command->add_option("--stray-hover", m.behavior.stray_hover,
+                      "share of hovers not followed by a click (default 0.3)");
+  command->add_flag("--no-user-events", options->no_user_events,
+                    "no startup routine, hovers or omnibox typing (the plain model)");
   command->add_option("--seed", m.seed, "seed: the same seed gives the same bytes (default 1)");
   command->add_option("-o,--output", options->output, "write to FILE (default: stdout)");
   command->add_flag("-q,--quiet", options->quiet, "no summary line on stderr");
   return command;
 }
 
-int RunGenSessionCommand(const GenSessionOptions& options) {
-  if (!options.synthetic) {
-    std::fprintf(stderr, "netstack: gen-session: give --synthetic (the only generator so far)\n");
+int RunGenSessionCommand(const GenSessionOptions& given) {
+  GenSessionOptions options = given;
+  options.model.behavior.user_events = !options.no_user_events;
+  const bool har = !options.hars.empty();
+  if (options.synthetic == har) {
+    std::fprintf(stderr,
+                 "netstack: gen-session: give --synthetic or --har FILE... (one of them)\n");
     return 2;
   }
   std::string error;
-  if (!options.model.Validate(&error)) {
+  HarSessionOptions har_options;
+  if (har) {
+    har_options.hars = options.hars;
+    har_options.behavior = options.model.Behavior();
+    if (options.output != "-")
+      har_options.output_dir = std::filesystem::path(options.output).parent_path().string();
+    if (har_options.behavior.requests) {
+      std::fprintf(stderr,
+                   "netstack: gen-session: --requests works with --synthetic only (give --pages "
+                   "N)\n");
+      return 2;
+    }
+    if (!har_options.behavior.Validate(&error)) {
+      std::fprintf(stderr, "netstack: gen-session: %s\n", error.c_str());
+      return 2;
+    }
+  } else if (!options.model.Validate(&error)) {
     std::fprintf(stderr, "netstack: gen-session: %s\n", error.c_str());
     return 2;
   }
@@ -45,7 +79,8 @@ int RunGenSessionCommand(const GenSessionOptions& options) {
     return 2;  // bad output path: bad usage, as replay says (DESIGN.md's exit statuses)
   }
   SyntheticSessionStats stats;
-  bool ok = WriteSyntheticSession(options.model, out, &stats, &error);
+  bool ok = har ? WriteHarSession(har_options, out, &stats, &error)
+                : WriteSyntheticSession(options.model, out, &stats, &error);
   if (!to_stdout && std::fclose(out) != 0 && ok) {
     ok = false;
     error = std::string("write error: ") + std::strerror(errno);

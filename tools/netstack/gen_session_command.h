@@ -1,23 +1,28 @@
 // `netstack gen-session --synthetic [--pages N | --requests N] [--sites N] [--pages-per-site N]
-// [--think-s S] [--seed S] [-o FILE]`: writes a session trace (docs/trace-format.md) that
-// `netstack replay` can run. Today the one generator is the synthetic browsing model of
-// tools/replay/synthetic_session.h; later ones (Zipf exponents, hover and omnibox events) add
-// flags here and fields to GenSessionOptions.
+// [--think-s S] [--seed S] [-o FILE]` or `netstack gen-session --har FILE.har... [--pages N]
+// [--seed S] [-o FILE]`, both with the user model's [--day-pages N] [--routine-sites N]
+// [--stray-hover P] [--no-user-events]: writes a session trace (docs/trace-format.md) that
+// `netstack replay` can run. Generators: the synthetic browsing model of
+// tools/replay/synthetic_session.h, and HAR pages (tools/replay/har_session.h); the user model
+// they share (startup routine, hovers, omnibox typing) is tools/replay/session_behavior.h.
 #ifndef TOOLS_NETSTACK_GEN_SESSION_COMMAND_H_
 #define TOOLS_NETSTACK_GEN_SESSION_COMMAND_H_
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "tools/replay/synthetic_session.h"
 
 namespace netstack {
 
 struct GenSessionOptions {
-  bool synthetic = false;  // --synthetic: required today (the only generator)
-  SyntheticSessionOptions model;
-  std::string output = "-";  // -o FILE; "-" is stdout
-  bool quiet = false;        // --quiet: no summary line on stderr
+  bool synthetic = false;         // --synthetic: the synthetic pages
+  std::vector<std::string> hars;  // --har FILE...: pages of HAR files (exclusive with the above)
+  bool no_user_events = false;    // --no-user-events: the model without startup/hover/omnibox
+  SyntheticSessionOptions model;  // model.behavior: the user model's flags (both generators)
+  std::string output = "-";       // -o FILE; "-" is stdout
+  bool quiet = false;             // --quiet: no summary line on stderr
 };
 
 // Adds the `gen-session` subcommand to `app`, bound to `options`. Returns it (parsed() tells
@@ -26,8 +31,9 @@ CLI::App* AddGenSessionCommand(CLI::App* app, GenSessionOptions* options);
 
 // Runs the parsed command: writes the session to the output and, unless --quiet, one summary
 // line on stderr ("netstack: wrote 1,000,000 requests in 18,380 navigations (360 pages) to
-// s.jsonl"). Returns the exit status: 0 written; 1 the output cannot be created or written (the
-// partial file is removed); 2 bad usage (no --synthetic, no count, a value out of range).
+// s.jsonl"). Returns the exit status: 0 written; 2 bad usage (neither or both of --synthetic and
+// --har, no count, a value out of range, a HAR that cannot be read) or an output that cannot be
+// created or written (the partial file is removed). Errors are one line on stderr.
 int RunGenSessionCommand(const GenSessionOptions& options);
 
 }  // namespace netstack

@@ -1,9 +1,11 @@
-// A profile directory: netstack's persistent state (today the disk cache in DIR/cache), guarded
-// by an advisory lock (flock on DIR/lock) so two processes never share one cache database.
+// A profile directory: netstack's persistent state (the disk cache in DIR/cache, the predictor's
+// learned tables in DIR/predictor.db), guarded by an advisory lock (flock on DIR/lock) so two
+// processes never share one cache database.
 //
 // Layout (docs/cache.md):
 //   DIR/lock    empty file; whoever holds flock(LOCK_EX) on it owns the profile
 //   DIR/cache/  the DiskBackend's directory (its index database and body files)
+//   DIR/predictor.db  the predictor's learned tables (predictor/predictor_store.h), per policy
 //
 // The lock is taken without waiting: a profile held by another process is reported, and the
 // caller decides (fetch runs without the cache; `netstack cache` refuses). The kernel releases
@@ -47,6 +49,8 @@ class Profile {
   const std::string& dir() const { return dir_; }
   // DIR/cache: the disk cache's directory.
   std::string cache_dir() const { return dir_ + "/cache"; }
+  // DIR/predictor.db: the PredictorStore's database (created on first use by the store).
+  std::string predictor_db_path() const { return dir_ + "/predictor.db"; }
 
  private:
   Profile(std::string dir, int lock_fd) : dir_(std::move(dir)), lock_fd_(lock_fd) {}

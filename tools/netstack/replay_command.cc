@@ -287,6 +287,7 @@ int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FI
     std::string text =
         FormatComparison(loads_a.loads(), loads_b.loads(), loads_a.labels(), s, o.compare[0],
                          o.compare[1], static_cast<size_t>(o.summary_pages));
+    text += FormatPredictorComparison(a.totals, b.totals, s);
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     char buf[256];

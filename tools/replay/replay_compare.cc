@@ -74,6 +74,7 @@ nlohmann::json CompareSummary::ToJson() const {
           {"median_b_ms", Round3(median_b)},
           {"median_diff_ms", Round3(median_diff)},
           {"mean_diff_ms", Round3(mean_diff)},
+          {"saved_ms", {{"total", Round3(-total_diff)}, {"per_navigation", Round3(-mean_diff)}}},
           {"b_faster", faster},
           {"b_slower", slower},
           {"same", same},
@@ -105,6 +106,7 @@ CompareSummary ComparePageLoads(const std::vector<double>& a, const std::vector<
   s.median_b = Median(std::vector<double>(b.begin(), b.begin() + s.pages));
   s.median_diff = Median(diff);
   s.mean_diff = s.pages ? sum / static_cast<double>(s.pages) : 0;
+  s.total_diff = sum;
   s.wilcoxon = WilcoxonSignedRank(diff);
   return s;
 }
@@ -139,6 +141,40 @@ std::string FormatComparison(const std::vector<double>& a, const std::vector<dou
                 : s.wilcoxon.p < 0.05 ? " (significant at 5%)"
                                       : " (not significant at 5%)");
   out += buf;
+  return out;
+}
+
+std::string FormatPredictorComparison(const ReplayTotals& a, const ReplayTotals& b,
+                                      const CompareSummary& s) {
+  if (a.predictor_policy == "off" && b.predictor_policy == "off") return "";
+  auto pct = [](double part, double whole) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+    return std::string(buf);
+  };
+  auto side = [&](const char* name, const ReplayTotals& t) {
+    const PredictorStats& p = t.predictor;
+    const SpeculationCounts total = p.Total();
+    return std::string("  ") + name + " " + t.predictor_policy + ": " +
+           FormatThousands(total.taken) + " actions, precision " +
+           pct(static_cast<double>(total.used + total.late), static_cast<double>(total.taken)) +
+           ", recall " +
+           pct(static_cast<double>(p.connections_ready),
+               static_cast<double>(p.connections_needed)) +
+           ", wasted " + FormatThousands(p.of(SpeculativeAction::kPreresolve).wasted) +
+           " resolves, " + FormatThousands(p.of(SpeculativeAction::kPreconnect).wasted) +
+           " connections; waited " + FormatDuration(t.connect_wait_ms) + " for new connections\n";
+  };
+  std::string out = "  predictor\n";
+  out += side("A", a);
+  out += side("B", b);
+  out += "  saved by B  " + Signed(-s.total_diff) + " in total, " + Signed(-s.mean_diff) +
+         " per navigation on the critical path (A - B page load, " + FormatThousands(s.pages) +
+         " navigations; " +
+         (s.wilcoxon.n == 0     ? "no difference"
+          : s.wilcoxon.p < 0.05 ? "significant at 5%"
+                                : "not significant at 5%") +
+         ")\n";
   return out;
 }
 

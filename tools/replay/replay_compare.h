@@ -49,9 +49,12 @@ struct CompareSummary {
   size_t pages = 0;
   double median_a = 0, median_b = 0;
   double median_diff = 0, mean_diff = 0;    // of B - A
+  double total_diff = 0;                    // sum of B - A over the pairs
   size_t faster = 0, slower = 0, same = 0;  // B faster than A, slower, the same
   WilcoxonResult wilcoxon;
 
+  // Also "saved_ms": {"total", "per_navigation"}: A - B summed and averaged (the critical-path
+  // time B saves, negative when B is slower).
   nlohmann::json ToJson() const;
 };
 
@@ -64,6 +67,13 @@ std::string FormatComparison(const std::vector<double>& a, const std::vector<dou
                              const std::vector<std::string>& labels, const CompareSummary& s,
                              const std::string& name_a, const std::string& name_b,
                              size_t max_lines = 20);
+
+// The predictor lines of a comparison: each side's predictor figures (policy, actions taken,
+// precision, recall, wasted resolves and connections, time waited for new connections) and the
+// critical-path time B saved: A - B in page load over the paired pages, in total and per
+// navigation, with the Wilcoxon test's verdict. Empty when both sides ran with "off".
+std::string FormatPredictorComparison(const ReplayTotals& a, const ReplayTotals& b,
+                                      const CompareSummary& s);
 
 }  // namespace netstack
 

@@ -143,12 +143,26 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
   } else if (key == "seed") {
     if (!ParseInt(key, value, 0, INT64_MAX, &n, error)) return false;
     seed = static_cast<uint64_t>(n);
-  } else if (key == "predictor") {
-    if (value != "off") {
-      *error = "predictor: '" + value + "' is not available (only off so far)";
+  } else if (key == "predictor" || key == "predictor_policy") {
+    if (value != "off" && value != "chrome" && value != "learned") {
+      *error = key + ": '" + value + "' is not off, chrome or learned";
       return false;
     }
-    predictor = value;
+    return predictor.Set("policy", value, error);
+  } else if (key.rfind("predictor_", 0) == 0) {
+    // The predictor's own keys (predictor/predictor_config.h), named with a prefix so they
+    // cannot collide with the network's.
+    PredictorConfig changed = predictor;
+    std::string e;
+    const std::string bare = key.substr(10);
+    if (!changed.Set(bare, value, &e)) {
+      // "max_in_flight: '0' is out of range ..." names the key as given; anything else is an
+      // unknown key.
+      *error = e.rfind(bare + ":", 0) == 0 ? "predictor_" + e
+                                           : "unknown key '" + key + "' (see docs/replay.md)";
+      return false;
+    }
+    predictor = changed;
   } else if (key == "server_ms_from_trace") {
     return ParseOnOff(key, value, &server_ms_from_trace, error);
   } else {
@@ -174,6 +188,17 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
     std::string text_value;
     if (key == "preset") continue;
     if (value.is_object()) {
+      if (depth == 0 && key == "predictor_config") {
+        // ToJson()'s predictor knobs: {"max_in_flight": 8, ...}.
+        for (const auto& [sub_key, sub_value] : value.items()) {
+          if (!ScalarText(sub_value, &text_value)) {
+            *error = "predictor_config." + sub_key + ": expected a string or a number";
+            return false;
+          }
+          if (!config->SetKey("predictor_" + sub_key, text_value, error)) return false;
+        }
+        continue;
+      }
       if (depth == 0 && key == "network") {
         // ToJson()'s form. A preset inside it replaces the network first, as at the top.
         if (value.contains("preset") && (!ScalarText(value.at("preset"), &text_value) ||
@@ -309,7 +334,8 @@ nlohmann::json ReplayConfig::ToJson() const {
   j["cache_mb"] = cache_bytes / (1024 * 1024);
   j["placement"] = PlacementName(placement);
   j["seed"] = seed;
-  j["predictor"] = predictor;
+  j["predictor"] = predictor.policy;
+  j["predictor_config"] = predictor.ToJson();
   j["server_ms_from_trace"] = server_ms_from_trace ? "on" : "off";
   return j;
 }

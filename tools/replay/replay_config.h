@@ -5,8 +5,9 @@
 // Stack and replay keys:
 //   max_sockets_per_group (6; 1..256), max_sockets (256; 1..65536), cache (on | off),
 //   cache_mb (10, the memory backend's size; 1..4096), placement (dependency | offset),
-//   seed (0), predictor (off; later issues add chrome | learned), server_ms_from_trace (on | off:
-//   use per-entry server times recorded in the trace when present)
+//   seed (0), predictor (off | chrome | learned: PredictorConfig::policy), predictor_KEY (any
+//   key of PredictorConfig::Set: predictor_max_in_flight=4, ...), server_ms_from_trace (on |
+//   off: use per-entry server times recorded in the trace when present)
 // plus `preset=NAME` (the network of a preset, NetworkParams::Preset).
 #ifndef TOOLS_REPLAY_REPLAY_CONFIG_H_
 #define TOOLS_REPLAY_REPLAY_CONFIG_H_
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "net/sim/network_params.h"
+#include "predictor/predictor_config.h"
 
 namespace netstack {
 
@@ -35,7 +37,8 @@ struct ReplayConfig {
   int64_t cache_bytes = 10 * 1024 * 1024;
   Placement placement = Placement::kDependency;
   uint64_t seed = 0;
-  std::string predictor = "off";
+  // The predictor's policy and knobs ("predictor" sets predictor.policy).
+  PredictorConfig predictor;
   bool server_ms_from_trace = true;
 
   // Applies "KEY=VALUE" (one --set); a network key goes to `network`. False with a one-line
@@ -54,7 +57,9 @@ struct ReplayConfig {
   // the spec when it is none of these; the config may be partly applied then.
   bool Apply(const std::string& spec, std::string* error);
 
-  // Everything, network included ({"network": NetworkParams::ToJson(), "max_sockets": ...}).
+  // Everything, network included ({"network": NetworkParams::ToJson(), "max_sockets": ...,
+  // "predictor": the policy's name, "predictor_config": PredictorConfig::ToJson()}). Apply()
+  // reads it back.
   nlohmann::json ToJson() const;
   // One line for the terminal summary: "rtt 40 ms, dns 40 ms, tls 1.3, server 30 ms, down
   // 10 Mbit/s, up 10 Mbit/s, cwnd 10, 6/group, cache on, dependency (+3 host overrides)".

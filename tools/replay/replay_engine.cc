@@ -15,6 +15,7 @@
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
 #include "tools/replay/replay_page_run.h"
+#include "tools/replay/replay_predictor.h"
 #include "tools/replay/replay_prepared_page.h"
 #include "tools/replay/replay_responder.h"
 
@@ -25,6 +26,8 @@ namespace {
 const TimeTicks kSessionStart = TimeTicks{} + std::chrono::seconds(1);
 // The wall clock's origin when the trace does not say when it was recorded.
 constexpr int64_t kDefaultEpochMs = 1'704'067'200'000;  // 2024-01-01T00:00:00Z
+// Finished pages the modelled servers remember for a predictor's fetch-ahead.
+constexpr size_t kKeptFinishedPages = 64;
 
 TimeDelta FromMs(double ms) {
   return TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, ms) * 1000.0)));
@@ -54,14 +57,19 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
       : config_(config), responder_(config_.network), page_cache_(config_) {}
 
   ~Impl() override {
-    // Pages own requests of the context: they go first.
+    // Pages own requests of the context: they go first, then the predictor (it observes the
+    // context's pool).
     for (auto& page : pages_) responder_.RemovePage(page.get());
     pages_.clear();
+    predictor_.reset();
   }
 
   bool Run(TraceSource* source, std::string* error);
   void OnRequestDone(ReplayPageRun* page, const RequestResult& result) override;
   void OnPageDone(ReplayPageRun* run, const PageResult& page) override;
+  void OnEntryStarting(ReplayPageRun* page, int index) override;
+  const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed, TimeTicks start,
+                                 TimeTicks send_start) override;
 
   ReplayConfig config_;
   std::vector<ReplayObserver*> observers_;
@@ -73,9 +81,13 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   bool input_error_ = false;
 
  private:
-  // Builds the stack at the first navigation (or at the end), when the wall clock's origin is
-  // known. False with `error` if the NetLog file cannot be written.
+  // Builds the stack at the first navigation (or at the end, or at the first event the
+  // predictor acts on), with the wall clock's origin at `epoch_ms` now. False with `error` if
+  // the NetLog file cannot be written.
   bool EnsureStack(int64_t epoch_ms, std::string* error);
+  // At the first navigation: the wall clock starts at its page's recorded start (the stack may
+  // have been built earlier for the predictor, with the default origin).
+  void SetClockOrigin(int64_t epoch_ms);
   void Navigate(const SessionEvent& event);
   // Runs the scheduler until no page is in flight; aborts the pages if nothing is left to run.
   void RunUntilPagesDone();
@@ -89,6 +101,9 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   std::unique_ptr<SimNetwork> network_;
   std::unique_ptr<UrlRequestContext> context_;
   ReplayPageCache page_cache_;
+  // The predictor over context_ (declared after it: destroyed first).
+  std::unique_ptr<ReplayPredictor> predictor_;
+  bool clock_origin_set_ = false;
   // Pages in flight and finished ones not yet destroyed (declared after what they use).
   std::vector<std::unique_ptr<ReplayPageRun>> pages_;
   std::vector<ReplayPageRun*> finished_;
@@ -101,7 +116,6 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
 
 bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
   if (context_) return true;
-  clock_.SetOrigin(TimeFromUnixMicros(epoch_ms * 1000), scheduler_.Now());
   // Always a NetLog: sockets take their ids from it. Without an observer it only counts ids.
   net_log_ = std::make_unique<NetLog>(scheduler_);
   if (!netlog_path_.empty()) {
@@ -125,7 +139,18 @@ bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
     context_->SetHttpCache(std::make_unique<HttpCache>(
         std::make_unique<MemoryBackend>(scheduler_, clock_, cache_config), clock_));
   }
+  // A predictor's fetch-ahead asks for a page's URL before the page is navigated to: the
+  // modelled servers answer it as the page was last time.
+  if (config_.predictor.policy != "off") responder_.KeepFinishedPages(kKeptFinishedPages);
+  predictor_ = std::make_unique<ReplayPredictor>(config_.predictor, scheduler_, context_.get(),
+                                                 net_log_.get());
   return true;
+}
+
+void ReplayEngine::Impl::SetClockOrigin(int64_t epoch_ms) {
+  if (clock_origin_set_) return;
+  clock_origin_set_ = true;
+  clock_.SetOrigin(TimeFromUnixMicros(epoch_ms * 1000), scheduler_.Now());
 }
 
 void ReplayEngine::Impl::Navigate(const SessionEvent& event) {
@@ -137,7 +162,30 @@ void ReplayEngine::Impl::Navigate(const SessionEvent& event) {
   pages_.push_back(std::move(run));
   responder_.AddPage(page);
   ++in_flight_;
+  // The page as the predictor knows it: the navigation's URL, else its document's.
+  const TracePage& trace_page = *event.page;
+  const std::string& text =
+      !event.url.empty() ? event.url
+                         : (trace_page.entries.empty() ? std::string() : trace_page.entries[0].url);
+  Url url;
+  std::string message;
+  if (!text.empty() && Url::Parse(text, &url, &message) == OK) {
+    page->set_page_url(url);
+    // Before the document is requested (Start posts it): hints act from now.
+    predictor_->OnNavigation(url);
+  }
   page->Start();
+}
+
+void ReplayEngine::Impl::OnEntryStarting(ReplayPageRun* page, int index) {
+  if (page->page_url().spec().empty()) return;
+  const Url& url = page->prepared().entries[index].request().url;
+  if (!url.host().empty()) predictor_->OnResourceRequested(page->page_url(), url);
+}
+
+const char* ReplayEngine::Impl::ClassifyConnection(const SchemeHostPort& group, bool connect_timed,
+                                                   TimeTicks start, TimeTicks send_start) {
+  return predictor_->ClassifyConnection(group, connect_timed, start, send_start);
 }
 
 void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestResult& r) {
@@ -166,6 +214,8 @@ void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestResult& r) {
 void ReplayEngine::Impl::OnPageDone(ReplayPageRun* run, const PageResult& page) {
   ++totals_.pages;
   totals_.skipped += static_cast<uint64_t>(page.skipped);
+  totals_.connect_wait_ms += page.connect_wait_ms;
+  if (!run->page_url().spec().empty()) predictor_->OnNavigationComplete(run->page_url());
   last_done_ = std::max(last_done_, scheduler_.Now());
   --in_flight_;
   finished_.push_back(run);
@@ -226,10 +276,11 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
           ++totals_.other_events;
           break;
         }
-        if (!context_) {
+        {
           int64_t epoch =
               event.page->started_epoch_ms > 0 ? event.page->started_epoch_ms : kDefaultEpochMs;
           if (!EnsureStack(epoch, error)) return false;
+          SetClockOrigin(epoch);
         }
         Navigate(event);
         break;
@@ -242,6 +293,12 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
         break;
       default:
         ++totals_.other_events;
+        // The predictor acts on startup, hover, omnibox and hint events; with it off, the stack
+        // is not built for them (the replay is what it was without a predictor).
+        if (config_.predictor.policy != "off") {
+          if (!EnsureStack(kDefaultEpochMs, error)) return false;
+          predictor_->OnEvent(event);
+        }
         break;
     }
     // Drop the event's hold on its page before reading the next (bounded memory).
@@ -256,6 +313,8 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
   totals_.tls_handshakes = stats.tls_handshakes;
   totals_.tls_resumed = stats.tls_resumed;
   totals_.unmatched = responder_.unmatched();
+  // Pending speculative actions end as wasted; the outcomes go into the NetLog too.
+  predictor_->Finish(&totals_);
   if (netlog_writer_) {
     // Idle sockets end their NetLog lifetimes inside the file.
     context_->socket_pool()->CloseIdleSockets();

@@ -7,7 +7,9 @@
 //
 // Session events are processed in order at t plus the shift accumulated by wait events (a wait
 // holds later events until every page navigated so far has loaded). Events other than navigate
-// and wait are counted (the predictor will act on them). The run ends when every event was
+// and wait are counted and, with a predictor policy, given to the predictor
+// (replay_predictor.h), which also hears every navigation, request and page end; with
+// predictor=off they change nothing. The run ends when every event was
 // processed and every page finished; idle sockets and their timers are not waited for.
 //
 // The wall clock the HTTP cache sees starts at the first navigated page's recorded start

@@ -106,12 +106,14 @@ void ReplayPageRun::StartEntry(int index) {
   const PreparedEntry& p = page_->entries[index];
   switch (p.kind) {
     case PreparedEntry::Kind::kNetwork: {
+      delegate_->OnEntryStarting(this, index);
       e.request = std::make_unique<UrlRequest>(context_, p.params, &e);
       responder_->Expect(&e);
       e.request->Start();
       return;
     }
     case PreparedEntry::Kind::kRecordedHit: {
+      delegate_->OnEntryStarting(this, index);
       const TraceEntry& recorded = page_->page->entries[index];
       // Clamped to the readers' bound (trace.h) and divided first, so that no page a caller
       // builds can overflow the product.
@@ -166,6 +168,7 @@ void ReplayPageRun::FillCommon(int index) {
   r.request_ms = r.server_ms = r.response_ms = 0;
   r.socket_id = 0;
   r.socket_reused = false;
+  r.connection.clear();
 }
 
 void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
@@ -192,6 +195,16 @@ void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   const ConnectionInfo& conn = request.connection_info();
   r.socket_id = conn.socket_id;
   r.socket_reused = conn.reused;
+  if (conn.socket_id != 0) {
+    if (conn.reused) {
+      r.connection.assign("reused");
+    } else {
+      SchemeHostPort group = page_->entries[e->index].request().url.scheme_host_port();
+      const ConnectTiming& ct = t.connect_timing;
+      bool timed = ct.connect_start != TimeTicks{} || ct.dns_start != TimeTicks{};
+      r.connection.assign(delegate_->ClassifyConnection(group, timed, e->start, t.send_start));
+    }
+  }
   // The request is done with: its socket is back in the pool (or closed).
   e->request.reset();
   FinishEntry(e->index);
@@ -229,6 +242,10 @@ void ReplayPageRun::FinishEntry(int index) {
     result_.ttfb_ms += r.ttfb_ms;
     result_.receive_ms += r.receive_ms;
     result_.bytes += r.body_bytes;
+    if (r.socket_id != 0 && !r.socket_reused)
+      result_.connect_wait_ms += r.dns_ms + r.connect_ms + r.tls_ms;
+    if (r.connection == "preconnected") ++result_.preconnected;
+    if (r.connection == "late") ++result_.preconnect_late;
     delegate_->OnRequestDone(this, r);
   }
   last_end_ = std::max(last_end_, e.end);

@@ -33,6 +33,17 @@ class ReplayPageRun {
     // Every entry finished; `page` has the page's figures. The run must not be destroyed
     // inside this call (the engine reaps it later).
     virtual void OnPageDone(ReplayPageRun* run, const PageResult& page) = 0;
+    // Entry `index` is about to be issued (network) or read from the browser's cache
+    // (recorded hit): the predictor hears of every resource a page asks for.
+    virtual void OnEntryStarting(ReplayPageRun* page, int index) {}
+    // How a request that used a connection it did not reuse got it: "new", "preconnected",
+    // "late" or "idle" (RequestResult::connection). `connect_timed` is true when its load
+    // timing has connect points (a connect job's socket); `start` and `send_start` bound when
+    // the pool handed it the socket.
+    virtual const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed,
+                                           TimeTicks start, TimeTicks send_start) {
+      return connect_timed ? "new" : "idle";
+    }
   };
 
   // One entry's progress. The UrlRequest's delegate.
@@ -73,8 +84,13 @@ class ReplayPageRun {
   void Abort(const std::string& why);
 
   bool done() const { return remaining_ == 0 && started_; }
+  // The navigation's URL as the predictor knows the page (set by the engine before Start;
+  // empty when the page has none that parses).
+  void set_page_url(const Url& url) { page_url_ = url; }
+  const Url& page_url() const { return page_url_; }
   uint64_t page_index() const { return page_index_; }
   const PreparedPage& prepared() const { return *page_; }
+  const std::shared_ptr<const PreparedPage>& prepared_page() const { return page_; }
   EntryRun& entry(int index) { return entries_[index]; }
 
  private:
@@ -102,6 +118,7 @@ class ReplayPageRun {
   bool started_ = false;
   TaskId empty_task_ = kNoTask;
   PageResult result_;
+  Url page_url_;
 };
 
 }  // namespace netstack

@@ -14,6 +14,12 @@ void ReplayResponder::AddPage(ReplayPageRun* run) { pages_.push_back(run); }
 void ReplayResponder::RemovePage(ReplayPageRun* run) {
   auto it = std::find(pages_.begin(), pages_.end(), run);
   if (it != pages_.end()) pages_.erase(it);
+  if (keep_finished_ == 0) return;
+  std::shared_ptr<const PreparedPage> page = run->prepared_page();
+  auto known = std::find(finished_.begin(), finished_.end(), page);
+  if (known != finished_.end()) finished_.erase(known);
+  finished_.push_back(std::move(page));
+  while (finished_.size() > keep_finished_) finished_.pop_front();
 }
 
 void ReplayResponder::Expect(ReplayPageRun::EntryRun* entry) {
@@ -72,6 +78,11 @@ SimResponse ReplayResponder::Respond(const SimRequest& request) {
     for (size_t i = 0; i < page.entries.size(); ++i) {
       if (page.entries[i].match_hash == hash && Matches(page.entries[i], request))
         return ResponseFor(page.entries[i]);
+    }
+  }
+  for (auto page = finished_.rbegin(); page != finished_.rend(); ++page) {
+    for (const PreparedEntry& entry : (*page)->entries) {
+      if (entry.match_hash == hash && Matches(entry, request)) return ResponseFor(entry);
     }
   }
   ++unmatched_;

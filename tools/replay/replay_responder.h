@@ -3,13 +3,17 @@
 // method, scheme, Host and target must match; the most recent navigation is served first, and
 // within a page repeated URLs are served in the order they were issued. A request no page
 // expects (a background revalidation after its page finished, a URL the trace does not have)
-// is served from the newest page in flight that has the URL, else answered 404 and counted.
+// is served from the newest page in flight that has the URL, else (with KeepFinishedPages: a
+// predictor's fetch-ahead comes before its page) from the most recently finished pages that
+// have it, else answered 404 and counted.
 //
 // Internal to the engine (tools/replay/replay_engine.cc).
 #ifndef TOOLS_REPLAY_REPLAY_RESPONDER_H_
 #define TOOLS_REPLAY_REPLAY_RESPONDER_H_
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +34,11 @@ class ReplayResponder : public SimResponder {
   // Pages in flight, for the fallback search. A page is removed before it is destroyed.
   void AddPage(ReplayPageRun* run);
   void RemovePage(ReplayPageRun* run);
+  // Keeps the last `count` distinct finished pages (their prepared form, shared) for the
+  // fallback search: a speculative fetch of a page's URL before the page is navigated to is
+  // answered as the page was. Off by default (0), so replays without a predictor answer as
+  // they always did.
+  void KeepFinishedPages(size_t count) { keep_finished_ = count; }
   // `entry` (of a network kind) has been issued: its request is expected. Forget undoes it
   // (the request completed without reaching a server, or was cancelled).
   void Expect(ReplayPageRun::EntryRun* entry);
@@ -56,6 +65,8 @@ class ReplayResponder : public SimResponder {
   size_t expected_count_ = 0;
   std::vector<ReplayPageRun*> pages_;  // in navigation order
   uint64_t unmatched_ = 0;
+  size_t keep_finished_ = 0;
+  std::deque<std::shared_ptr<const PreparedPage>> finished_;  // newest last
 };
 
 }  // namespace netstack

@@ -38,6 +38,7 @@ nlohmann::json RequestResult::ToJson() const {
                  {"request_ms", Ms(request_ms)},  {"server_ms", Ms(server_ms)},
                  {"response_ms", Ms(response_ms)}};
   j["socket"] = {{"id", socket_id}, {"reused", socket_reused}};
+  j["connection"] = connection.empty() ? nlohmann::json(nullptr) : nlohmann::json(connection);
   j["recorded"] = {{"start_ms", MsOrNull(recorded_start_ms)},
                    {"end_ms", MsOrNull(recorded_end_ms)}};
   return j;
@@ -63,7 +64,31 @@ nlohmann::json PageResult::ToJson() const {
                  {"tls_ms", Ms(tls_ms)},   {"queued_ms", Ms(queued_ms)},
                  {"ttfb_ms", Ms(ttfb_ms)}, {"receive_ms", Ms(receive_ms)}};
   j["bytes"] = bytes;
+  j["connect_wait_ms"] = Ms(connect_wait_ms);
+  j["preconnect"] = {{"ready", preconnected}, {"late", preconnect_late}};
   return j;
+}
+
+void AddPredictorStats(PredictorStats* a, const PredictorStats& b) {
+  for (int i = 0; i < kNumSpeculativeActions; ++i) {
+    SpeculationCounts& x = a->actions[i];
+    const SpeculationCounts& y = b.actions[i];
+    x.taken += y.taken;
+    x.used += y.used;
+    x.late += y.late;
+    x.wasted += y.wasted;
+    x.pending += y.pending;
+  }
+  a->hints += b.hints;
+  a->hints_started += b.hints_started;
+  a->hints_expired += b.hints_expired;
+  a->hints_low_value += b.hints_low_value;
+  a->hints_redundant += b.hints_redundant;
+  a->hints_queue_full += b.hints_queue_full;
+  a->connections_needed += b.connections_needed;
+  a->connections_ready += b.connections_ready;
+  a->connections_late += b.connections_late;
+  a->connect_wait_ms += b.connect_wait_ms;
 }
 
 void ReplayTotals::Add(const ReplayTotals& o) {
@@ -91,6 +116,10 @@ void ReplayTotals::Add(const ReplayTotals& o) {
   receive_ms += o.receive_ms;
   virtual_ms += o.virtual_ms;
   scheduler_tasks += o.scheduler_tasks;
+  connect_wait_ms += o.connect_wait_ms;
+  predictor_policy = o.predictor_policy;
+  AddPredictorStats(&predictor, o.predictor);
+  predictor_tables = o.predictor_tables;
 }
 
 nlohmann::json ReplayTotals::ToJson() const {
@@ -114,6 +143,9 @@ nlohmann::json ReplayTotals::ToJson() const {
                  {"receive_ms", Ms(receive_ms)}};
   j["virtual_ms"] = Ms(virtual_ms);
   j["scheduler_tasks"] = scheduler_tasks;
+  j["connect_wait_ms"] = Ms(connect_wait_ms);
+  j["predictor"] = {
+      {"policy", predictor_policy}, {"stats", predictor.ToJson()}, {"tables", predictor_tables}};
   return j;
 }
 

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "predictor/predictor_stats.h"
+
 namespace netstack {
 
 struct RequestResult {
@@ -36,6 +38,12 @@ struct RequestResult {
   double request_ms = 0, server_ms = 0, response_ms = 0;
   uint32_t socket_id = 0;
   bool socket_reused = false;
+  // How the request got its connection: "new" (a connect job started for it, or another
+  // request's), "preconnected" (a never-used idle socket a predictor preconnect left: ready),
+  // "late" (a predictor preconnect still connecting when the request came: it waited for the
+  // rest), "idle" (a never-used idle socket another request's connect job left), "reused" (a
+  // socket used before); "" when no connection was used.
+  std::string connection;
 
   // The recording, for comparison (-1 when unknown).
   double recorded_start_ms = -1, recorded_end_ms = -1;
@@ -59,6 +67,11 @@ struct PageResult {
   int recorded_hits = 0;  // served by the browser's cache in the recording (recorded-hit)
   double dns_ms = 0, connect_ms = 0, tls_ms = 0, queued_ms = 0, ttfb_ms = 0, receive_ms = 0;
   int64_t bytes = 0;
+  // Time its requests waited for new connections (DNS + connect + TLS as each request saw it,
+  // summed over requests that did not reuse a socket): what the predictor tries to remove.
+  double connect_wait_ms = 0;
+  // Requests whose connection a preconnect made ready in time, or was still making (late).
+  int preconnected = 0, preconnect_late = 0;
 
   nlohmann::json ToJson() const;  // {"kind": "page", ...}
 };
@@ -80,11 +93,25 @@ struct ReplayTotals {
          receive_ms = 0;
   double virtual_ms = 0;  // virtual time from the session's start to the last completion
   uint64_t scheduler_tasks = 0;
+  // Sum over pages of PageResult::connect_wait_ms.
+  double connect_wait_ms = 0;
+  // The predictor: its policy ("off", "chrome", "learned"), what it did (summed over traces),
+  // and its policy's tables at the end of the last trace (PredictorPolicy::TablesToJson; null
+  // with "off").
+  std::string predictor_policy = "off";
+  PredictorStats predictor;
+  nlohmann::json predictor_tables;
 
-  // Adds another replay's totals (several traces in one command).
+  // Adds another replay's totals (several traces in one command); the predictor's tables are
+  // the other's.
   void Add(const ReplayTotals& other);
+  // Every member; the predictor as "predictor": {"policy", "stats" (PredictorStats::ToJson),
+  // "tables"} and "connect_wait_ms".
   nlohmann::json ToJson() const;
 };
+
+// Adds `b`'s counts to `a` (the totals of several traces).
+void AddPredictorStats(PredictorStats* a, const PredictorStats& b);
 
 class ReplayObserver {
  public:

@@ -123,6 +123,40 @@ double Distribution::Quantile(double q) {
   return BucketMid(histogram_.size() - 1);
 }
 
+std::string FormatPredictorBlock(const ReplayTotals& t) {
+  const PredictorStats& p = t.predictor;
+  auto n = [](uint64_t v) { return FormatThousands(v); };
+  std::string out;
+  out += "  predictor   " + t.predictor_policy + ": " + n(p.hints) + " hints, " +
+         n(p.hints_started) + " started; dropped " + n(p.hints_expired) + " expired, " +
+         n(p.hints_low_value) + " low value, " + n(p.hints_redundant) + " redundant, " +
+         n(p.hints_queue_full) + " queue full\n";
+  static constexpr SpeculativeAction kActions[] = {SpeculativeAction::kPreresolve,
+                                                   SpeculativeAction::kPreconnect,
+                                                   SpeculativeAction::kFetchAhead};
+  for (SpeculativeAction a : kActions) {
+    const SpeculationCounts& c = p.of(a);
+    char name[32];
+    std::snprintf(name, sizeof(name), "%-12s", SpeculativeActionName(a));
+    out += std::string("              ") + name + n(c.taken) + " taken, " + n(c.used) + " used, " +
+           n(c.late) + " late, " + n(c.wasted) + " wasted" +
+           (c.pending ? ", " + n(c.pending) + " pending" : std::string()) + "\n";
+  }
+  const SpeculationCounts total = p.Total();
+  out +=
+      "              precision " +
+      Percent(static_cast<double>(total.used + total.late), static_cast<double>(total.taken)) +
+      " (used or late / taken), recall " +
+      Percent(static_cast<double>(p.connections_ready), static_cast<double>(p.connections_needed)) +
+      " (" + n(p.connections_ready) + " of " + n(p.connections_needed) +
+      " new connections ready, " + n(p.connections_late) + " late)\n";
+  out += "              wasted " + n(p.of(SpeculativeAction::kPreresolve).wasted) + " resolves, " +
+         n(p.of(SpeculativeAction::kPreconnect).wasted) + " connections, " +
+         n(p.of(SpeculativeAction::kFetchAhead).wasted) + " fetches; requests waited " +
+         FormatDuration(t.connect_wait_ms) + " for new connections\n";
+  return out;
+}
+
 void ReplaySummary::OnPage(const PageResult& page) {
   ++pages_;
   loads_.Add(page.load_ms);
@@ -174,6 +208,7 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
   out += "  cache       " + FormatThousands(t.cache_hits) + " hits, " +
          FormatThousands(t.revalidated) + " revalidated, " + FormatThousands(t.recorded_hits) +
          " recorded hits\n";
+  if (t.predictor_policy != "off") out += FormatPredictorBlock(t);
   out += "  network     " + config.Describe() + "\n";
   out += "  time        virtual " + FormatDuration(t.virtual_ms);
   if (wall_s >= 0) {

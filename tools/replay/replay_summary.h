@@ -48,8 +48,9 @@ class ReplaySummary : public ReplayObserver {
   void OnPage(const PageResult& page) override;
 
   // The summary: page lines, then totals (page load median/p90, time in each phase with its
-  // share, sockets, cache, failures), the network line, and virtual, wall and CPU time
-  // (wall/cpu < 0: not printed). Lines end in '\n'.
+  // share, sockets, cache, failures), the predictor block (when its policy is not "off"), the
+  // network line, and virtual, wall and CPU time (wall/cpu < 0: not printed). Lines end in
+  // '\n'.
   std::string Format(const ReplayTotals& totals, const ReplayConfig& config, double wall_s,
                      double cpu_s);
   // {"median_ms", "p90_ms", "mean_ms"} of page loads, for the --json summary.
@@ -68,6 +69,11 @@ class ReplaySummary : public ReplayObserver {
   uint64_t pages_ = 0;
   Distribution loads_;
 };
+
+// The predictor block of the summary (FormatPredictorBlock) for `totals`: hints started and
+// dropped by reason; per action taken, used, late, wasted; precision; recall; wasted resolves
+// and connections; the time requests waited for new connections. Lines start with two spaces.
+std::string FormatPredictorBlock(const ReplayTotals& totals);
 
 // "1,234"
 std::string FormatThousands(uint64_t value);

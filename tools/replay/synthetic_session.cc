@@ -278,6 +278,7 @@ std::string SyntheticSessionOptions::Describe() const {
   char think[32];
   std::snprintf(think, sizeof(think), "%g", think_median_s);
   out += std::string(" --think-s ") + think;
+  out += behavior.Describe();
   return out;
 }
 
@@ -303,76 +304,105 @@ bool SyntheticSessionOptions::Validate(std::string* error) const {
   return false;
 }
 
+namespace {
+
+// The synthetic sites and pages as the user model sees them: pages are defined ("page" lines)
+// the first time they are visited, and the last one is cut inline to meet a request budget.
+class SyntheticCatalog : public PageCatalog {
+ public:
+  SyntheticCatalog(const SyntheticSessionOptions& options)
+      : options_(options),
+        model_(options.seed),
+        defined_(static_cast<size_t>(options.sites) * static_cast<size_t>(options.pages_per_site),
+                 0) {}
+
+  int sites() const override { return options_.sites; }
+  int pages(int) const override { return options_.pages_per_site; }
+  std::string Url(int site, int page) const override {
+    std::string origin = "https://www.site" + Str(site) + ".test";
+    return page == 0 ? origin + "/" : origin + "/p/" + Str(page);
+  }
+  std::string Name(int site) const override { return "site" + Str(site) + ".test"; }
+  uint64_t pages_defined() const override { return pages_defined_; }
+
+  uint64_t AppendNavigate(int site_index, int page, int64_t t, uint64_t budget,
+                          std::string* out) override {
+    size_t slot = static_cast<size_t>(site_index) * static_cast<size_t>(options_.pages_per_site) +
+                  static_cast<size_t>(page);
+    std::string id = "s" + Str(site_index) + "p" + Str(page);
+    std::string t_text = Str(t);
+    std::vector<Entry> entries;
+    uint64_t count = defined_[slot];
+    if (count == 0) {
+      entries = model_.MakePage(model_.MakeSite(site_index), site_index, page);
+      count = entries.size();
+    }
+    if (budget != 0 && count > budget) {
+      // The budget ends inside this page: write its first `budget` entries inline.
+      if (entries.empty()) entries = model_.MakePage(model_.MakeSite(site_index), site_index, page);
+      *out += "{\"type\":\"navigate\",\"t\":" + t_text + ",\"page\":{";
+      model_.AppendEntries(entries, static_cast<size_t>(budget), out);
+      *out += "}}\n";
+      return budget;
+    }
+    if (defined_[slot] == 0) {
+      *out += "{\"type\":\"page\",\"id\":\"" + id + "\",";
+      model_.AppendEntries(entries, entries.size(), out);
+      *out += "}\n";
+      defined_[slot] = static_cast<uint32_t>(count);
+      ++pages_defined_;
+    }
+    *out += "{\"type\":\"navigate\",\"t\":" + t_text + ",\"page\":\"" + id + "\"}\n";
+    return count;
+  }
+
+ private:
+  const SyntheticSessionOptions& options_;
+  SyntheticModel model_;
+  // Entries per page once it has been defined (0: not yet): the only per-page state kept.
+  std::vector<uint32_t> defined_;
+  uint64_t pages_defined_ = 0;
+};
+
+}  // namespace
+
+BehaviorOptions SyntheticSessionOptions::Behavior() const {
+  BehaviorOptions b = behavior;
+  b.seed = seed;
+  b.pages = pages;
+  b.requests = requests;
+  b.think_median_s = think_median_s;
+  return b;
+}
+
 bool WriteSyntheticSession(const SyntheticSessionOptions& options, std::FILE* out,
                            SyntheticSessionStats* stats, std::string* error) {
   if (!options.Validate(error)) return false;
   SyntheticSessionStats local;
   if (!stats) stats = &local;
   *stats = {};
-  SyntheticModel model(options.seed);
-  SyntheticRandom rng(SyntheticHash(options.seed, "session"));
-  std::vector<double> sites = ZipfCumulative(options.sites);
-  std::vector<double> inner_pages = ZipfCumulative(options.pages_per_site - 1);
-  // Entries per page once it has been defined (0: not yet): the only per-page state kept.
-  std::vector<uint32_t> defined(
-      static_cast<size_t>(options.sites) * static_cast<size_t>(options.pages_per_site), 0);
-
+  SyntheticCatalog catalog(options);
   std::string buffer;
   bool ok = true;
-  auto flush = [&](bool force) {
-    if (!ok || (!force && buffer.size() < kFlushBytes)) return;
-    if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), out) != buffer.size()) {
+  auto flush = [&](std::string* text, bool force) {
+    if (!ok || (!force && text->size() < kFlushBytes)) return ok;
+    if (!text->empty() && std::fwrite(text->data(), 1, text->size(), out) != text->size()) {
       ok = false;
       *error = std::string("write error: ") + std::strerror(errno);
     }
-    stats->bytes_written += buffer.size();
-    buffer.clear();
+    stats->bytes_written += text->size();
+    text->clear();
+    return ok;
   };
-
   buffer += "# netstack gen-session " + options.Describe() + "\n";
-  buffer += "{\"type\":\"startup\",\"t\":0}\n";
-  int64_t t = 0;
-  while (ok && (options.pages == 0 || stats->navigations < options.pages) &&
-         (options.requests == 0 || stats->requests < options.requests)) {
-    int site_index = static_cast<int>(rng.Pick(sites));
-    int page = options.pages_per_site == 1 || rng.Chance(0.35)
-                   ? 0
-                   : 1 + static_cast<int>(rng.Pick(inner_pages));
-    size_t slot = static_cast<size_t>(site_index) * static_cast<size_t>(options.pages_per_site) +
-                  static_cast<size_t>(page);
-    std::string id = "s" + Str(site_index) + "p" + Str(page);
-    std::string t_text = Str(t);
-    std::vector<Entry> entries;
-    uint64_t count = defined[slot];
-    if (count == 0) {
-      entries = model.MakePage(model.MakeSite(site_index), site_index, page);
-      count = entries.size();
-    }
-    uint64_t left = options.requests ? options.requests - stats->requests : count;
-    if (count > left) {
-      // The budget ends inside this page: write its first `left` entries inline.
-      if (entries.empty()) entries = model.MakePage(model.MakeSite(site_index), site_index, page);
-      buffer += "{\"type\":\"navigate\",\"t\":" + t_text + ",\"page\":{";
-      model.AppendEntries(entries, static_cast<size_t>(left), &buffer);
-      buffer += "}}\n";
-      count = left;
-    } else {
-      if (defined[slot] == 0) {
-        buffer += "{\"type\":\"page\",\"id\":\"" + id + "\",";
-        model.AppendEntries(entries, entries.size(), &buffer);
-        buffer += "}\n";
-        defined[slot] = static_cast<uint32_t>(count);
-        ++stats->pages_defined;
-      }
-      buffer += "{\"type\":\"navigate\",\"t\":" + t_text + ",\"page\":\"" + id + "\"}\n";
-    }
-    buffer += "{\"type\":\"wait\",\"t\":" + t_text + "}\n";
-    ++stats->navigations;
-    stats->requests += count;
-    t += std::llround(rng.LogNormal(options.think_median_s * 1000, 1.0, 1000, 1'800'000));
-    flush(false);
-  }
-  flush(true);
+  BehaviorStats behavior;
+  WriteBehaviorEvents(options.Behavior(), &catalog, &buffer, &behavior,
+                      [&](std::string* text) { return flush(text, false); });
+  flush(&buffer, true);
+  stats->navigations = behavior.navigations;
+  stats->requests = behavior.requests;
+  stats->pages_defined = catalog.pages_defined();
+  stats->behavior = behavior;
   if (ok && std::fflush(out) != 0) {
     ok = false;
     *error = std::string("write error: ") + std::strerror(errno);

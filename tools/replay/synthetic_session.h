@@ -17,21 +17,29 @@
 //     the seed and the URL: a URL has one size wherever it appears.
 //   - Caching: versioned static assets "max-age=31536000"; page images a day; page scripts an
 //     hour; documents "no-cache" or five minutes; API calls and the beacon "no-store".
-//   - Visits: a site is picked by popularity (Zipf, exponent 1), then its home page (35 %) or
-//     one of its other pages (Zipf). Each navigation is followed by a "wait" and a think time
-//     (log-normal, median 10 s, 1 s to 30 min) before the next, so revisits within a page's
-//     freshness hit the cache and later ones revalidate or refetch.
+//   - Visits and the user: session_behavior.h (popularity by Zipf, days that start with a
+//     "startup" and a routine of typed sites, hovers about 200 ms before clicks, some hovers
+//     not followed, omnibox typing keystroke by keystroke). Each navigation is followed by a
+//     "wait" and a think time (log-normal, median 10 s, 1 s to 30 min) before the next, so
+//     revisits within a page's freshness hit the cache and later ones revalidate or refetch.
+//     The user's site names are "siteN.test" (what is typed), pages "https://www.siteN.test/"
+//     and ".../p/N".
 //
-// Output: a comment line with the options, a "startup" event, then for every navigation a
-// "page" definition (the first time that page is visited), the "navigate" event by page id and
-// a "wait". With a request budget, the last navigation's page is cut to fit, inline. Streamed:
+// Output: a comment line with the options, a "startup" event, then for every navigation the
+// events that lead to it (hovers, keystrokes; a "startup" first on a new day), a "page"
+// definition (the first time that page is visited), the "navigate" event by page id and a
+// "wait". With a request budget, the last navigation's page is cut to fit, inline. Streamed:
 // memory is bounded by the pages defined (sites × pages_per_site), not the session's length.
+// With behavior.user_events off, the session is the model before the predictor's events,
+// byte for byte (but for the comment line).
 #ifndef TOOLS_REPLAY_SYNTHETIC_SESSION_H_
 #define TOOLS_REPLAY_SYNTHETIC_SESSION_H_
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+
+#include "tools/replay/session_behavior.h"
 
 namespace netstack {
 
@@ -45,6 +53,11 @@ struct SyntheticSessionOptions {
   int pages_per_site = 12;     // 1..10,000; sites × pages_per_site at most 10,000 (the reader's
                                // limit on defined pages)
   double think_median_s = 10;  // think time between a page's load and the next navigation
+  // The user model's knobs (seed, pages, requests and think time come from above).
+  BehaviorOptions behavior;
+
+  // The user model's options with the fields above filled in.
+  BehaviorOptions Behavior() const;
 
   // The options as command-line flags, for the file's comment line.
   std::string Describe() const;
@@ -54,6 +67,7 @@ struct SyntheticSessionOptions {
 
 struct SyntheticSessionStats {
   uint64_t navigations = 0, requests = 0, pages_defined = 0, bytes_written = 0;
+  BehaviorStats behavior;  // startups, hovers, keystrokes
 };
 
 // Writes the session to `out` (not closed). False with a one-line `error` when the options are
