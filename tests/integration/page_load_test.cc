@@ -1,0 +1,261 @@
+// `netstack fetch --page` against real servers on loopback: a page on a.test (the fault HTTP
+// server, answering the document after a pause) whose subresources live on b.test, c.test and
+// d.test (nginx over HTTPS behind a DelayProxy that makes each new connection cost
+// kConnectionDelay), names served by dnsmasq. Two loads in new processes share a profile: the
+// second starts by preconnecting what the first learned, and its subresources find those
+// sockets ready. Assertions are on structure (preconnected sockets used, setup phases zero,
+// the NetLog's preconnect events), never on how long anything took; the two load times are
+// printed.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "tests/integration/delay_proxy.h"
+#include "tests/integration/fault_http_server.h"
+#include "tests/integration/fetch_test_util.h"
+#include "tests/integration/local_dns.h"
+#include "tests/integration/netlog_file.h"
+#include "tests/integration/temp_dir.h"
+
+namespace netstack::test {
+namespace {
+
+// What a new connection to b/c/d.test costs (the proxy holds the TLS handshake's answer).
+constexpr std::chrono::milliseconds kConnectionDelay(150);
+// How long the document takes at the origin: long enough that preconnects begun at the
+// navigation are done when the subresources are requested, so they count as used, not late.
+constexpr std::chrono::milliseconds kDocumentDelay(600);
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+// The per-request records (kind "request") and the final page line of a --page --json run.
+struct PageRun {
+  NetstackRun run;
+  std::vector<nlohmann::json> requests;
+  nlohmann::json page;
+
+  const nlohmann::json* Request(const std::string& url) const {
+    for (const nlohmann::json& r : requests) {
+      if (JsonString(r, "url") == url) return &r;
+    }
+    return nullptr;
+  }
+};
+
+PageRun RunPage(const std::vector<std::string>& args) {
+  PageRun out;
+  out.run = RunFetchJson(Concat({"--page"}, args), std::chrono::seconds(60));
+  for (const nlohmann::json& r : out.run.records) {
+    if (JsonString(r, "kind") == "request") out.requests.push_back(r);
+    if (JsonString(r, "kind") == "page") out.page = r;
+  }
+  return out;
+}
+
+class PageWorld {
+ public:
+  // Starts everything; false (after SKIP/FAIL bookkeeping by the caller) when a fixture
+  // cannot run: `why` says which.
+  bool Start(std::string* why, bool* skipped) {
+    *skipped = false;
+    if (!nginx.Start()) {
+      *skipped = nginx.skipped();
+      *why = nginx.message();
+      return false;
+    }
+    nginx.ReadAccessLog();
+    if (!proxy.Start(nginx.https_port(), kConnectionDelay, why)) return false;
+    if (!dns.Start({{"a.test", "127.0.0.1"},
+                    {"b.test", "127.0.0.1"},
+                    {"c.test", "127.0.0.1"},
+                    {"d.test", "127.0.0.1"}},
+                   60)) {
+      *skipped = dns.skipped();
+      *why = dns.message();
+      return false;
+    }
+    const std::string p = std::to_string(proxy.port());
+    for (const char* host : {"b.test", "c.test", "d.test"})
+      subresources.push_back("https://" + std::string(host) + ":" + p + "/small.txt");
+    html =
+        "<!doctype html><html><head>\n"
+        "<link rel=stylesheet href=\"" +
+        subresources[0] +
+        "\">\n"
+        "<script src=\"" +
+        subresources[1] +
+        "\"></script>\n"
+        "</head><body>\n"
+        "<img src=\"" +
+        subresources[2] +
+        "\">\n"
+        "<img src=\"/local.png\">\n"
+        "</body></html>\n";
+    origin.set_handler([this](const FaultHttpServer::Request& r) -> std::optional<std::string> {
+      if (r.path == "/page.html") {
+        std::this_thread::sleep_for(kDocumentDelay);
+        return FaultHttpServer::Response("200 OK", {"Content-Type: text/html"}, html);
+      }
+      if (r.path == "/local.png")
+        return FaultHttpServer::Response("200 OK", {"Content-Type: image/png"}, "png");
+      return std::nullopt;
+    });
+    if (!origin.Start(0, why)) return false;
+    page = "http://a.test:" + std::to_string(origin.port()) + "/page.html";
+    return true;
+  }
+
+  // The flags of every run: names from dnsmasq, the test CA; no HTTP cache, so every load
+  // goes to the network (the predictor still keeps its tables in the profile).
+  std::vector<std::string> Flags(const std::string& profile) const {
+    return {"--dns-server", dns.server(), "--cacert",  nginx.ca_cert(),
+            "--profile",    profile,      "--no-cache"};
+  }
+
+  NginxFixture nginx;
+  DelayProxy proxy;
+  LocalDns dns;
+  FaultHttpServer origin;
+  std::vector<std::string> subresources;
+  std::string html;
+  std::string page;
+};
+
+#define START_WORLD(world)                      \
+  do {                                          \
+    std::string why;                            \
+    bool skipped = false;                       \
+    if (!(world).Start(&why, &skipped)) {       \
+      if (skipped) SKIP_TEST(why);              \
+      FAIL("fixture failed to start: " << why); \
+    }                                           \
+  } while (0)
+
+void CheckRunOk(const PageRun& r, size_t requests) {
+  INFO(r.run.Describe());
+  REQUIRE(r.run.exit_code() == 0);
+  REQUIRE(r.requests.size() == requests);
+  REQUIRE(r.page.is_object());
+  CHECK(r.run.StderrLines().empty());
+  CHECK(JsonInt(r.page, "failed") == 0);
+  for (const nlohmann::json& q : r.requests) CHECK(JsonInt(q, "status") == 200);
+}
+
+TEST_CASE("second page load in a new process uses the preconnects the first one taught",
+          "[page][predictor]") {
+  REQUIRE_NETSTACK_BINARY();
+  PageWorld world;
+  START_WORLD(world);
+  TempDir dir("page-load");
+  const std::string profile = dir.Join("profile");
+  const std::string policy = GENERATE(std::string("chrome"), std::string("learned"));
+  INFO("--predictor " << policy);
+
+  PageRun first = RunPage(Concat(world.Flags(profile), {"--predictor", policy, "--netlog",
+                                                        dir.Join("first.json"), world.page}));
+  CheckRunOk(first, 5);
+  PageRun second = RunPage(Concat(world.Flags(profile), {"--predictor", policy, "--netlog",
+                                                         dir.Join("second.json"), world.page}));
+  CheckRunOk(second, 5);
+  std::cout << "fetch --page --predictor " << policy << ": first load "
+            << JsonNumber(first.page, "load_ms") << " ms, second load "
+            << JsonNumber(second.page, "load_ms") << " ms (connection cost "
+            << kConnectionDelay.count() << " ms each)\n";
+
+  // The first load knew nothing about the page: its subresources opened new connections,
+  // and paid for them (the TLS handshake the proxy slowed down).
+  for (const std::string& url : world.subresources) {
+    INFO(url);
+    const nlohmann::json* r = first.Request(url);
+    REQUIRE(r);
+    CHECK_FALSE(JsonBool(*r, "socket/preconnected"));
+    CHECK(JsonNumber(*r, "timing/tls_ms") > 0);
+    CHECK(JsonInt(*r, "speculative/preconnected") == 0);
+  }
+  CHECK(JsonInt(first.page, "predictor/rows_loaded") == 0);
+  CHECK(JsonInt(first.page, "predictor/rows_saved") > 0);
+
+  // The second one loaded what the first saved, preconnected at the navigation, and every
+  // subresource found a socket ready: no DNS, connect or TLS of its own.
+  CHECK(JsonBool(second.page, "predictor/persisted"));
+  CHECK(JsonInt(second.page, "predictor/rows_loaded") > 0);
+  for (const std::string& url : world.subresources) {
+    INFO(url);
+    const nlohmann::json* r = second.Request(url);
+    REQUIRE(r);
+    INFO(r->dump());
+    CHECK(JsonBool(*r, "socket/preconnected"));
+    CHECK_FALSE(JsonBool(*r, "socket/reused"));
+    CHECK(JsonNumber(*r, "timing/dns_ms") == 0);
+    CHECK(JsonNumber(*r, "timing/connect_ms") == 0);
+    CHECK(JsonNumber(*r, "timing/tls_ms") == 0);
+    CHECK(JsonInt(*r, "speculative/preconnected") >= 1);
+    CHECK(JsonString(*r, "speculative/outcome") == "used");
+  }
+  CHECK(JsonInt(second.page, "predictor/stats/preconnect/used") >= 3);
+  CHECK(JsonInt(second.page, "predictor/stats/connections/ready") >= 3);
+
+  // The NetLog shows the predictor's actions and the pool's preconnects.
+  NetLogFile log = ReadNetLog(dir.Join("second.json"));
+  CHECK(log.Count("PREDICTOR_ACTION") >= 3);
+  CHECK(log.Count("SOCKET_POOL_CONNECTING_N_SOCKETS") >= 3);
+}
+
+TEST_CASE("a damaged predictor.db: one warning, the page loads, the file is left as it was",
+          "[page][predictor]") {
+  REQUIRE_NETSTACK_BINARY();
+  PageWorld world;
+  START_WORLD(world);
+  TempDir dir("page-corrupt");
+  const std::string profile = dir.Join("profile");
+  REQUIRE(mkdir(profile.c_str(), 0700) == 0);
+  const std::string db = profile + "/predictor.db";
+  std::string garbage;
+  for (int i = 0; i < 200; ++i) garbage += "this is not an sqlite database " + std::to_string(i);
+  WriteFile(db, garbage);
+
+  PageRun run = RunPage(Concat(world.Flags(profile), {world.page}));
+  INFO(run.run.Describe());
+  REQUIRE(run.run.exit_code() == 0);
+  CHECK(run.requests.size() == 5);
+  CHECK(JsonInt(run.page, "failed") == 0);
+  std::vector<std::string> errors = run.run.StderrLines();
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].rfind("netstack: warning: predictor database ", 0) == 0);
+  CHECK(errors[0].find("predictor.db") != std::string::npos);
+  CHECK_FALSE(JsonBool(run.page, "predictor/persisted", true));
+  CHECK(ReadFile(db) == garbage);
+}
+
+TEST_CASE("--predictor off: no speculative work, speculative is null", "[page][predictor]") {
+  REQUIRE_NETSTACK_BINARY();
+  PageWorld world;
+  START_WORLD(world);
+  TempDir dir("page-off");
+  PageRun run =
+      RunPage(Concat(world.Flags(dir.Join("profile")),
+                     {"--predictor", "off", "--netlog", dir.Join("log.json"), world.page}));
+  CheckRunOk(run, 5);
+  for (const nlohmann::json& r : run.requests) {
+    CHECK(JsonIsNull(r, "speculative"));
+    CHECK_FALSE(JsonBool(r, "socket/preconnected"));
+  }
+  CHECK(ReadNetLog(dir.Join("log.json")).Count("PREDICTOR_ACTION") == 0);
+}
+
+}  // namespace
+}  // namespace netstack::test

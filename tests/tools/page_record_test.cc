@@ -1,0 +1,113 @@
+// `fetch --page`'s renderings: the per-request JSON (a fetch record plus the page's fields),
+// the waterfall line, and the page's final line.
+#include "tools/netstack/page_record.h"
+
+#include <catch2/catch.hpp>
+
+#include "net/base/net_error.h"
+
+using namespace netstack;
+
+namespace {
+
+Url U(const std::string& text) {
+  Url url;
+  std::string message;
+  REQUIRE(Url::Parse(text, &url, &message) == OK);
+  return url;
+}
+
+TimeTicks At(int64_t ms) { return TimeTicks(TimeDelta(1'000'000'000 + ms * 1000)); }
+
+PageLoadResult Page() {
+  PageLoadResult page;
+  page.page = U("http://a.test/");
+  page.start = At(0);
+  page.document_end = At(20);
+  page.end = At(100);
+  PageRequestRecord doc;
+  doc.url = page.page;
+  doc.is_document = true;
+  doc.type = "document";
+  doc.priority = HIGHEST;
+  doc.start = At(0);
+  doc.end = At(20);
+  doc.status = 200;
+  doc.status_text = "OK";
+  doc.connection.socket_id = 3;
+  doc.phases.dns_ms = 5;
+  doc.phases.connect_ms = 5;
+  doc.phases.ttfb_ms = 10;
+  page.requests.push_back(doc);
+  PageRequestRecord css;
+  css.url = U("http://b.test/s.css");
+  css.type = "stylesheet";
+  css.priority = HIGHEST;
+  css.start = At(20);
+  css.end = At(100);
+  css.status = 200;
+  css.connection.socket_id = 9;
+  css.connected_ahead = true;
+  css.phases.ttfb_ms = 60;
+  css.phases.receive_ms = 20;
+  page.requests.push_back(css);
+  return page;
+}
+
+}  // namespace
+
+TEST_CASE("page record: JSON is a fetch record with the page's fields", "[page]") {
+  PageLoadResult page = Page();
+  nlohmann::json spec = {{"preresolved", false}, {"preconnected", 2}, {"outcome", "used"}};
+  nlohmann::json j = PageRequestReportToJson(MakePageRequestReport(page, page.requests[1], spec));
+  CHECK(j["kind"] == "request");
+  CHECK(j["url"] == "http://b.test/s.css");
+  CHECK(j["type"] == "stylesheet");
+  CHECK(j["priority"] == "HIGHEST");
+  CHECK(j["start_ms"] == 20.0);
+  CHECK(j["timing"]["total_ms"] == 80.0);
+  CHECK(j["timing"]["dns_ms"] == 0.0);
+  CHECK(j["socket"]["preconnected"] == true);
+  CHECK(j["socket"]["id"] == 9);
+  CHECK(j["speculative"]["outcome"] == "used");
+  CHECK(j["cache"] == "bypass");
+
+  nlohmann::json none = PageRequestReportToJson(
+      MakePageRequestReport(page, page.requests[0], nlohmann::json(nullptr)));
+  CHECK(none["speculative"].is_null());
+  CHECK(none["socket"]["preconnected"] == false);
+}
+
+TEST_CASE("page record: the waterfall line draws the phases on the page's scale", "[page]") {
+  PageLoadResult page = Page();
+  std::string doc = PageRequestReportToLine(MakePageRequestReport(page, page.requests[0], nullptr),
+                                            page.load_ms(), 20);
+  // 100 ms over 20 columns: dns 1, connect 1, wait 2 columns from the start.
+  CHECK_THAT(doc, Catch::Contains("[dcww                ]"));
+  CHECK_THAT(doc, Catch::Contains("3 new"));
+  std::string css = PageRequestReportToLine(MakePageRequestReport(page, page.requests[1], nullptr),
+                                            page.load_ms(), 20);
+  CHECK_THAT(css, Catch::Contains("[    wwwwwwwwwwwwrrrr]"));
+  CHECK_THAT(css, Catch::Contains("9 preconnected"));
+  CHECK_THAT(css, Catch::EndsWith("http://b.test/s.css"));
+
+  page.requests[1].result = ERR_CONNECTION_REFUSED;
+  page.requests[1].error_message = "connection refused";
+  std::string failed = PageRequestReportToLine(
+      MakePageRequestReport(page, page.requests[1], nullptr), page.load_ms(), 20);
+  CHECK_THAT(failed, Catch::Contains("error: connection refused (ERR_CONNECTION_REFUSED)"));
+}
+
+TEST_CASE("page record: the final line", "[page]") {
+  PageLoadResult page = Page();
+  page.failed = 1;
+  nlohmann::json j = PageSummaryToJson(page, {{"policy", "chrome"}});
+  CHECK(j["kind"] == "page");
+  CHECK(j["requests"] == 2);
+  CHECK(j["failed"] == 1);
+  CHECK(j["document_ms"] == 20.0);
+  CHECK(j["load_ms"] == 100.0);
+  CHECK(j["predictor"]["policy"] == "chrome");
+  CHECK(PageSummaryToLine(page) ==
+        "page http://a.test/  2 requests (1 failed)  document 20.0 ms  load 100.0 ms");
+}

@@ -1,0 +1,180 @@
+#include "tools/netstack/page_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "net/base/net_log_file_writer.h"
+#include "net/http/http_cache.h"
+#include "tools/netstack/cache_loop.h"
+#include "tools/netstack/fetch_cache.h"
+#include "tools/netstack/fetch_command.h"
+#include "tools/netstack/live_stack.h"
+#include "tools/netstack/page_predictor.h"
+#include "tools/netstack/page_record.h"
+#include "tools/netstack/profile.h"
+#include "tools/netstack/terminal_text.h"
+#include "tools/page/page_loader.h"
+
+namespace netstack {
+namespace {
+
+void Warn(const std::string& message) {
+  std::fprintf(stderr, "netstack: warning: %s\n", TerminalSafe(message).c_str());
+}
+
+// The profile the predictor's tables live in: the cache's when it has one; with --no-cache the
+// profile is opened (and locked) for the predictor alone; --private has none (nothing of a
+// private run is written). Null with a warning when the profile cannot be used.
+std::unique_ptr<Profile> PredictorProfile(const FetchOptions& o,
+                                          std::unique_ptr<Profile> cache_profile) {
+  if (o.private_mode || o.predictor.policy == "off") return cache_profile;
+  if (cache_profile) return cache_profile;
+  const char* without = "; the predictor runs without learned state this run";
+  if (!o.no_cache) {
+    // OpenFetchCache already said why the profile is unusable.
+    Warn(std::string("no usable profile") + without);
+    return nullptr;
+  }
+  std::string dir = o.profile_dir.empty()
+                        ? DefaultProfileDir([](const char* n) { return std::getenv(n); })
+                        : o.profile_dir;
+  if (dir.empty()) {
+    Warn(std::string("no profile directory (give --profile DIR, or set XDG_CACHE_HOME or HOME)") +
+         without);
+    return nullptr;
+  }
+  std::unique_ptr<Profile> profile;
+  std::string message;
+  if (Profile::Open(dir, /*create=*/true, &profile, &message) != Profile::Status::kOk) {
+    Warn(message + without);
+    return nullptr;
+  }
+  return profile;
+}
+
+}  // namespace
+
+int RunPageCommand(const FetchOptions& options, const std::string& command_line) {
+  std::string error;
+  // Declared before the stack: the profile's lock is held until the cache and the predictor's
+  // store inside are gone.
+  std::unique_ptr<Profile> profile;
+  std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeLiveStackOptions(options), &error);
+  if (!stack) {
+    std::fprintf(stderr, "netstack: %s\n", error.c_str());
+    return 2;
+  }
+  std::unique_ptr<NetLogFileWriter> netlog;
+  if (!options.netlog_path.empty()) {
+    netlog = NetLogFileWriter::Create(options.netlog_path, stack->net_log(),
+                                      NetLogConstants(stack->time_tick_offset_ms(), command_line),
+                                      &error);
+    if (!netlog) {
+      std::fprintf(stderr, "netstack: %s\n", error.c_str());
+      return 2;
+    }
+  }
+
+  FetchCache cache =
+      OpenFetchCache(options, stack.get(), [](const char* name) { return std::getenv(name); });
+  if (cache.backend) {
+    stack->context()->SetHttpCache(
+        std::make_unique<HttpCache>(std::move(cache.backend), stack->clock()));
+  }
+  profile = PredictorProfile(options, std::move(cache.profile));
+
+  // The learned tables are loaded before the loop runs, so the navigation's first hints use
+  // them.
+  auto predictor = std::make_unique<PagePredictor>(
+      options.predictor, stack.get(), profile ? profile->predictor_db_path() : std::string(),
+      stderr);
+  Predictor* events = options.predictor.policy == "off" ? nullptr : predictor->predictor();
+
+  PageLoadOptions load_options;
+  load_options.headers = options.headers;
+  load_options.follow_redirects = !options.no_follow;
+  load_options.max_redirects = options.max_redirects;
+  auto loader = std::make_unique<PageLoader>(stack->context(), events, load_options);
+  bool done = false;
+  loader->Start(options.urls[0], [&](const PageLoadResult&) {
+    done = true;
+    stack->Stop();
+  });
+  // The disk cache answers through the poster, which does not keep the loop alive by itself.
+  stack->poster()->Ref();
+  stack->Run();
+  stack->poster()->Unref();
+
+  const PageLoadResult& page = loader->result();
+  bool any_failed = !done || page.failed > 0;
+  if (!done) {
+    std::fprintf(stderr, "netstack: %s: internal error: the page load never completed\n",
+                 TerminalSafe(options.urls[0].spec()).c_str());
+  }
+  // What the predictor did for each origin, read before Finish turns pending into wasted.
+  std::vector<PageRequestReport> reports;
+  for (const PageRequestRecord& r : page.requests) {
+    nlohmann::json speculative =
+        events ? events->SpeculativeFor(r.url.scheme_host_port()) : nlohmann::json(nullptr);
+    reports.push_back(MakePageRequestReport(page, r, std::move(speculative)));
+  }
+  // Learned tables reach the disk before the process exits.
+  predictor->Save();
+  predictor->Finish();
+
+  if (options.json) {
+    for (const PageRequestReport& r : reports) {
+      std::printf("%s\n", PageRequestReportToJson(r)
+                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                              .c_str());
+    }
+    std::printf("%s\n", PageSummaryToJson(page, predictor->ToJson())
+                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                            .c_str());
+  } else {
+    std::printf("%s\n", PageWaterfallHeader().c_str());
+    for (const PageRequestReport& r : reports)
+      std::printf("%s\n", PageRequestReportToLine(r, page.load_ms()).c_str());
+    std::printf("%s\n", PageSummaryToLine(page).c_str());
+    if (events) {
+      const PredictorStats& s = events->stats();
+      const SpeculationCounts& pc = s.of(SpeculativeAction::kPreconnect);
+      const SpeculationCounts& pr = s.of(SpeculativeAction::kPreresolve);
+      std::printf(
+          "predictor %s  preconnects %llu (used %llu, late %llu, wasted %llu)  "
+          "preresolves %llu  connections ready %llu of %llu needed\n",
+          options.predictor.policy.c_str(), (unsigned long long)pc.taken,
+          (unsigned long long)pc.used, (unsigned long long)pc.late, (unsigned long long)pc.wasted,
+          (unsigned long long)pr.taken, (unsigned long long)s.connections_ready,
+          (unsigned long long)s.connections_needed);
+    }
+  }
+  std::fflush(stdout);
+  for (const PageRequestReport& r : reports) {
+    if (r.fetch.error == 0) continue;
+    std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(r.fetch.url).c_str(),
+                 TerminalSafe(r.fetch.error_message).c_str(), ErrorToString(r.fetch.error).c_str());
+  }
+
+  loader.reset();
+  if (HttpCache* http_cache = stack->context()->http_cache()) {
+    LoopSignal signal(stack->loop());
+    http_cache->WaitForBackgroundWork([&signal](int) { signal.Set(); });
+    RunLoopUntil(stack->loop(), stack->poster(), signal);
+  }
+  // Idle sockets end their NetLog lifetimes inside the file; the predictor is finished, so
+  // closing its unused preconnects is not counted again.
+  predictor.reset();
+  stack->context()->socket_pool()->CloseIdleSockets();
+  if (netlog && !netlog->Finish(stack->context()->GetPolledData(), &error)) {
+    std::fprintf(stderr, "netstack: %s\n", error.c_str());
+    any_failed = true;
+  }
+  netlog.reset();
+  stack.reset();
+  return any_failed ? 1 : 0;
+}
+
+}  // namespace netstack
