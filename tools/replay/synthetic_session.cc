@@ -299,7 +299,8 @@ bool SyntheticSessionOptions::Validate(std::string* error) const {
   } else if (!(think_median_s > 0) || think_median_s > 3600) {
     *error = "--think-s: must be above 0 and at most 3600";
   } else {
-    return true;
+    // The user model's own flags (--day-pages, --routine-sites, --stray-hover).
+    return Behavior().Validate(error);
   }
   return false;
 }
