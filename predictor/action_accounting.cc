@@ -21,10 +21,6 @@ const char* OutcomeName(PredictorPolicy::Outcome outcome) {
   return "unknown";
 }
 
-std::string TargetOf(const Hint& hint) {
-  return hint.action == SpeculativeAction::kFetchAhead ? hint.url.spec() : hint.origin.ToString();
-}
-
 }  // namespace
 
 struct ActionAccounting::Action {
@@ -143,6 +139,19 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
   if (finished_) return;
   ExpireLifetimes(now);
   if (assignment.reuse_type == ReuseType::kReusedIdle) return;  // no new connection needed
+  if (assignment.speculative) {
+    // A fetch ahead: no page needed this connection (not counted, not reported to the
+    // policy, no pre-resolve used). A preconnected socket it took is gone without serving a
+    // page: wasted.
+    if (assignment.from_preconnect) {
+      if (Action* action = OldestPreconnectWithSockets(group)) {
+        const ActionId id = action->id;
+        Decide(action, Outcome::kWasted, now);
+        MaybeRemove(id);
+      }
+    }
+    return;
+  }
 
   ++stats_->connections_needed;
   ConnectionSource source = ConnectionSource::kNew;
@@ -195,14 +204,16 @@ void ActionAccounting::OnPreconnectJobComplete(const SchemeHostPort& group, int 
                                                TimeTicks now) {
   if (finished_) return;
   ExpireLifetimes(now);
-  if (result != OK) {
-    if (Action* action = OldestPreconnectWithSockets(group)) {
-      const ActionId id = action->id;
-      Decide(action, Outcome::kWasted, now);
-      MaybeRemove(id);
-    }
-  }
+  // The job belongs to the oldest action of the group with jobs in flight (FIFO).
   Action* action = OldestPreconnectWithJobs(group);
+  if (result != OK) {
+    // The failed job's socket is the owner's to waste; if the owner has none undecided left
+    // (another action's outcome went to it first, FIFO), the oldest action with one.
+    Action* charged =
+        action && action->sockets_undecided > 0 ? action : OldestPreconnectWithSockets(group);
+    if (charged) Decide(charged, Outcome::kWasted, now);
+    if (charged && charged != action) MaybeRemove(charged->id);
+  }
   if (!action) return;
   const ActionId id = action->id;
   --action->jobs_outstanding;
@@ -368,7 +379,7 @@ void ActionAccounting::Decide(Action* action, Outcome outcome, TimeTicks now) {
   UpdateRecent(*action);
   net_log_.AddEvent(NetLogEventType::PREDICTOR_OUTCOME, [&] {
     return nlohmann::json{{"action", SpeculativeActionName(action->hint.action)},
-                          {"target", TargetOf(action->hint)},
+                          {"target", HintTarget(action->hint)},
                           {"outcome", OutcomeName(outcome)}};
   });
   if (policy_)

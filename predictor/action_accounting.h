@@ -10,7 +10,11 @@
 //   action of the group with undecided sockets (FIFO): used = a request got a never-used idle
 //   socket a preconnect made (kUnusedIdle, from_preconnect); late = a request took a preconnect
 //   job's socket as it connected (kUnused, from_preconnect); wasted = the socket closed unused or
-//   its job failed. The action is in flight until the jobs it started complete (FIFO as well).
+//   its job failed (charged to the action owning the job: the oldest one of the group with jobs
+//   in flight). The action is in flight until the jobs it started complete (FIFO as well).
+// - Speculative requests (Assignment::speculative: a fetch ahead's own connection) are not a
+//   page's need: not counted in connections_needed, not reported to OnConnectionNeeded, and
+//   they use no pre-resolve; a preconnected socket one takes is wasted.
 // - Pre-resolve (unit: one resolve). Used when a connection to the host is needed that a connect
 //   job made for the request itself (kUnused, not from a preconnect: a preconnected socket did
 //   its own resolve) within config.preresolve_lifetime of the start, the resolve finished; late

@@ -65,6 +65,9 @@ int ContextSpeculationTarget::FetchAhead(const Url& url, const NetLogWithSource&
   params.request.url = url;
   params.request.method = "GET";  // only safe methods are fetched ahead
   params.priority = IDLE;
+  // Not a page's need: the pool reports its connection as speculative, so the accounting
+  // leaves it out of recall and of the policy's tables.
+  params.request.speculative = true;
   work->fetch = std::make_unique<UrlRequest>(context_, params, work.get());
   work->fetch->Start();  // never completes inside Start()
   work_.push_back(std::move(work));

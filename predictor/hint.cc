@@ -34,4 +34,8 @@ const char* SpeculativeActionName(SpeculativeAction action) {
   return "unknown";
 }
 
+std::string HintTarget(const Hint& hint) {
+  return hint.action == SpeculativeAction::kFetchAhead ? hint.url.spec() : hint.origin.ToString();
+}
+
 }  // namespace netstack

@@ -63,6 +63,9 @@ struct Hint {
   TimeTicks expires{};
 };
 
+// What `hint` acts on, for NetLog "target" fields: the URL of a fetch ahead, else the origin.
+std::string HintTarget(const Hint& hint);
+
 }  // namespace netstack
 
 #endif  // PREDICTOR_HINT_H_

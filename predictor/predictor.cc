@@ -12,10 +12,6 @@ namespace netstack {
 
 namespace {
 
-std::string TargetOf(const Hint& hint) {
-  return hint.action == SpeculativeAction::kFetchAhead ? hint.url.spec() : hint.origin.ToString();
-}
-
 bool IsValidOrigin(const SchemeHostPort& origin) {
   return (origin.scheme == "http" || origin.scheme == "https") && !origin.host.empty() &&
          origin.port != 0;
@@ -54,7 +50,7 @@ class Predictor::Impl : public SpeculativeQueue::Delegate {
     net_log_.AddEvent(NetLogEventType::PREDICTOR_HINT, [&] {
       return nlohmann::json{{"motivation", HintMotivationName(hint.motivation)},
                             {"action", SpeculativeActionName(hint.action)},
-                            {"target", TargetOf(hint)},
+                            {"target", HintTarget(hint)},
                             {"likelihood", hint.likelihood},
                             {"priority", hint.priority},
                             {"page", hint.page}};
@@ -63,7 +59,7 @@ class Predictor::Impl : public SpeculativeQueue::Delegate {
                        (hint.action != SpeculativeAction::kFetchAhead || hint.url.is_valid());
     if (!valid) {
       ++stats_.hints;
-      ++stats_.hints_redundant;  // nothing can be done for it
+      ++stats_.hints_invalid;
       LogDropped(hint, "invalid");
       return;
     }
@@ -84,7 +80,7 @@ class Predictor::Impl : public SpeculativeQueue::Delegate {
     net_log_.AddEvent(NetLogEventType::PREDICTOR_ACTION, [&] {
       nlohmann::json j = {{"action", SpeculativeActionName(hint.action)},
                           {"motivation", HintMotivationName(hint.motivation)},
-                          {"target", TargetOf(hint)}};
+                          {"target", HintTarget(hint)}};
       if (hint.action == SpeculativeAction::kPreconnect) j["sockets"] = hint.sockets;
       return j;
     });
@@ -132,7 +128,7 @@ class Predictor::Impl : public SpeculativeQueue::Delegate {
 
   void LogDropped(const Hint& hint, const char* reason) {
     net_log_.AddEvent(NetLogEventType::PREDICTOR_HINT_DROPPED, [&] {
-      return nlohmann::json{{"reason", reason}, {"target", TargetOf(hint)}};
+      return nlohmann::json{{"reason", reason}, {"target", HintTarget(hint)}};
     });
   }
 
@@ -165,7 +161,14 @@ Predictor::Predictor(const PredictorConfig& config, Scheduler& scheduler, Specul
       policy_(std::move(policy)),
       impl_(std::make_unique<Impl>(config_, scheduler, target, net_log, policy_.get())) {}
 
-Predictor::~Predictor() = default;
+Predictor::~Predictor() { Observe(nullptr); }
+
+void Predictor::Observe(ClientSocketPool* pool) {
+  if (observed_pool_ == pool) return;
+  if (observed_pool_) observed_pool_->RemoveObserver(this);
+  observed_pool_ = pool;
+  if (observed_pool_) observed_pool_->AddObserver(this);
+}
 
 void Predictor::OnStartup() {
   if (!policy_ || impl_->finished_) return;
@@ -242,7 +245,10 @@ void Predictor::OnPreconnectedSocketClosedUnused(const SchemeHostPort& group, co
   impl_->accounting_.OnPreconnectedSocketClosedUnused(group, reason, impl_->Now());
 }
 
-void Predictor::Finish() { impl_->Finish(); }
+void Predictor::Finish() {
+  impl_->Finish();
+  Observe(nullptr);  // the pool may go away from here on
+}
 
 nlohmann::json Predictor::SpeculativeFor(const SchemeHostPort& origin) const {
   return impl_->accounting_.SpeculativeFor(origin);

@@ -7,9 +7,13 @@
 // Wiring (both worlds):
 //   ContextSpeculationTarget target(context);
 //   Predictor predictor(config, scheduler, &target, net_log);
-//   context->socket_pool()->AddObserver(&predictor);
+//   predictor.Observe(context->socket_pool());
 //   ... events ...
-//   predictor.Finish();  context->socket_pool()->RemoveObserver(&predictor);
+//   predictor.Finish();  // stops observing: the pool may go away after this
+// Finish() or the destructor removes the predictor from the pool it observes, so an owner
+// cannot leave the pool calling into a destroyed predictor. (Adding it by hand with
+// pool->AddObserver still works; the owner must then RemoveObserver before either goes away,
+// and a RemoveObserver after Finish() is a harmless no-op.)
 //
 // Everything runs on the scheduler's thread. Event methods start actions synchronously when the
 // budget allows (the stack's methods never run a callback inside themselves), so a hint given
@@ -52,9 +56,16 @@ class Predictor : public ClientSocketPool::Observer {
   // For tests and tools that build their own policy.
   Predictor(const PredictorConfig& config, Scheduler& scheduler, SpeculationTarget* target,
             NetLog* net_log, std::unique_ptr<PredictorPolicy> policy);
+  // Stops observing the pool (see Observe).
   ~Predictor() override;
   Predictor(const Predictor&) = delete;
   Predictor& operator=(const Predictor&) = delete;
+
+  // Starts observing `pool` (its AddObserver) for the accounting, and remembers it so that
+  // Finish() and the destructor remove the predictor from it. `pool` must stay alive until
+  // Finish() or the predictor's destruction, whichever comes first. A second call moves the
+  // predictor to the new pool; null just stops observing.
+  void Observe(ClientSocketPool* pool);
 
   // Events. `page` is the page (main frame URL) a load is for.
   void OnStartup();
@@ -76,8 +87,9 @@ class Predictor : public ClientSocketPool::Observer {
   void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group, const char* reason) override;
 
   // Ends the run's accounting: queued hints are dropped (expired), actions still pending become
-  // wasted ("never used before the end"). Call before reading final stats and before the pool
-  // goes away. Later events are ignored.
+  // wasted ("never used before the end"), and the predictor stops observing the pool given to
+  // Observe. Call before reading final stats and before the pool goes away. Later events are
+  // ignored.
   void Finish();
 
   // What the predictor had done for `origin` so far, for `fetch --json`'s "speculative":
@@ -97,6 +109,7 @@ class Predictor : public ClientSocketPool::Observer {
   const PredictorConfig config_;
   std::unique_ptr<PredictorPolicy> policy_;
   std::unique_ptr<Impl> impl_;
+  ClientSocketPool* observed_pool_ = nullptr;  // see Observe
 };
 
 }  // namespace netstack

@@ -37,6 +37,7 @@ nlohmann::json PredictorStats::ToJson() const {
         {"expired", hints_expired},
         {"low_value", hints_low_value},
         {"redundant", hints_redundant},
+        {"invalid", hints_invalid},
         {"queue_full", hints_queue_full}}},
       {"preresolve", of(SpeculativeAction::kPreresolve).ToJson()},
       {"preconnect", of(SpeculativeAction::kPreconnect).ToJson()},

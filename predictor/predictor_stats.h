@@ -28,12 +28,13 @@ struct SpeculationCounts {
 
 struct PredictorStats {
   SpeculationCounts actions[kNumSpeculativeActions];  // indexed by SpeculativeAction
-  uint64_t hints = 0;               // hints the policies produced
-  uint64_t hints_started = 0;       // became an action
-  uint64_t hints_expired = 0;       // expired while queued
-  uint64_t hints_low_value = 0;     // below the policy's threshold when dequeued
-  uint64_t hints_redundant = 0;     // nothing to do (host already resolved, enough sockets)
-  uint64_t hints_queue_full = 0;    // the queue was at its bound
+  uint64_t hints = 0;                                 // hints the policies produced
+  uint64_t hints_started = 0;                         // became an action
+  uint64_t hints_expired = 0;                         // expired while queued
+  uint64_t hints_low_value = 0;                       // below the policy's threshold when dequeued
+  uint64_t hints_redundant = 0;   // nothing to do (host already resolved, enough sockets)
+  uint64_t hints_invalid = 0;     // unusable (not an http(s) origin, a fetch without a URL)
+  uint64_t hints_queue_full = 0;  // the queue was at its bound
   // Recall's parts: requests that needed a new connection (not a reused one), and those that
   // found a preconnected socket ready; requests that waited for a preconnect in progress.
   uint64_t connections_needed = 0;
@@ -43,15 +44,14 @@ struct PredictorStats {
   // clamped at their start), summed: what the predictor tries to drive down.
   double connect_wait_ms = 0;
 
-  const SpeculationCounts& of(SpeculativeAction a) const {
-    return actions[static_cast<int>(a)];
-  }
+  const SpeculationCounts& of(SpeculativeAction a) const { return actions[static_cast<int>(a)]; }
   SpeculationCounts& of(SpeculativeAction a) { return actions[static_cast<int>(a)]; }
   // All three kinds added up.
   SpeculationCounts Total() const;
   // connections_ready / connections_needed; 0 when none were needed.
   double Recall() const;
-  // {"hints": {...}, "preresolve": {...}, "preconnect": {...}, "fetch_ahead": {...},
+  // {"hints": {produced, started, expired, low_value, redundant, invalid, queue_full},
+  //  "preresolve": {...}, "preconnect": {...}, "fetch_ahead": {...},
   //  "connections": {needed, ready, late, recall, connect_wait_ms}, "precision": x}
   nlohmann::json ToJson() const;
 };

@@ -84,7 +84,7 @@ int HttpNetworkTransaction::DoInitStream() {
       [weak = weak_factory_.GetWeakPtr()](int rv) {
         if (weak) weak->OnIoComplete(rv);
       },
-      context_->socket_pool(), net_log_);
+      context_->socket_pool(), net_log_, info_.speculative);
 }
 
 int HttpNetworkTransaction::DoInitStreamComplete(int rv) {

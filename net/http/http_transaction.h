@@ -25,6 +25,9 @@ struct HttpRequestInfo {
   std::string method = "GET";
   HttpRequestHeaders extra_headers;
   std::string body;
+  // No page asked for it yet (a predictor's fetch ahead; Chrome's LOAD_PREFETCH). Served as
+  // usual; the socket pool reports its connection as speculative.
+  bool speculative = false;
 };
 
 // What a hop learned about its connection, for output and the internals page. All defaults

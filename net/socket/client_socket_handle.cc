@@ -12,8 +12,8 @@ ClientSocketHandle::~ClientSocketHandle() { Reset(); }
 
 int ClientSocketHandle::Init(const SchemeHostPort& group_id, RequestPriority priority,
                              CompletionCallback callback, ClientSocketPool* pool,
-                             const NetLogWithSource& net_log) {
-  return pool->RequestSocket(group_id, priority, this, std::move(callback), net_log);
+                             const NetLogWithSource& net_log, bool speculative) {
+  return pool->RequestSocket(group_id, priority, this, std::move(callback), net_log, speculative);
 }
 
 void ClientSocketHandle::SetPriority(RequestPriority priority) {

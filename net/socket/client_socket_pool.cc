@@ -10,8 +10,6 @@ namespace netstack {
 
 namespace {
 
-constexpr char kPoolFlushed[] = "Socket pool flushed";  // SOCKET_POOL_CLOSING_SOCKET reason
-
 // RequestSocketInternal's answer to a preconnect that found no room at the pool limit.
 constexpr int kPreconnectNoRoom = ERR_INSUFFICIENT_RESOURCES;
 
@@ -41,11 +39,12 @@ ClientSocketPool::~ClientSocketPool() {
   pending_callbacks_.clear();
   preconnected_idle_.clear();
   request_start_.clear();
+  unreported_.clear();
 }
 
 int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
                                     ClientSocketHandle* handle, CompletionCallback callback,
-                                    const NetLogWithSource& net_log) {
+                                    const NetLogWithSource& net_log, bool speculative) {
   if (handle->is_initialized() || handle->is_pending()) handle->Reset();
   handle->pool_ = weak_factory_.GetWeakPtr();
   handle->group_id_ = group_id;
@@ -57,6 +56,7 @@ int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPrior
   request->priority = priority;
   request->net_log = net_log;
   request->order = ++next_request_order_;
+  request->speculative = speculative;
 
   net_log.BeginEvent(NetLogEventType::SOCKET_POOL, [&] {
     return nlohmann::json{{"group_id", group_id.ToString()},
@@ -71,6 +71,11 @@ int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPrior
     net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, rv);
     handle->pending_ = false;
     handle->is_initialized_ = rv == OK;
+    if (auto it = unreported_.find(handle); it != unreported_.end()) {
+      const Observer::Assignment assignment = it->second;
+      unreported_.erase(it);
+      if (rv == OK) NotifySocketAssigned(group_id, assignment);
+    }
     return rv;
   }
   GetOrCreateGroup(group_id)->InsertRequest(std::move(request));
@@ -156,8 +161,8 @@ int ClientSocketPool::RequestSocketInternal(const SchemeHostPort& group_id, cons
       preconnected_idle_.insert(socket.get());
       AddIdleSocket(std::move(socket), group);
     } else {
-      HandOutSocket(std::move(socket), ClientSocketHandle::ReuseType::kUnused, job.get(),
-                    request.handle, TimeDelta::zero(), group, request.net_log);
+      HandOutSocket(std::move(socket), ClientSocketHandle::ReuseType::kUnused, job.get(), request,
+                    TimeDelta::zero(), group);
     }
   }
   if (preconnecting) NotifyPreconnectJobComplete(group_id, rv);
@@ -167,10 +172,12 @@ int ClientSocketPool::RequestSocketInternal(const SchemeHostPort& group_id, cons
 
 void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket,
                                      ClientSocketHandle::ReuseType type, const ConnectJob* job,
-                                     ClientSocketHandle* handle, TimeDelta idle_time, Group* group,
-                                     const NetLogWithSource& net_log) {
+                                     const Request& request, TimeDelta idle_time, Group* group) {
+  ClientSocketHandle* handle = request.handle;
+  const NetLogWithSource& net_log = request.net_log;
   Observer::Assignment assignment;
   assignment.reuse_type = type;
+  assignment.speculative = request.speculative;
   // An idle socket remembers whether a preconnect made it; a job's socket asks the job.
   assignment.from_preconnect =
       job ? job->is_preconnect() : preconnected_idle_.erase(socket.get()) > 0;
@@ -194,7 +201,14 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket,
                                     handle->socket_->NetLog().source());
   ++handed_out_socket_count_;
   group->IncrementActiveSocketCount();
-  for (Observer* observer : observers_) observer->OnSocketAssigned(group->id(), assignment);
+  // Reported when the requester learns of it (RequestSocket returning OK, or its callback), so
+  // that a request cancelled in between is not counted.
+  unreported_[handle] = assignment;
+}
+
+void ClientSocketPool::NotifySocketAssigned(const SchemeHostPort& group_id,
+                                            const Observer::Assignment& assignment) {
+  for (Observer* observer : observers_) observer->OnSocketAssigned(group_id, assignment);
 }
 
 std::unique_ptr<ConnectJob> ClientSocketPool::CreateConnectJob(const SchemeHostPort& group_id,
@@ -211,6 +225,9 @@ void ClientSocketPool::CancelRequest(const SchemeHostPort& group_id, ClientSocke
   if (callback_it != pending_callbacks_.end()) {
     // Completed, callback not run yet: drop the callback, take the socket back.
     const int result = callback_it->second.result;
+    // Never reported, so a preconnected socket is still an unused preconnected one.
+    const bool preconnected =
+        callback_it->second.report && callback_it->second.assignment.from_preconnect;
     pending_callbacks_.erase(callback_it);
     if (std::unique_ptr<StreamSocket> socket = std::move(handle->socket_)) {
       bool reusable = result == OK;
@@ -218,7 +235,7 @@ void ClientSocketPool::CancelRequest(const SchemeHostPort& group_id, ClientSocke
         Group* group = FindGroup(group_id);
         reusable = group && group->has_requests();
       }
-      ReleaseSocket(group_id, std::move(socket), handle->generation_, reusable);
+      ReleaseSocket(group_id, std::move(socket), handle->generation_, reusable, preconnected);
     }
     return;
   }
@@ -273,8 +290,8 @@ void ClientSocketPool::OnConnectJobComplete(ConnectJob* job, int result) {
   request->net_log.AddEventReferencingSource(NetLogEventType::SOCKET_POOL_BOUND_TO_CONNECT_JOB,
                                              job->net_log().source());
   if (result == OK) {
-    HandOutSocket(job->PassSocket(), ClientSocketHandle::ReuseType::kUnused, job, request->handle,
-                  TimeDelta::zero(), group, request->net_log);
+    HandOutSocket(job->PassSocket(), ClientSocketHandle::ReuseType::kUnused, job, *request,
+                  TimeDelta::zero(), group);
   }
   if (result != OK) {
     request->handle->connect_error_detail_ = job->error_detail();
@@ -361,7 +378,7 @@ void ClientSocketPool::FlushWithError(int error) {
     jobs.clear();
     it = it->second->IsEmpty() ? groups_.erase(it) : std::next(it);
   }
-  CleanupIdleSockets(/*force=*/true, kPoolFlushed);
+  CleanupIdleSockets(/*force=*/true, CloseReason::kPoolFlushed);
   for (auto it = groups_.begin(); it != groups_.end();) {
     while (std::unique_ptr<Request> request = it->second->PopNextRequest()) {
       --pending_request_count_;
@@ -431,7 +448,16 @@ void ClientSocketPool::PostDeletionTask() {
 void ClientSocketPool::InvokeUserCallbackLater(ClientSocketHandle* handle,
                                                CompletionCallback callback, int rv) {
   const uint64_t id = ++next_callback_id_;
-  pending_callbacks_[handle] = PendingCallback{std::move(callback), rv, id};
+  PendingCallback pending;
+  pending.callback = std::move(callback);
+  pending.result = rv;
+  pending.id = id;
+  if (auto it = unreported_.find(handle); it != unreported_.end()) {
+    pending.report = rv == OK;
+    pending.assignment = it->second;
+    unreported_.erase(it);
+  }
+  pending_callbacks_[handle] = std::move(pending);
   scheduler_.PostTask([weak = weak_factory_.GetWeakPtr(), handle, id] {
     if (ClientSocketPool* pool = weak.get()) pool->InvokeUserCallback(handle, id);
   });
@@ -443,9 +469,13 @@ void ClientSocketPool::InvokeUserCallback(ClientSocketHandle* handle, uint64_t i
   if (it == pending_callbacks_.end() || it->second.id != id) return;
   CompletionCallback callback = std::move(it->second.callback);
   const int result = it->second.result;
+  const bool report = it->second.report;
+  const Observer::Assignment assignment = it->second.assignment;
   pending_callbacks_.erase(it);
   handle->pending_ = false;
   handle->is_initialized_ = result == OK && handle->socket_ != nullptr;
+  // The observers learn of the socket as the requester does (see Observer::OnSocketAssigned).
+  if (report && handle->is_initialized_) NotifySocketAssigned(handle->group_id_, assignment);
   if (callback) callback(result);
 }
 

@@ -69,8 +69,9 @@ namespace netstack {
 class ClientSocketPool : private ConnectJob::Delegate {
  public:
   // Watches where sockets come from, for the predictor's accounting (predictor/predictor.h).
-  // Calls happen inside pool methods: an observer must not call into the pool from them (post
-  // a task instead). Observers must be removed before the pool is destroyed; the destructor
+  // Calls happen inside pool methods or the pool's posted tasks: an observer must not call into
+  // the pool from them (post a task instead). Observers must be removed before either side is
+  // destroyed (RemoveObserver of an observer not added is a no-op); the pool's destructor
   // reports nothing.
   class Observer {
    public:
@@ -83,10 +84,15 @@ class ClientSocketPool : private ConnectJob::Delegate {
       bool from_preconnect = false;
       // From RequestSocket to the handle holding the socket (0 when served at once).
       TimeDelta wait{};
+      // The request was speculative (RequestSocket's `speculative`, Chrome's LOAD_PREFETCH: a
+      // fetch ahead): no page needed this connection.
+      bool speculative = false;
     };
     virtual ~Observer() = default;
-    // A request with a handle got its socket (synchronously or not), after the handle holds
-    // it. Not called for requests that fail or are cancelled.
+    // A request with a handle got its socket: when RequestSocket returns OK, or else from the
+    // posted completion task just before the request's callback runs. Not called for requests
+    // that fail, nor for those cancelled (Reset) before their callback ran: a preconnected
+    // socket such a request held is again a preconnected idle socket (or reported closed).
     virtual void OnSocketAssigned(const SchemeHostPort& group, const Assignment& assignment) {}
     // RequestSockets started one connect job in `group` (once per job).
     virtual void OnPreconnectJobStarted(const SchemeHostPort& group) {}
@@ -94,10 +100,28 @@ class ClientSocketPool : private ConnectJob::Delegate {
     // error. Also called with ERR_ABORTED when the job is cancelled (flush, pool limit).
     virtual void OnPreconnectJobComplete(const SchemeHostPort& group, int result) {}
     // A socket a preconnect job made was closed without ever being handed out (`reason`:
-    // "unused idle timeout", "flush", "close idle sockets", "pool limit", "broken").
+    // "unused idle timeout", "flush", "close idle sockets", "pool limit", "unusable" (its
+    // cancelled request closed it), "broken").
     virtual void OnPreconnectedSocketClosedUnused(const SchemeHostPort& group, const char* reason) {
     }
   };
+
+  // Why the pool closes an idle or released socket. CloseReasonString gives the
+  // SOCKET_POOL_CLOSING_SOCKET reason (Chrome's wording where Chrome has one),
+  // ObserverCloseReason the short form Observer::OnPreconnectedSocketClosedUnused gets.
+  enum class CloseReason {
+    kRemoteSideClosed,
+    kDataReceivedUnexpectedly,
+    kClosedWhenReturned,
+    kGenerationOutOfDate,
+    kMarkedUnusable,
+    kIdleTimeLimitExpired,
+    kPoolLimit,
+    kIdleSocketsClosed,
+    kPoolFlushed,
+  };
+  static const char* CloseReasonString(CloseReason reason);
+  static const char* ObserverCloseReason(CloseReason reason);
 
   struct Params {
     int max_sockets = 256;
@@ -134,9 +158,11 @@ class ClientSocketPool : private ConnectJob::Delegate {
   //  - ERR_IO_PENDING: `callback` runs later (posted, never inside a pool method) with OK (the
   //    handle holds a socket) or an error (the connect job's error, or FlushWithError's).
   //    Resetting or destroying the handle first cancels: the callback never runs.
+  // `speculative` marks a request no page asked for yet (a fetch ahead); it is served like any
+  // other and only reported as such to observers (Observer::Assignment::speculative).
   int RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
                     ClientSocketHandle* handle, CompletionCallback callback,
-                    const NetLogWithSource& net_log);
+                    const NetLogWithSource& net_log, bool speculative = false);
 
   // Preconnect: starts IDLE-priority connect jobs until `group_id` has `num_sockets` sockets
   // (connecting + idle + handed out; at most max_sockets_per_group). Their sockets become idle,
@@ -196,13 +222,18 @@ class ClientSocketPool : private ConnectJob::Delegate {
     CompletionCallback callback;
     int result = OK;
     uint64_t id = 0;
+    // The socket handed out for it, reported to observers when the callback runs.
+    bool report = false;
+    Observer::Assignment assignment;
   };
   using GroupMap = std::map<SchemeHostPort, std::unique_ptr<Group>>;
 
   // From ClientSocketHandle::Reset: `socket` comes back; kept idle if `reusable`, still
-  // connected and idle, and of the current generation; closed otherwise.
+  // connected and idle, and of the current generation; closed otherwise. `preconnected`: a
+  // preconnect made it and its request was cancelled before learning of it, so it counts as a
+  // preconnected idle socket again (or is reported closed unused).
   void ReleaseSocket(const SchemeHostPort& group_id, std::unique_ptr<StreamSocket> socket,
-                     int64_t generation, bool reusable);
+                     int64_t generation, bool reusable, bool preconnected = false);
   // From ClientSocketHandle::Reset while the request is pending (or its callback is posted).
   void CancelRequest(const SchemeHostPort& group_id, ClientSocketHandle* handle,
                      bool cancel_connect_job);
@@ -214,9 +245,13 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // (request.handle null): idle socket, spare job, or a new job within the limits.
   int RequestSocketInternal(const SchemeHostPort& group_id, const Request& request, bool queued);
   bool AssignIdleSocketToRequest(const Request& request, Group* group);
+  // Gives `socket` to `request`'s handle. The observers hear of it later (see Observer::
+  // OnSocketAssigned): the assignment waits in unreported_ until RequestSocket returns OK or
+  // InvokeUserCallbackLater takes it.
   void HandOutSocket(std::unique_ptr<StreamSocket> socket, ClientSocketHandle::ReuseType type,
-                     const ConnectJob* job, ClientSocketHandle* handle, TimeDelta idle_time,
-                     Group* group, const NetLogWithSource& net_log);
+                     const ConnectJob* job, const Request& request, TimeDelta idle_time,
+                     Group* group);
+  void NotifySocketAssigned(const SchemeHostPort& group_id, const Observer::Assignment& assignment);
   void AddIdleSocket(std::unique_ptr<StreamSocket> socket, Group* group);
   std::unique_ptr<ConnectJob> CreateConnectJob(const SchemeHostPort& group_id,
                                                RequestPriority priority, bool is_backup);
@@ -232,9 +267,9 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // Closes the least recently used idle socket outside `except` (may be null).
   bool CloseOneIdleSocketExceptInGroup(const Group* except);
 
-  void CleanupIdleSockets(bool force, const char* reason);
+  void CleanupIdleSockets(bool force, CloseReason reason);
   // Returns true if the group was removed.
-  bool CleanupIdleSocketsInGroup(GroupMap::iterator it, bool force, const char* reason);
+  bool CleanupIdleSocketsInGroup(GroupMap::iterator it, bool force, CloseReason reason);
   void ArmCleanupTimer();
   void OnCleanupTimerFired();
 
@@ -250,12 +285,12 @@ class ClientSocketPool : private ConnectJob::Delegate {
   void InvokeUserCallback(ClientSocketHandle* handle, uint64_t id);
 
   // Observer reports. An idle socket leaving the idle list without being handed out goes
-  // through OnIdleSocketClosed, which reports it if a preconnect made it (`reason` is the
-  // SOCKET_POOL_CLOSING_SOCKET reason; the observer gets its short form).
+  // through OnIdleSocketClosed, which reports it if a preconnect made it (the observer gets
+  // the reason's short form).
   void NotifyPreconnectJobStarted(const SchemeHostPort& group_id);
   void NotifyPreconnectJobComplete(const SchemeHostPort& group_id, int result);
   void OnIdleSocketClosed(const SchemeHostPort& group_id, const StreamSocket* socket,
-                          const char* reason);
+                          CloseReason reason);
   // Remembers when `handle`'s request started (for Assignment::wait), until it gets a socket,
   // fails or is cancelled.
   void ForgetRequestStart(const ClientSocketHandle* handle) { request_start_.erase(handle); }
@@ -271,6 +306,9 @@ class ClientSocketPool : private ConnectJob::Delegate {
   std::set<const StreamSocket*> preconnected_idle_;
   // Start times of the requests with a handle that are pending (at most the pending requests).
   std::map<const ClientSocketHandle*, TimeTicks> request_start_;
+  // Assignments not yet reported (see HandOutSocket); at most one per handle, held only from
+  // HandOutSocket to the end of the same pool method.
+  std::map<const ClientSocketHandle*, Observer::Assignment> unreported_;
   CommonConnectJobParams job_params_;
 
   GroupMap groups_;

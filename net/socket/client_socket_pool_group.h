@@ -30,6 +30,8 @@ struct ClientSocketPool::Request {
   uint64_t order = 0;
   // The job whose priority follows this request's (late binding: not a binding).
   ConnectJob* job = nullptr;
+  // RequestSocket's `speculative` (reported in Observer::Assignment).
+  bool speculative = false;
 };
 
 struct ClientSocketPool::IdleSocket {

@@ -1,7 +1,7 @@
 // ClientSocketPool's idle sockets: sockets coming back from handles, the reuse order, the
 // idle timeouts and closing idle sockets. The request and connect job side is in
 // client_socket_pool.cc.
-#include <cstring>
+#include <optional>
 #include <utility>
 
 #include "net/socket/client_socket_pool.h"
@@ -11,72 +11,105 @@ namespace netstack {
 
 namespace {
 
-// SOCKET_POOL_CLOSING_SOCKET reasons (Chrome's wording where Chrome has one).
-constexpr char kRemoteSideClosedConnection[] = "Remote side closed connection";
-constexpr char kDataReceivedUnexpectedly[] = "Data received unexpectedly";
-constexpr char kClosedConnectionReturnedToPool[] =
-    "Connection was closed when it was returned to the pool";
-constexpr char kSocketGenerationOutOfDate[] = "Socket generation out of date";
-constexpr char kMarkedUnusable[] = "Socket marked unusable by its user";
-constexpr char kIdleTimeLimitExpired[] = "Idle time limit expired";
-constexpr char kClosedForPoolLimit[] = "Closed to make room at the pool's socket limit";
-constexpr char kIdleSocketsClosed[] = "Idle sockets closed";
-// FlushWithError's reason (client_socket_pool.cc), recognised here for the observer.
-constexpr char kPoolFlushed[] = "Socket pool flushed";
+using CloseReason = ClientSocketPool::CloseReason;
 
-// The Observer's short form of a SOCKET_POOL_CLOSING_SOCKET reason.
-const char* ObserverReason(const char* reason) {
-  if (!reason) return "broken";
-  if (std::strcmp(reason, kIdleTimeLimitExpired) == 0) return "unused idle timeout";
-  if (std::strcmp(reason, kPoolFlushed) == 0) return "flush";
-  if (std::strcmp(reason, kIdleSocketsClosed) == 0) return "close idle sockets";
-  if (std::strcmp(reason, kClosedForPoolLimit) == 0) return "pool limit";
-  return "broken";  // closed by the peer, or data received unexpectedly
-}
-
-void LogClosingSocket(const StreamSocket& socket, const char* reason) {
+void LogClosingSocket(const StreamSocket& socket, CloseReason reason) {
   socket.NetLog().AddEvent(NetLogEventType::SOCKET_POOL_CLOSING_SOCKET, [reason] {
-    return nlohmann::json{{"reason", reason}};
+    return nlohmann::json{{"reason", ClientSocketPool::CloseReasonString(reason)}};
   });
 }
 
 // Chrome's IdleSocket::IsUsable: a used socket must be connected with nothing unread; a
 // never-used one only connected (it may hold unread TLS session tickets).
-bool IsUsable(const StreamSocket& socket, const char** reason) {
+bool IsUsable(const StreamSocket& socket, CloseReason* reason) {
   if (socket.WasEverUsed()) {
     if (socket.IsConnectedAndIdle()) return true;
-    *reason = socket.IsConnected() ? kDataReceivedUnexpectedly : kRemoteSideClosedConnection;
+    *reason = socket.IsConnected() ? CloseReason::kDataReceivedUnexpectedly
+                                   : CloseReason::kRemoteSideClosed;
     return false;
   }
   if (socket.IsConnected()) return true;
-  *reason = kRemoteSideClosedConnection;
+  *reason = CloseReason::kRemoteSideClosed;
   return false;
 }
 
 }  // namespace
 
+// SOCKET_POOL_CLOSING_SOCKET reasons (Chrome's wording where Chrome has one).
+const char* ClientSocketPool::CloseReasonString(CloseReason reason) {
+  switch (reason) {
+    case CloseReason::kRemoteSideClosed:
+      return "Remote side closed connection";
+    case CloseReason::kDataReceivedUnexpectedly:
+      return "Data received unexpectedly";
+    case CloseReason::kClosedWhenReturned:
+      return "Connection was closed when it was returned to the pool";
+    case CloseReason::kGenerationOutOfDate:
+      return "Socket generation out of date";
+    case CloseReason::kMarkedUnusable:
+      return "Socket marked unusable by its user";
+    case CloseReason::kIdleTimeLimitExpired:
+      return "Idle time limit expired";
+    case CloseReason::kPoolLimit:
+      return "Closed to make room at the pool's socket limit";
+    case CloseReason::kIdleSocketsClosed:
+      return "Idle sockets closed";
+    case CloseReason::kPoolFlushed:
+      return "Socket pool flushed";
+  }
+  return "unknown";
+}
+
+// The Observer's short form (see Observer::OnPreconnectedSocketClosedUnused).
+const char* ClientSocketPool::ObserverCloseReason(CloseReason reason) {
+  switch (reason) {
+    case CloseReason::kIdleTimeLimitExpired:
+      return "unused idle timeout";
+    case CloseReason::kPoolFlushed:
+    case CloseReason::kGenerationOutOfDate:
+      return "flush";
+    case CloseReason::kIdleSocketsClosed:
+      return "close idle sockets";
+    case CloseReason::kPoolLimit:
+      return "pool limit";
+    case CloseReason::kMarkedUnusable:
+      return "unusable";
+    case CloseReason::kRemoteSideClosed:
+    case CloseReason::kDataReceivedUnexpectedly:
+    case CloseReason::kClosedWhenReturned:
+      return "broken";
+  }
+  return "broken";
+}
+
 void ClientSocketPool::ReleaseSocket(const SchemeHostPort& group_id,
                                      std::unique_ptr<StreamSocket> socket, int64_t generation,
-                                     bool reusable) {
+                                     bool reusable, bool preconnected) {
   Group* group = FindGroup(group_id);
   if (!group) return;  // cannot happen while the socket is counted; the socket just closes
   --handed_out_socket_count_;
   group->DecrementActiveSocketCount();
   socket->NetLog().AddEvent(NetLogEventType::SOCKET_POOL_SOCKET_RELEASED);
 
-  const char* reason = nullptr;
+  std::optional<CloseReason> reason;
   if (!reusable) {
-    reason = kMarkedUnusable;
+    reason = CloseReason::kMarkedUnusable;
   } else if (!socket->IsConnectedAndIdle()) {
-    reason = socket->IsConnected() ? kDataReceivedUnexpectedly : kClosedConnectionReturnedToPool;
+    reason = socket->IsConnected() ? CloseReason::kDataReceivedUnexpectedly
+                                   : CloseReason::kClosedWhenReturned;
   } else if (generation != generation_) {
-    reason = kSocketGenerationOutOfDate;
+    reason = CloseReason::kGenerationOutOfDate;
   }
   if (!reason) {
+    if (preconnected) preconnected_idle_.insert(socket.get());
     AddIdleSocket(std::move(socket), group);
     OnAvailableSocketSlot(group_id, group);
   } else {
-    LogClosingSocket(*socket, reason);
+    LogClosingSocket(*socket, *reason);
+    if (preconnected) {
+      preconnected_idle_.insert(socket.get());
+      OnIdleSocketClosed(group_id, socket.get(), *reason);
+    }
     socket.reset();
     if (group->IsEmpty()) RemoveGroup(group_id);
   }
@@ -88,7 +121,7 @@ bool ClientSocketPool::AssignIdleSocketToRequest(const Request& request, Group* 
   auto chosen = idle.end();
   // Oldest to newest: drop unusable sockets; remember the newest used one (MRU).
   for (auto it = idle.begin(); it != idle.end();) {
-    const char* reason = nullptr;
+    CloseReason reason = CloseReason::kRemoteSideClosed;
     if (!IsUsable(*it->socket, &reason)) {
       LogClosingSocket(*it->socket, reason);
       OnIdleSocketClosed(group->id(), it->socket.get(), reason);
@@ -110,8 +143,7 @@ bool ClientSocketPool::AssignIdleSocketToRequest(const Request& request, Group* 
   ClientSocketHandle::ReuseType type = socket->WasEverUsed()
                                            ? ClientSocketHandle::ReuseType::kReusedIdle
                                            : ClientSocketHandle::ReuseType::kUnusedIdle;
-  HandOutSocket(std::move(socket), type, nullptr, request.handle, idle_time, group,
-                request.net_log);
+  HandOutSocket(std::move(socket), type, nullptr, request, idle_time, group);
   return true;
 }
 
@@ -137,8 +169,8 @@ bool ClientSocketPool::CloseOneIdleSocketExceptInGroup(const Group* except) {
   }
   if (lru == groups_.end()) return false;
   std::list<IdleSocket>& idle = lru->second->idle_sockets();
-  LogClosingSocket(*idle.front().socket, kClosedForPoolLimit);
-  OnIdleSocketClosed(lru->first, idle.front().socket.get(), kClosedForPoolLimit);
+  LogClosingSocket(*idle.front().socket, CloseReason::kPoolLimit);
+  OnIdleSocketClosed(lru->first, idle.front().socket.get(), CloseReason::kPoolLimit);
   // This may run inside a connect job's completion, and the socket may be that job's own:
   // disconnect now, destroy outside its callback.
   idle.front().socket->Disconnect();
@@ -150,17 +182,17 @@ bool ClientSocketPool::CloseOneIdleSocketExceptInGroup(const Group* except) {
 }
 
 void ClientSocketPool::CloseIdleSockets() {
-  CleanupIdleSockets(/*force=*/true, kIdleSocketsClosed);
+  CleanupIdleSockets(/*force=*/true, CloseReason::kIdleSocketsClosed);
 }
 
 void ClientSocketPool::CloseIdleSocketsInGroup(const SchemeHostPort& group_id) {
   auto it = groups_.find(group_id);
   if (it == groups_.end()) return;
-  CleanupIdleSocketsInGroup(it, /*force=*/true, kIdleSocketsClosed);
+  CleanupIdleSocketsInGroup(it, /*force=*/true, CloseReason::kIdleSocketsClosed);
   ArmCleanupTimer();
 }
 
-void ClientSocketPool::CleanupIdleSockets(bool force, const char* reason) {
+void ClientSocketPool::CleanupIdleSockets(bool force, CloseReason reason) {
   for (auto it = groups_.begin(); it != groups_.end();) {
     auto next = std::next(it);
     CleanupIdleSocketsInGroup(it, force, reason);
@@ -170,19 +202,19 @@ void ClientSocketPool::CleanupIdleSockets(bool force, const char* reason) {
 }
 
 bool ClientSocketPool::CleanupIdleSocketsInGroup(GroupMap::iterator it, bool force,
-                                                 const char* reason) {
+                                                 CloseReason reason) {
   Group* group = it->second.get();
   const TimeTicks now = scheduler_.Now();
   std::list<IdleSocket>& idle = group->idle_sockets();
   for (auto s = idle.begin(); s != idle.end();) {
-    const char* why = reason;
+    CloseReason why = reason;
     bool close = force;
     if (!force) {
       TimeDelta timeout = s->socket->WasEverUsed() ? params_.used_idle_socket_timeout
                                                    : params_.unused_idle_socket_timeout;
       if (now - s->start_time >= timeout) {
         close = true;
-        why = kIdleTimeLimitExpired;
+        why = CloseReason::kIdleTimeLimitExpired;
       } else if (!IsUsable(*s->socket, &why)) {
         close = true;
       }
@@ -221,14 +253,15 @@ void ClientSocketPool::ArmCleanupTimer() {
 }
 
 void ClientSocketPool::OnIdleSocketClosed(const SchemeHostPort& group_id,
-                                          const StreamSocket* socket, const char* reason) {
+                                          const StreamSocket* socket, CloseReason reason) {
   if (preconnected_idle_.erase(socket) == 0) return;
-  const char* why = ObserverReason(reason);
+  const char* why = ObserverCloseReason(reason);
   for (Observer* observer : observers_) observer->OnPreconnectedSocketClosedUnused(group_id, why);
 }
 
 void ClientSocketPool::OnCleanupTimerFired() {
-  CleanupIdleSockets(/*force=*/false, nullptr);
+  // `force` false: each socket's own reason (timeout, broken) replaces this one.
+  CleanupIdleSockets(/*force=*/false, CloseReason::kIdleTimeLimitExpired);
   CheckForStalledSocketGroups();
 }
 

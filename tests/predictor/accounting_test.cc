@@ -121,6 +121,54 @@ TEST_CASE("accounting: preconnect outcomes go to the oldest action of the group 
   CHECK(env.accounting.SpeculativeFor(Origin("c.test"))["outcome"].is_null());
 }
 
+TEST_CASE("accounting: a failed preconnect job is charged to the action that owns the job") {
+  AccountingEnv env;
+  const SchemeHostPort g = Origin("a.test");
+  Hint first = MakeHint(kConnect, "a.test");
+  first.motivation = HintMotivation::kMouseOver;
+  uint64_t id1 = env.accounting.OnActionStarted(first, env.Now());
+  env.accounting.OnPreconnectJobStarted(g, env.Now());
+  REQUIRE(env.accounting.EndPreconnect(id1, OK, env.Now()));
+  env.accounting.OnPreconnectJobComplete(g, OK, env.Now());  // idle, undecided
+  env.Preconnect(g, 1);                                      // learned-referral, one more job
+  env.accounting.OnPreconnectJobComplete(g, ERR_CONNECTION_REFUSED, env.Now());
+  REQUIRE(env.policy.outcomes.size() == 1);
+  CHECK(env.policy.outcomes[0].motivation == HintMotivation::kLearnedReferral);
+  CHECK(env.policy.outcomes[0].outcome == Outcome::kWasted);
+  nlohmann::json recent = env.accounting.RecentToJson();
+  REQUIRE(recent.size() == 2);
+  CHECK(recent[0]["outcome"] == "pending");  // the mouse-over's socket still waits idle
+  CHECK(recent[1]["outcome"] == "wasted");
+  // The first action's socket can still be used.
+  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  REQUIRE(env.policy.outcomes.size() == 2);
+  CHECK(env.policy.outcomes[1].motivation == HintMotivation::kMouseOver);
+  CHECK(env.policy.outcomes[1].outcome == Outcome::kUsed);
+  CHECK(env.accounting.pending_actions() == 0);
+}
+
+TEST_CASE("accounting: speculative requests are not a page's need") {
+  AccountingEnv env;
+  const SchemeHostPort g = Origin("a.test");
+  env.accounting.OnNavigation(MakeUrl("https://p.test/"), env.Now());
+  env.Start(kResolve, "a.test");
+  env.Preconnect(g, 1);
+  env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
+  Assignment own = Assign(ReuseType::kUnused, false);
+  own.speculative = true;
+  env.accounting.OnSocketAssigned(g, own, env.Now());
+  Assignment preconnected = Assign(ReuseType::kUnusedIdle, true);
+  preconnected.speculative = true;
+  env.accounting.OnSocketAssigned(g, preconnected, env.Now());
+  CHECK(env.stats.connections_needed == 0);
+  CHECK(env.stats.connections_ready == 0);
+  CHECK(env.policy.connections.empty());
+  CHECK(env.of(kResolve).used == 0);
+  CHECK(env.of(kResolve).pending == 1);
+  CHECK(env.of(kConnect).used == 0);
+  CHECK(env.of(kConnect).wasted == 1);  // its socket served no page
+}
+
 TEST_CASE("accounting: a preconnect whose jobs all completed synchronously is not in flight") {
   AccountingEnv env;
   env.Preconnect(Origin("a.test"), 2, /*sync_ok=*/2);

@@ -18,19 +18,16 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The wiring of predictor.h's comment, undone in the destructor.
+// The wiring of predictor.h's comment, undone by Finish in the destructor.
 struct SimPredictor {
   SimPredictor() : env(SimTestEnv::WorkedExample()), target(env.context.get()) {
     auto owned = std::make_unique<FakePolicy>();
     policy = owned.get();
     predictor =
         std::make_unique<Predictor>(config, env.scheduler, &target, &env.net_log, std::move(owned));
-    pool()->AddObserver(predictor.get());
+    predictor->Observe(pool());
   }
-  ~SimPredictor() {
-    predictor->Finish();
-    pool()->RemoveObserver(predictor.get());
-  }
+  ~SimPredictor() { predictor->Finish(); }  // Finish stops observing the pool
   ClientSocketPool* pool() { return env.context->socket_pool(); }
   const SpeculationCounts& of(SpeculativeAction a) { return predictor->stats().of(a); }
   void Preconnect(const std::string& host, int sockets) {
@@ -142,6 +139,38 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 0);
   p.predictor->OnResourceRequested(MakeUrl("https://p.test/"), h.url);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
+  p.predictor->Finish();
+  p.env.context->SetHttpCache(nullptr);  // before `clock` goes
+}
+
+TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {
+  SimPredictor p;
+  SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
+  p.env.context->SetHttpCache(std::make_unique<HttpCache>(
+      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock));
+  p.predictor->OnNavigation(MakeUrl("https://p.test/"));
+  p.Preconnect("a.test", 1);
+  p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
+  p.env.Advance(1s);
+  REQUIRE(p.pool()->IdleSocketCountInGroup(Origin("a.test")) == 1);
+  Hint h;
+  h.action = SpeculativeAction::kFetchAhead;
+  h.url = MakeUrl("https://a.test/size/500");
+  p.predictor->AddHint(h);
+  Hint h2 = h;
+  h2.url = MakeUrl("https://b.test/size/500");
+  p.predictor->AddHint(h2);
+  p.env.Advance(2s);
+  REQUIRE(p.env.responder.requests.size() == 2);
+  CHECK(p.predictor->stats().connections_needed == 0);
+  CHECK(p.predictor->stats().connections_ready == 0);
+  CHECK(p.of(SpeculativeAction::kPreconnect).used == 0);
+  CHECK(p.of(SpeculativeAction::kPreresolve).used == 0);
+  CHECK(p.policy->connections.empty());
+  // A page's own request still counts.
+  FetchResult r = p.env.Fetch("https://c.test/");
+  REQUIRE(r.result == OK);
+  CHECK(p.predictor->stats().connections_needed == 1);
   p.predictor->Finish();
   p.env.context->SetHttpCache(nullptr);  // before `clock` goes
 }

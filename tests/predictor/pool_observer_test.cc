@@ -1,6 +1,7 @@
 // ClientSocketPool::Observer: where sockets come from and what became of preconnected ones, on
 // the pool's own fakes (virtual time).
 #include <catch2/catch.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,23 @@ struct ObservedPool {
 };
 
 const SchemeHostPort kA = PoolTestEnv::Http("a.test");
+
+// Runs `cancel` on `h` after its connect job (20 ms) handed it the socket and before the
+// request's callback task runs.
+void CancelBetween(ObservedPool& p, ClientSocketHandle* h,
+                   std::function<void(ClientSocketHandle*)> cancel) {
+  p.env.scheduler.AdvanceBy(1ms);  // the connect's timer is armed by now
+  bool ran = false;
+  p.env.scheduler.PostDelayedTask(19ms, [&] {
+    ran = true;
+    CHECK(h->is_pending());
+    CHECK(p.env.pool->NumActiveSocketsInGroup(kA) == 1);  // handed to `h`
+    cancel(h);
+  });
+  p.env.scheduler.AdvanceBy(19ms);
+  p.env.scheduler.RunUntilIdle();
+  REQUIRE(ran);
+}
 const SchemeHostPort kB = PoolTestEnv::Http("b.test");
 
 }  // namespace
@@ -98,8 +116,60 @@ TEST_CASE("pool observer: a request that takes a preconnect job still connecting
   CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnused);
   CHECK(p.observer.assigned[0].from_preconnect);
   CHECK(p.observer.assigned[0].wait == 15ms);
+  // Assignments are reported as the request learns of its socket (its callback), after the job
+  // completed.
   CHECK(p.observer.events ==
-        std::vector<std::string>{"started a.test", "assigned a.test", "complete a.test"});
+        std::vector<std::string>{"started a.test", "complete a.test", "assigned a.test"});
+}
+
+TEST_CASE("pool observer: a request cancelled before its callback ran is not reported") {
+  ObservedPool p;
+  p.Preconnect(kA, 1);
+  ClientSocketHandle h;
+  TestCompletion done;
+  REQUIRE(p.env.Request(&h, kA, &done) == ERR_IO_PENDING);
+  // The job connects at 20 ms: its socket goes to `h` and the callback is posted. Cancel in a
+  // task that runs between the two (same due time, posted after the connect's timer).
+  CancelBetween(p, &h, [](ClientSocketHandle* h) { h->Reset(); });
+  CHECK(p.observer.assigned.empty());
+  CHECK(p.observer.Count("assigned") == 0);
+  // The socket is back as a preconnected, never-used idle one.
+  REQUIRE(p.env.pool->IdleSocketCount() == 1);
+  ClientSocketHandle h2;
+  REQUIRE(p.env.Request(&h2, kA, &done) == OK);
+  REQUIRE(p.observer.assigned.size() == 1);
+  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnusedIdle);
+  CHECK(p.observer.assigned[0].from_preconnect);
+}
+
+TEST_CASE("pool observer: a cancelled request closing a preconnected socket reports it unused") {
+  ObservedPool p;
+  p.Preconnect(kA, 1);
+  ClientSocketHandle h;
+  TestCompletion done;
+  REQUIRE(p.env.Request(&h, kA, &done) == ERR_IO_PENDING);
+  // No other request waits: the socket is closed.
+  CancelBetween(p, &h, [](ClientSocketHandle* h) { h->ResetAndCloseSocket(); });
+  CHECK(p.observer.assigned.empty());
+  CHECK(p.observer.closed == std::vector<std::string>{"unusable"});
+  CHECK(p.env.pool->IdleSocketCount() == 0);
+}
+
+TEST_CASE("pool observer: a speculative request is reported as such") {
+  ObservedPool p;
+  ClientSocketHandle h;
+  TestCompletion done;
+  REQUIRE(p.env.pool->RequestSocket(kA, IDLE, &h, done.callback(), p.env.NewRequestLog(),
+                                    /*speculative=*/true) == ERR_IO_PENDING);
+  p.env.scheduler.AdvanceBy(20ms);
+  p.env.scheduler.RunUntilIdle();
+  REQUIRE(p.observer.assigned.size() == 1);
+  CHECK(p.observer.assigned[0].speculative);
+  h.Reset();
+  ClientSocketHandle h2;
+  REQUIRE(p.env.Request(&h2, kA, &done) == OK);  // a normal request
+  REQUIRE(p.observer.assigned.size() == 2);
+  CHECK_FALSE(p.observer.assigned[1].speculative);
 }
 
 TEST_CASE("pool observer: a request's own connect and a reused socket are not preconnects") {

@@ -10,6 +10,7 @@
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 #include "tests/predictor/core_test_util.h"
+#include "tests/socket/pool_test_util.h"
 
 using namespace netstack;
 using namespace netstack::test;
@@ -158,8 +159,43 @@ TEST_CASE("predictor: invalid hints are counted and dropped") {
   env.predictor->AddHint(h);
   CHECK(env.target.calls.empty());
   CHECK(env.predictor->stats().hints == 1);
-  CHECK(env.predictor->stats().hints_redundant == 1);
+  CHECK(env.predictor->stats().hints_invalid == 1);
+  CHECK(env.predictor->stats().hints_redundant == 0);
+  CHECK(env.predictor->stats().ToJson()["hints"]["invalid"] == 1);
   CHECK(env.recorder.Of(NetLogEventType::PREDICTOR_HINT_DROPPED).size() == 1);
+}
+
+TEST_CASE("predictor: Observe registers with the pool; Finish and the destructor unregister") {
+  PoolTestEnv pools;
+  PoolTestEnv other;
+  const SchemeHostPort a = PoolTestEnv::Http("a.test");
+  ClientSocketHandle h;
+  TestCompletion done;
+  {
+    PredictorEnv env;
+    env.predictor->Observe(pools.pool.get());
+    REQUIRE(pools.Request(&h, a, &done) == ERR_IO_PENDING);
+    pools.scheduler.RunUntilIdle();
+    REQUIRE(h.is_initialized());
+    CHECK(env.predictor->stats().connections_needed == 1);
+    // Moving to another pool stops observing the first.
+    env.predictor->Observe(other.pool.get());
+    h.Reset();
+    CHECK(pools.pool->RequestSockets(PoolTestEnv::Http("b.test"), 1, pools.NewRequestLog()) == OK);
+    pools.scheduler.RunUntilIdle();
+    ClientSocketHandle h2;
+    REQUIRE(pools.Request(&h2, PoolTestEnv::Http("b.test"), &done) == OK);
+    CHECK(env.predictor->stats().connections_needed == 1);
+    // Finish stops observing; a caller's own RemoveObserver afterwards is a no-op.
+    env.predictor->Finish();
+    other.pool->RemoveObserver(env.predictor.get());
+    pools.pool->RemoveObserver(env.predictor.get());
+    env.predictor->Observe(pools.pool.get());  // observed again, destroyed without Finish
+  }
+  // The destructor unregistered: the pool's reports reach no freed predictor (ASan checks).
+  REQUIRE(pools.Request(&h, PoolTestEnv::Http("c.test"), &done) == ERR_IO_PENDING);
+  pools.scheduler.RunUntilIdle();
+  CHECK(h.is_initialized());
 }
 
 TEST_CASE("predictor: off does nothing speculative but still counts connections") {
