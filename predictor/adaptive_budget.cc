@@ -80,11 +80,11 @@ bool AdaptiveBudget::FromJson(const nlohmann::json& data) {
       (direction != 1 && direction != -1) || baseline < 0 || wait_sum < 0 || navigations < 0) {
     return false;
   }
-  budget_ = std::clamp(static_cast<int>(budget), 1, cap_);
-  direction_ = static_cast<int>(direction);
+  budget_ = ClampToInt(budget, 1, cap_);
+  direction_ = direction > 0 ? 1 : -1;
   probing_ = data["probing"].get<bool>();
   baseline_ = baseline;
-  navigations_ = std::min(static_cast<int>(navigations), window_ - 1);
+  navigations_ = ClampToInt(navigations, 0, std::max(window_ - 1, 0));
   wait_sum_ = wait_sum;
   waits_ = waits;
   kept_ = kept;

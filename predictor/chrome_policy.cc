@@ -64,7 +64,8 @@ void ChromePolicy::EmitReferrals(const Url& page, const HintMotivation* motivati
                                              : HintMotivation::kLearnedReferral;
     double likelihood = std::min(value, 1.0);
     if (value > kPreconnectAbove) {
-      int sockets = std::min(static_cast<int>(std::ceil(value)), kMaxPreconnectSockets);
+      // Clamped before the conversion: a loaded row may hold any finite value.
+      int sockets = ClampToInt(std::ceil(value), 1, kMaxPreconnectSockets);
       out->push_back(MakeHint(m, SpeculativeAction::kPreconnect, row->origin, sockets, likelihood,
                               page.spec(), now));
       ++row->preconnects;
@@ -185,6 +186,7 @@ void ChromePolicy::LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now
   Saw(now);
   size_t bad = 0;
   for (const PredictorRow& row : rows) {
+    if (row.table == kMetaTable) continue;  // the caller's (saved_at): not a policy row
     bool ok = false;
     if (row.table == "referrers") {
       ok = referrers_.LoadRow(row);

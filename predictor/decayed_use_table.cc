@@ -64,13 +64,7 @@ DecayedUseTable::Entry* DecayedUseTable::FindMutable(const std::string& key) {
 DecayedUseTable::Entry* DecayedUseTable::FindOrCreate(const std::string& key, bool touch) {
   auto it = entries_.find(key);
   if (it == entries_.end()) {
-    while (entries_.size() >= max_keys_) {
-      auto victim = entries_.begin();
-      for (auto i = entries_.begin(); i != entries_.end(); ++i) {
-        if (i->second.last_use < victim->second.last_use) victim = i;
-      }
-      entries_.erase(victim);
-    }
+    EvictLowestUntilRoom(&entries_, max_keys_, [](const Entry& e) { return e.last_use; });
     it = entries_.emplace(key, Entry{}).first;
   }
   if (touch) it->second.last_use = ++sequence_;
@@ -102,16 +96,9 @@ void DecayedUseTable::Observe(const std::string& key, const std::vector<Need>& n
     std::string okey = OriginKey(need.origin);
     auto it = e->origins.find(okey);
     if (it == e->origins.end()) {
-      while (e->origins.size() >= max_origins_) {
-        // The least used goes (ties: the first by key); the newcomer has just been used.
-        auto victim = e->origins.begin();
-        for (auto i = e->origins.begin(); i != e->origins.end(); ++i) {
-          if (i->second.c[0][0] + i->second.c[1][0] <
-              victim->second.c[0][0] + victim->second.c[1][0])
-            victim = i;
-        }
-        e->origins.erase(victim);
-      }
+      // The least used goes (ties: the first by key); the newcomer has just been used.
+      EvictLowestUntilRoom(&e->origins, max_origins_,
+                           [](const OriginRow& r) { return r.c[0][0] + r.c[1][0]; });
       it = e->origins.emplace(okey, OriginRow{}).first;
       it->second.origin = need.origin;
     }
@@ -156,19 +143,20 @@ bool DecayedUseTable::LoadRow(const PredictorRow& row, TimeTicks now) {
   if (row.key.empty()) return false;
   if (row.subkey.empty()) {
     std::array<double, kStates> n{};
-    double age;
     uint64_t observations, last_use;
+    TimeTicks updated;
     if (!row.data.is_object() || !row.data.contains("n") ||
         !ReadArray(row.data["n"], n.data(), n.size()) ||
         !ReadCount(row.data, "observations", &observations) ||
-        !ReadCount(row.data, "last_use", &last_use) || !ReadNumber(row.data, "age_us", &age)) {
+        !ReadCount(row.data, "last_use", &last_use) ||
+        !ReadAge(row.data, "age_us", now, &updated)) {
       return false;
     }
     Entry* e = FindOrCreate(row.key, /*touch=*/false);
     e->n = n;
     e->observations = observations;
     e->last_use = last_use;
-    e->updated = now - FromMicros(static_cast<int64_t>(age));
+    e->updated = updated;
     sequence_ = std::max(sequence_, last_use);
     return true;
   }
@@ -207,15 +195,16 @@ nlohmann::json DecayedCounts::ToRow(TimeTicks saved_at) const {
 }
 
 bool DecayedCounts::FromRow(const nlohmann::json& data, TimeTicks now) {
-  double nn, age;
+  double nn;
   DecayedUseTable::Counts cc{};
+  TimeTicks at;
   if (!ReadNumber(data, "n", &nn) || nn < 0 || !ReadCounts(data, &cc) ||
-      !ReadNumber(data, "age_us", &age)) {
+      !ReadAge(data, "age_us", now, &at)) {
     return false;
   }
   n = nn;
   c = cc;
-  updated = now - FromMicros(static_cast<int64_t>(age));
+  updated = at;
   return true;
 }
 

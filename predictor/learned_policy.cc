@@ -121,13 +121,7 @@ void LearnedPolicy::Used(const SchemeHostPort& origin, TimeTicks now) {
   std::string key = OriginKey(origin);
   auto it = last_use_.find(key);
   if (it == last_use_.end()) {
-    while (last_use_.size() >= kMaxSetupOrigins) {
-      auto oldest = last_use_.begin();
-      for (auto i = last_use_.begin(); i != last_use_.end(); ++i) {
-        if (i->second < oldest->second) oldest = i;
-      }
-      last_use_.erase(oldest);
-    }
+    EvictLowestUntilRoom(&last_use_, kMaxSetupOrigins, [](TimeTicks t) { return t; });
     last_use_[key] = now;
   } else {
     it->second = std::max(it->second, now);
@@ -265,13 +259,8 @@ void LearnedPolicy::OnNavigation(const Url& page, TimeTicks now, std::vector<Hin
 LearnedPolicy::Load* LearnedPolicy::FindOrStartLoad(const Url& page, TimeTicks now) {
   auto it = loads_.find(page.spec());
   if (it != loads_.end()) return &it->second;
-  while (loads_.size() >= kMaxActiveLoads) {
-    auto oldest = loads_.begin();
-    for (auto i = loads_.begin(); i != loads_.end(); ++i) {
-      if (i->second.order < oldest->second.order) oldest = i;
-    }
-    FinishLoad(oldest->first, now);
-  }
+  while (loads_.size() >= kMaxActiveLoads)
+    FinishLoad(FindLowest(&loads_, [](const Load& l) { return l.order; })->first, now);
   Load& load = loads_[page.spec()];
   load.page = page;
   load.order = ++load_sequence_;
@@ -310,9 +299,12 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
   auto load = loads_.find(page.spec());
   bool first = true;  // the load's first connection to the origin: it paid the whole setup
   if (load != loads_.end()) {
-    auto& need = load->second.needs[okey];
-    need.origin = origin;
-    first = ++need.connections == 1;
+    auto& needs = load->second.needs;
+    if (needs.count(okey) || needs.size() < kMaxLoadOrigins) {
+      auto& need = needs[okey];
+      need.origin = origin;
+      first = ++need.connections == 1;
+    }
   }
   Used(origin, now);
   const double wait_ms = std::max(0.0, ToMilliseconds(wait));
@@ -322,13 +314,7 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
   if (source == ConnectionSource::kNew && first) {
     auto it = setup_.find(okey);
     if (it == setup_.end()) {
-      while (setup_.size() >= kMaxSetupOrigins) {
-        auto victim = setup_.begin();
-        for (auto i = setup_.begin(); i != setup_.end(); ++i) {
-          if (i->second.last_use < victim->second.last_use) victim = i;
-        }
-        setup_.erase(victim);
-      }
+      EvictLowestUntilRoom(&setup_, kMaxSetupOrigins, [](const Setup& s) { return s.last_use; });
       it = setup_.emplace(okey, Setup{wait_ms, 0, 0}).first;
     }
     Setup& s = it->second;
@@ -336,7 +322,8 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
     ++s.samples;
     s.last_use = ++setup_sequence_;
   }
-  if (startup_open_ && now - startup_start_ <= config_.startup_window) {
+  if (startup_open_ && now - startup_start_ <= config_.startup_window &&
+      (startup_needs_.count(okey) || startup_needs_.size() < kMaxLoadOrigins)) {
     auto& sn = startup_needs_[okey];
     sn.origin = origin;
     ++sn.connections;

@@ -55,6 +55,9 @@ class LearnedPolicy : public PredictorPolicy {
   static constexpr size_t kMaxActiveLoads = 32;
   static constexpr size_t kMaxSetupOrigins = 1000;  // also origins whose last use is kept
   static constexpr size_t kMaxPendingHovers = 16;
+  // Origins one load (and the startup window) learns from: the origins past it that a load
+  // needs are not counted (a page needing more is rare, and a table row keeps fewer anyway).
+  static constexpr size_t kMaxLoadOrigins = 64;
 
   explicit LearnedPolicy(const PredictorConfig& config);
   ~LearnedPolicy() override;
@@ -102,13 +105,20 @@ class LearnedPolicy : public PredictorPolicy {
   const DecayedUseTable& pages() const { return pages_; }
   const DecayedUseTable& sites() const { return sites_; }
   size_t active_loads() const { return loads_.size(); }
+  // Origins counted so far by the load of `page` in progress (0 if none), and by the open
+  // startup window: each at most kMaxLoadOrigins.
+  size_t load_origins(const Url& page) const {
+    auto it = loads_.find(page.spec());
+    return it == loads_.end() ? 0 : it->second.needs.size();
+  }
+  size_t startup_origins() const { return startup_needs_.size(); }
 
  private:
   struct Load {
     Url page;
     uint64_t order = 0;
     int state = 0;  // of the page's origin when the load started
-    std::map<std::string, DecayedUseTable::Need> needs;
+    std::map<std::string, DecayedUseTable::Need> needs;  // at most kMaxLoadOrigins
   };
   struct Setup {
     double ms = 0;
@@ -149,7 +159,7 @@ class LearnedPolicy : public PredictorPolicy {
   std::deque<std::pair<std::string, TimeTicks>> pending_hovers_;
   bool startup_open_ = false;
   TimeTicks startup_start_{};
-  std::map<std::string, DecayedUseTable::Need> startup_needs_;
+  std::map<std::string, DecayedUseTable::Need> startup_needs_;  // at most kMaxLoadOrigins
   // Outcomes seen, by motivation and outcome (for the tables).
   std::map<std::string, uint64_t> outcomes_;
   TimeTicks last_now_{};

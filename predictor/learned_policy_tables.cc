@@ -107,6 +107,7 @@ void LearnedPolicy::LoadRows(const std::vector<PredictorRow>& rows, TimeTicks no
   Saw(now);
   size_t bad = 0;
   for (const PredictorRow& row : rows) {
+    if (row.table == kMetaTable) continue;  // the caller's (saved_at): not a policy row
     bool ok = false;
     if (row.table == "pages") {
       ok = pages_.LoadRow(row, now);

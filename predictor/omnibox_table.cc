@@ -17,13 +17,7 @@ void OmniboxTable::AddPending(const std::string& text, const std::string& url) {
 }
 
 void OmniboxTable::EvictIfFull() {
-  while (rows_.size() >= max_rows_) {
-    auto victim = rows_.begin();
-    for (auto it = rows_.begin(); it != rows_.end(); ++it) {
-      if (it->second.last_use < victim->second.last_use) victim = it;
-    }
-    rows_.erase(victim);
-  }
+  EvictLowestUntilRoom(&rows_, max_rows_, [](const Row& r) { return r.last_use; });
 }
 
 void OmniboxTable::ScoreNavigation(const std::string& url, TimeTicks now) {
@@ -83,10 +77,11 @@ void OmniboxTable::AppendRows(const std::string& table, TimeTicks saved_at,
 }
 
 bool OmniboxTable::LoadRow(const PredictorRow& row, TimeTicks now) {
-  double hits, misses, age;
+  double hits, misses;
   uint64_t last_use;
+  TimeTicks updated;
   if (!ReadNumber(row.data, "hits", &hits) || !ReadNumber(row.data, "misses", &misses) ||
-      !ReadCount(row.data, "last_use", &last_use) || !ReadNumber(row.data, "age_us", &age) ||
+      !ReadCount(row.data, "last_use", &last_use) || !ReadAge(row.data, "age_us", now, &updated) ||
       hits < 0 || misses < 0 || row.key.empty() || row.subkey.empty()) {
     return false;
   }
@@ -95,7 +90,7 @@ bool OmniboxTable::LoadRow(const PredictorRow& row, TimeTicks now) {
   Row& r = rows_[key];
   r.hits = hits;
   r.misses = misses;
-  r.updated = now - FromMicros(static_cast<int64_t>(age));
+  r.updated = updated;
   r.last_use = last_use;
   sequence_ = std::max(sequence_, last_use);
   return true;
@@ -108,13 +103,7 @@ bool OmniboxRateLimiter::Allow(const std::string& key, TimeTicks now) {
     it->second = now;
     return true;
   }
-  if (last_.size() >= max_keys_) {
-    auto oldest = last_.begin();
-    for (auto i = last_.begin(); i != last_.end(); ++i) {
-      if (i->second < oldest->second) oldest = i;
-    }
-    last_.erase(oldest);
-  }
+  EvictLowestUntilRoom(&last_, max_keys_, [](TimeTicks t) { return t; });
   last_[key] = now;
   return true;
 }

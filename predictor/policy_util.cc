@@ -134,4 +134,40 @@ bool ReadCount(const nlohmann::json& data, const char* name, uint64_t* out) {
   return true;
 }
 
+bool ReadAge(const nlohmann::json& data, const char* name, TimeTicks now, TimeTicks* updated) {
+  double age_us;
+  if (!ReadNumber(data, name, &age_us)) return false;
+  if (age_us < 0 || age_us > static_cast<double>(ToMicros(kMaxRowAge))) return false;
+  *updated = now - FromMicros(static_cast<int64_t>(age_us));
+  return true;
+}
+
+int ClampToInt(double value, int lo, int hi) {
+  if (std::isnan(value)) return lo;
+  return static_cast<int>(std::clamp(value, static_cast<double>(lo), static_cast<double>(hi)));
+}
+
+PredictorRow MakeSavedAtRow(Time wall_now) {
+  return PredictorRow{kMetaTable, "saved_at", "", {{"wall_us", ToUnixMicros(wall_now)}}};
+}
+
+bool FindSavedAt(const std::vector<PredictorRow>& rows, Time* saved_at) {
+  for (const PredictorRow& row : rows) {
+    if (row.table != kMetaTable || row.key != "saved_at") continue;
+    if (!row.data.is_object()) continue;
+    auto it = row.data.find("wall_us");
+    if (it == row.data.end() || !it->is_number_integer()) continue;
+    *saved_at = TimeFromUnixMicros(it->get<int64_t>());
+    return true;
+  }
+  return false;
+}
+
+TimeTicks LoadTimeAfterGap(TimeTicks now, Time wall_now, Time saved_at) {
+  if (saved_at >= wall_now) return now;
+  // Compared before subtracting: a corrupt stamp far in the past must not overflow.
+  if (saved_at <= wall_now - kMaxRowAge) return now - kMaxRowAge;
+  return now - (wall_now - saved_at);
+}
+
 }  // namespace netstack

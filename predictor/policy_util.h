@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "net/base/clock.h"
 #include "net/base/time.h"
 #include "net/base/url.h"
 #include "predictor/hint.h"
@@ -60,6 +61,50 @@ bool ReadCount(const nlohmann::json& data, const char* name, uint64_t* out);
 // Microseconds <-> TimeDelta for rows (times are persisted as ages, see README.md).
 inline int64_t ToMicros(TimeDelta d) { return d.count(); }
 inline TimeDelta FromMicros(int64_t us) { return TimeDelta(us); }
+
+// The meta row a caller saves with a policy's rows: {table "meta", key "saved_at", data
+// {"wall_us": microseconds since the Unix epoch}}. Ages in rows count from the save, so a later
+// process loads them at `now - (wall now - saved_at)`: the time between processes decays the
+// estimates too. Both policies accept meta rows in LoadRows and ignore them (not skipped).
+inline constexpr char kMetaTable[] = "meta";
+PredictorRow MakeSavedAtRow(Time wall_now);
+// The saved_at of the first well-formed meta row of `rows`; false when there is none.
+bool FindSavedAt(const std::vector<PredictorRow>& rows, Time* saved_at);
+// The TimeTicks to give LoadRows: `now` minus the wall time since `saved_at`, that gap
+// clamped to 0..kMaxRowAge (a clock set back loads as if no time passed; a corrupt or ancient
+// stamp decays no further than the oldest age a row may carry).
+TimeTicks LoadTimeAfterGap(TimeTicks now, Time wall_now, Time saved_at);
+
+// The oldest age a row may carry (about 10 years): older is corrupt (or decayed to nothing).
+inline constexpr TimeDelta kMaxRowAge = std::chrono::hours(24 * 366 * 10);
+
+// Reads the row age `data[name]` (microseconds, as AppendRows wrote it) and sets `*updated` to
+// `now` minus it. False (the caller skips the row, `*updated` untouched) when it is missing, not
+// a finite number, negative (it would put the row in the future) or older than kMaxRowAge.
+bool ReadAge(const nlohmann::json& data, const char* name, TimeTicks now, TimeTicks* updated);
+
+// `value` clamped to [lo, hi] as a double, then converted: never undefined, whatever a corrupt
+// row holds (NaN gives lo). Requires lo <= hi.
+int ClampToInt(double value, int lo, int hi);
+
+// The entry of `map` (std::map / unordered_map) whose rank(value) is lowest (the least
+// recently used, for a last-use rank); map->end() when empty. Linear: every table it serves is
+// small and evicts one entry per insertion past its bound.
+template <typename Map, typename Rank>
+typename Map::iterator FindLowest(Map* map, Rank rank) {
+  auto lowest = map->begin();
+  for (auto it = map->begin(); it != map->end(); ++it) {
+    if (rank(it->second) < rank(lowest->second)) lowest = it;
+  }
+  return lowest;
+}
+
+// Erases entries of lowest rank until `map` has fewer than `bound` (>= 1) entries: room for
+// one more.
+template <typename Map, typename Rank>
+void EvictLowestUntilRoom(Map* map, size_t bound, Rank rank) {
+  while (!map->empty() && map->size() >= bound) map->erase(FindLowest(map, rank));
+}
 
 }  // namespace netstack
 

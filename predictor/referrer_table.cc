@@ -23,13 +23,7 @@ const ReferrerTable::Referrer* ReferrerTable::Find(const std::string& referrer) 
 ReferrerTable::Referrer* ReferrerTable::FindOrCreate(const std::string& referrer) {
   auto it = referrers_.find(referrer);
   if (it == referrers_.end()) {
-    while (referrers_.size() >= max_referrers_) {
-      auto victim = referrers_.begin();
-      for (auto i = referrers_.begin(); i != referrers_.end(); ++i) {
-        if (i->second.last_use < victim->second.last_use) victim = i;
-      }
-      referrers_.erase(victim);
-    }
+    EvictLowestUntilRoom(&referrers_, max_referrers_, [](const Referrer& r) { return r.last_use; });
     it = referrers_.emplace(referrer, Referrer{}).first;
   }
   it->second.last_use = ++sequence_;
@@ -44,14 +38,9 @@ void ReferrerTable::OriginNeeded(Referrer* referrer, const SchemeHostPort& origi
     ++it->second.navigations;
     return;
   }
-  while (referrer->origins.size() >= max_origins_) {
-    // Chrome's DeleteLeastUseful: the lowest expected value goes (ties: the first by key).
-    auto victim = referrer->origins.begin();
-    for (auto i = referrer->origins.begin(); i != referrer->origins.end(); ++i) {
-      if (i->second.expected_connects < victim->second.expected_connects) victim = i;
-    }
-    referrer->origins.erase(victim);
-  }
+  // Chrome's DeleteLeastUseful: the lowest expected value goes (ties: the first by key).
+  EvictLowestUntilRoom(&referrer->origins, max_origins_,
+                       [](const OriginRow& r) { return r.expected_connects; });
   OriginRow row;
   row.origin = origin;
   row.expected_connects = kInitialExpectedConnects;

@@ -53,8 +53,22 @@ bool DelayProxy::Start(int target_port, std::chrono::milliseconds delay, std::st
   return true;
 }
 
+int DelayProxy::handshakes() const {
+  std::lock_guard<std::mutex> lock(handshake_mutex_);
+  return handshakes_;
+}
+
+bool DelayProxy::WaitForHandshakes(int at_least, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(handshake_mutex_);
+  return handshake_cv_.wait_for(lock, timeout, [&] {
+    return handshakes_ >= at_least || stopping_.load();
+  }) && handshakes_ >= at_least;
+}
+
 void DelayProxy::Stop() {
   if (stopping_.exchange(true)) return;
+  { std::lock_guard<std::mutex> lock(handshake_mutex_); }
+  handshake_cv_.notify_all();
   if (acceptor_.joinable()) acceptor_.join();
   if (listen_fd_ >= 0) close(listen_fd_);
   listen_fd_ = -1;
@@ -93,6 +107,7 @@ void DelayProxy::Forward(int client_fd) {
   setsockopt(client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   bool delayed = false;
+  bool answered = false;  // the client sent bytes after the held ones were forwarded
   bool client_open = true, upstream_open = true;
   char buf[16384];
   while (!stopping_.load() && (client_open || upstream_open)) {
@@ -106,6 +121,13 @@ void DelayProxy::Forward(int client_fd) {
       if (n <= 0 || !SendAll(upstream, buf, static_cast<size_t>(n))) {
         client_open = false;
         shutdown(upstream, SHUT_WR);
+      } else if (delayed && !answered) {
+        answered = true;
+        {
+          std::lock_guard<std::mutex> lock(handshake_mutex_);
+          ++handshakes_;
+        }
+        handshake_cv_.notify_all();
       }
     }
     if (p[1].revents) {

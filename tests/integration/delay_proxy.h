@@ -4,11 +4,16 @@
 // 127.0.0.1:target_port; the upstream's first bytes (for TLS, the ServerHello) are held for
 // `delay` before they go on, which the client sees as a slow handshake. Later bytes, and
 // requests on a kept-alive connection, flow without delay. Own threads, POSIX sockets.
+//
+// handshakes() counts connections whose client answered after the held bytes went on: for TLS
+// 1.3, the client's Finished, sent once it has taken the handshake as complete. A test waits
+// on it (WaitForHandshakes) rather than sleeping for "long enough".
 #ifndef TESTS_INTEGRATION_DELAY_PROXY_H_
 #define TESTS_INTEGRATION_DELAY_PROXY_H_
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -33,6 +38,12 @@ class DelayProxy {
   int port() const { return port_; }
   // Connections accepted so far.
   int connections() const { return connections_.load(); }
+  // Connections whose client sent bytes after the held upstream bytes were forwarded (see
+  // above): set-ups the client has finished.
+  int handshakes() const;
+  // Blocks until handshakes() >= at_least, or `timeout` passed, or Stop(). True if reached.
+  // Safe from any thread.
+  bool WaitForHandshakes(int at_least, std::chrono::milliseconds timeout) const;
 
  private:
   void AcceptLoop();
@@ -44,6 +55,9 @@ class DelayProxy {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> connections_{0};
+  mutable std::mutex handshake_mutex_;
+  mutable std::condition_variable handshake_cv_;
+  int handshakes_ = 0;  // guarded by handshake_mutex_
   std::thread acceptor_;
   std::mutex mutex_;
   std::vector<std::thread> workers_;  // guarded by mutex_

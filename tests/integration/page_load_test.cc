@@ -1,13 +1,18 @@
 // `netstack fetch --page` against real servers on loopback: a page on a.test (the fault HTTP
-// server, answering the document after a pause) whose subresources live on b.test, c.test and
-// d.test (nginx over HTTPS behind a DelayProxy that makes each new connection cost
-// kConnectionDelay), names served by dnsmasq. Two loads in new processes share a profile: the
-// second starts by preconnecting what the first learned, and its subresources find those
-// sockets ready. Assertions are on structure (preconnected sockets used, setup phases zero,
-// the NetLog's preconnect events), never on how long anything took; the two load times are
+// server) whose subresources live on b.test, c.test and d.test (nginx over HTTPS, each name
+// behind its own DelayProxy that makes each new connection cost kConnectionDelay), names
+// served by dnsmasq behind a DnsDelayRelay that makes each lookup cost kDnsDelay. Two loads in
+// new processes share a profile: the second starts by preconnecting what the first learned,
+// and its subresources find those sockets ready. The document of the second load is answered
+// once every origin's proxy has seen a finished handshake (a condition, not a sleep, so a
+// loaded machine does not make the preconnects late; 30 s at most). Assertions are on
+// structure (DNS paid on the first load, preconnected sockets used, setup phases zero, the
+// NetLog's preconnect events), never on how long anything took; the two load times are
 // printed.
 #include <sys/stat.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -15,6 +20,7 @@
 #include <thread>
 
 #include "tests/integration/delay_proxy.h"
+#include "tests/integration/dns_delay_relay.h"
 #include "tests/integration/fault_http_server.h"
 #include "tests/integration/fetch_test_util.h"
 #include "tests/integration/local_dns.h"
@@ -26,9 +32,12 @@ namespace {
 
 // What a new connection to b/c/d.test costs (the proxy holds the TLS handshake's answer).
 constexpr std::chrono::milliseconds kConnectionDelay(150);
-// How long the document takes at the origin: long enough that preconnects begun at the
-// navigation are done when the subresources are requested, so they count as used, not late.
-constexpr std::chrono::milliseconds kDocumentDelay(600);
+// What each DNS lookup costs (the relay holds the query).
+constexpr std::chrono::milliseconds kDnsDelay(100);
+// The most the document waits for the preconnects' handshakes: a safety bound (the wait ends
+// as soon as they are done); reaching it means they never came, and the checks say so.
+constexpr std::chrono::seconds kPreconnectWaitLimit(30);
+constexpr size_t kSubresourceOrigins = 3;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -78,7 +87,9 @@ class PageWorld {
       return false;
     }
     nginx.ReadAccessLog();
-    if (!proxy.Start(nginx.https_port(), kConnectionDelay, why)) return false;
+    for (DelayProxy& proxy : proxies) {
+      if (!proxy.Start(nginx.https_port(), kConnectionDelay, why)) return false;
+    }
     if (!dns.Start({{"a.test", "127.0.0.1"},
                     {"b.test", "127.0.0.1"},
                     {"c.test", "127.0.0.1"},
@@ -88,9 +99,12 @@ class PageWorld {
       *why = dns.message();
       return false;
     }
-    const std::string p = std::to_string(proxy.port());
-    for (const char* host : {"b.test", "c.test", "d.test"})
-      subresources.push_back("https://" + std::string(host) + ":" + p + "/small.txt");
+    if (!dns_relay.Start(dns.port(), kDnsDelay, why)) return false;
+    const char* hosts[kSubresourceOrigins] = {"b.test", "c.test", "d.test"};
+    for (size_t i = 0; i < kSubresourceOrigins; ++i) {
+      subresources.push_back("https://" + std::string(hosts[i]) + ":" +
+                             std::to_string(proxies[i].port()) + "/small.txt");
+    }
     html =
         "<!doctype html><html><head>\n"
         "<link rel=stylesheet href=\"" +
@@ -107,7 +121,12 @@ class PageWorld {
         "</body></html>\n";
     origin.set_handler([this](const FaultHttpServer::Request& r) -> std::optional<std::string> {
       if (r.path == "/page.html") {
-        std::this_thread::sleep_for(kDocumentDelay);
+        // Preconnects begun at the navigation are done before the subresources are
+        // requested, so they count as used, not late, however slow the machine is.
+        if (await_preconnects.load()) {
+          for (size_t i = 0; i < kSubresourceOrigins; ++i)
+            proxies[i].WaitForHandshakes(handshakes_before[i].load() + 1, kPreconnectWaitLimit);
+        }
         return FaultHttpServer::Response("200 OK", {"Content-Type: text/html"}, html);
       }
       if (r.path == "/local.png")
@@ -119,16 +138,28 @@ class PageWorld {
     return true;
   }
 
-  // The flags of every run: names from dnsmasq, the test CA; no HTTP cache, so every load
-  // goes to the network (the predictor still keeps its tables in the profile).
+  // From now on, the document is answered only once every subresource origin's proxy has
+  // seen one more finished handshake than it has now (the next load's preconnects).
+  void AwaitPreconnects() {
+    for (size_t i = 0; i < kSubresourceOrigins; ++i)
+      handshakes_before[i].store(proxies[i].handshakes());
+    await_preconnects.store(true);
+  }
+
+  // The flags of every run: names from dnsmasq through the delaying relay, the test CA; no
+  // HTTP cache, so every load goes to the network (the predictor still keeps its tables in
+  // the profile).
   std::vector<std::string> Flags(const std::string& profile) const {
-    return {"--dns-server", dns.server(), "--cacert",  nginx.ca_cert(),
-            "--profile",    profile,      "--no-cache"};
+    return {"--dns-server", dns_relay.server(), "--cacert", nginx.ca_cert(), "--profile",
+            profile,        "--no-cache"};
   }
 
   NginxFixture nginx;
-  DelayProxy proxy;
+  std::array<DelayProxy, kSubresourceOrigins> proxies;  // b.test, c.test, d.test
   LocalDns dns;
+  DnsDelayRelay dns_relay;
+  std::atomic<bool> await_preconnects{false};
+  std::array<std::atomic<int>, kSubresourceOrigins> handshakes_before{};
   FaultHttpServer origin;
   std::vector<std::string> subresources;
   std::string html;
@@ -168,13 +199,14 @@ TEST_CASE("second page load in a new process uses the preconnects the first one 
   PageRun first = RunPage(Concat(world.Flags(profile), {"--predictor", policy, "--netlog",
                                                         dir.Join("first.json"), world.page}));
   CheckRunOk(first, 5);
+  world.AwaitPreconnects();
   PageRun second = RunPage(Concat(world.Flags(profile), {"--predictor", policy, "--netlog",
                                                          dir.Join("second.json"), world.page}));
   CheckRunOk(second, 5);
   std::cout << "fetch --page --predictor " << policy << ": first load "
             << JsonNumber(first.page, "load_ms") << " ms, second load "
             << JsonNumber(second.page, "load_ms") << " ms (connection cost "
-            << kConnectionDelay.count() << " ms each)\n";
+            << kConnectionDelay.count() << " ms each, DNS " << kDnsDelay.count() << " ms each)\n";
 
   // The first load knew nothing about the page: its subresources opened new connections,
   // and paid for them (the TLS handshake the proxy slowed down).
@@ -183,6 +215,7 @@ TEST_CASE("second page load in a new process uses the preconnects the first one 
     const nlohmann::json* r = first.Request(url);
     REQUIRE(r);
     CHECK_FALSE(JsonBool(*r, "socket/preconnected"));
+    CHECK(JsonNumber(*r, "timing/dns_ms") > 0);  // through the delaying relay
     CHECK(JsonNumber(*r, "timing/tls_ms") > 0);
     CHECK(JsonInt(*r, "speculative/preconnected") == 0);
   }

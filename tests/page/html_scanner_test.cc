@@ -96,30 +96,31 @@ TEST_CASE("scanner separates resource hints and fetches preloads by their as", "
       <link rel="icon" href="/favicon.ico">
     </head><body><img src="/hero.jpg"><script src="/s.js"></script></body>)",
                           Doc());
-  REQUIRE(r.hints.size() == 8);
-  CHECK(r.hints[7].url.spec() == "https://www.example.test/s.js");
+  // Preloads are requested by the page itself, so they are not also fetch-ahead hints (that
+  // would fetch each twice); the prefetch (for a later page) is a hint only.
+  REQUIRE(r.hints.size() == 3);
   CHECK(r.hints[0].kind == StaticHintKind::kDnsPrefetch);
   CHECK(r.hints[0].url.host() == "dns.test");
   CHECK(r.hints[1].kind == StaticHintKind::kPreconnect);
   CHECK(r.hints[1].url.scheme_host_port() == (SchemeHostPort{"https", "pc.test", 443}));
-  CHECK(r.hints[2].kind == StaticHintKind::kPreload);
-  CHECK(r.hints[4].url.spec() == "https://www.example.test/hero.jpg");
-  CHECK(r.hints[5].rel == "modulepreload");
-  CHECK(r.hints[6].kind == StaticHintKind::kPrefetch);
-  // Not quite 7 fetches: the preload without `as` is ignored, and each URL is fetched once.
+  CHECK(r.hints[2].kind == StaticHintKind::kPrefetch);
+  CHECK(r.hints[2].rel == "prefetch");
+  CHECK(r.hints[2].url.spec() == "https://next.test/next.html");
+  for (const ResourceHint& h : r.hints) CHECK(h.kind != StaticHintKind::kPreload);
+  // The preload without `as` is ignored, each URL is fetched once, and the prefetch not at all.
   CHECK(Urls(r) == std::vector<std::string>{
                        "https://www.example.test/p.css",
                        "https://www.example.test/f.woff2",
                        "https://www.example.test/hero.jpg",
                        "https://www.example.test/m.js",
-                       "https://next.test/next.html",
                        "https://www.example.test/s.js",
                    });
   CHECK(Find(r, "https://www.example.test/p.css")->priority == HIGHEST);
   CHECK(Find(r, "https://www.example.test/f.woff2")->priority == MEDIUM);
   CHECK(Find(r, "https://www.example.test/hero.jpg")->priority == LOWEST);
-  CHECK(Find(r, "https://next.test/next.html")->priority == IDLE);
+  CHECK(Find(r, "https://www.example.test/m.js")->priority == MEDIUM);
   CHECK(Find(r, "https://www.example.test/s.js")->priority == MEDIUM);
+  CHECK(Find(r, "https://next.test/next.html") == nullptr);
 }
 
 TEST_CASE("scanner honours the first base href", "[page][scanner]") {

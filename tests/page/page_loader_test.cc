@@ -195,5 +195,51 @@ TEST_CASE("second page load in one process uses the predictor's preconnects",
   CHECK(second.load_ms() < first.load_ms());
 }
 
+// The predictor's fetch-ahead hints, as its NetLog shows them (the URL of each).
+class FetchHintLog : public NetLog::Observer {
+ public:
+  void OnAddEntry(const NetLogEntry& entry) override {
+    if (entry.type != NetLogEventType::PREDICTOR_HINT || !entry.params.is_object()) return;
+    if (entry.params.value("action", std::string()) != "fetch-ahead") return;
+    urls.push_back(entry.params.value("target", std::string()));
+  }
+  std::vector<std::string> urls;
+};
+
+TEST_CASE("page load sends each preload and prefetch to the network once", "[page][loader]") {
+  PageEnv env("chrome");
+  FetchHintLog hints;
+  env.net_log.AddObserver(&hints);
+  env.responder.pages["www.a.test/"] = R"(<!doctype html><html><head>
+  <link rel=preload as=style href="https://cdn.b.test/pre.css">
+  <link rel=modulepreload href="/mod.js">
+  <link rel=prefetch href="/next.html">
+  <link rel=prefetch href="/used.png">
+  <link rel=preconnect href="https://pc.e.test">
+</head><body><img src="/used.png"></body></html>)";
+  PageLoadResult r = env.Load("https://www.a.test/");
+  env.net_log.RemoveObserver(&hints);
+  REQUIRE(r.parsed);
+  REQUIRE(r.failed == 0);
+  // The preloads are requests of the load at their `as` priority; the prefetch is not.
+  REQUIRE(Find(r, "https://cdn.b.test/pre.css"));
+  CHECK(Find(r, "https://cdn.b.test/pre.css")->priority == HIGHEST);
+  REQUIRE(Find(r, "https://www.a.test/mod.js"));
+  CHECK(Find(r, "https://www.a.test/mod.js")->priority == MEDIUM);
+  CHECK(Find(r, "https://www.a.test/next.html") == nullptr);
+  // Only the prefetch of a URL this load does not request reaches the predictor as a fetch
+  // ahead (the simulated context has no HTTP cache, so it is not carried out here).
+  CHECK(hints.urls == std::vector<std::string>{"https://www.a.test/next.html"});
+  env.scheduler.AdvanceBy(Seconds(5));
+  env.scheduler.RunUntilIdle();
+  std::map<std::string, int> count;
+  for (const std::string& req : env.responder.requests) ++count[req];
+  INFO(nlohmann::json(count).dump());
+  CHECK(count["cdn.b.test/pre.css"] == 1);
+  CHECK(count["www.a.test/mod.js"] == 1);
+  CHECK(count["www.a.test/used.png"] == 1);
+  CHECK(count["www.a.test/next.html"] == 0);
+}
+
 }  // namespace
 }  // namespace netstack

@@ -90,6 +90,27 @@ TEST_CASE("chrome: preconnects ceil(value) sockets, at most 6", "[predictor]") {
   CHECK(PreconnectSockets(hints, cdn) == 6);
 }
 
+TEST_CASE("chrome: a loaded expected value of any size still preconnects at most 6",
+          "[predictor]") {
+  ChromePolicy p(ChromeConfig());
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  size_t skipped = 99;
+  // Finite, non-negative, so a valid row; converted to sockets only after clamping.
+  p.LoadRows({{"referrers", "https://a.test:443", "", {{"page_loads", 1}, {"last_use", 1}}},
+              {"referrers",
+               "https://a.test:443",
+               "https://cdn.test:443",
+               {{"expected_connects", 1e300},
+                {"navigations", 1},
+                {"preconnects", 0},
+                {"preresolves", 0}}}},
+             At(0), &skipped);
+  CHECK(skipped == 0);
+  std::vector<Hint> hints;
+  p.OnNavigation(U("https://a.test/"), At(1), &hints);
+  CHECK(PreconnectSockets(hints, cdn) == 6);
+}
+
 TEST_CASE("chrome: the page's own origin is a self referral, others learned referrals",
           "[predictor]") {
   ChromePolicy p(ChromeConfig());

@@ -2,6 +2,9 @@
 // a policy loaded from another's rows makes the same hints and shows the same tables; bad rows
 // are skipped and counted.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <string>
 
 #include "predictor/chrome_policy.h"
 #include "predictor/decayed_use_table.h"
@@ -219,6 +222,134 @@ TEST_CASE("tables: loading more rows than the bounds keeps the bounds", "[predic
   size_t skipped = 0;
   b.LoadRows(a.SaveRows(), At(100), &skipped);
   CHECK(b.referrers().size() == 10);
+}
+
+TEST_CASE("tables: rows with corrupt ages or numbers are skipped, never cast blindly",
+          "[predictor]") {
+  PredictorConfig config;
+  const nlohmann::json counts = {{"n", 1.0}, {"c", {1, 0, 0, 0, 0, 0}}};
+  auto self_row = [&](const nlohmann::json& age) {
+    nlohmann::json d = counts;
+    d["age_us"] = age;
+    return PredictorRow{"self", "cold", "", d};
+  };
+  auto page_row = [&](const nlohmann::json& age) {
+    return PredictorRow{"pages",
+                        "https://a.test/",
+                        "",
+                        {{"n", {1.0, 0.0}}, {"observations", 1}, {"last_use", 1}, {"age_us", age}}};
+  };
+  auto omnibox_row = [&](const nlohmann::json& age) {
+    return PredictorRow{"omnibox",
+                        "a",
+                        "https://a.test/",
+                        {{"hits", 1.0}, {"misses", 0.0}, {"last_use", 1}, {"age_us", age}}};
+  };
+  const double ten_years_and_more = 11.0 * 365 * 86400 * 1e6;
+  std::vector<PredictorRow> bad;
+  for (const nlohmann::json& age : {nlohmann::json(1e300), nlohmann::json(-1.0),
+                                    nlohmann::json(-5e6), nlohmann::json(ten_years_and_more)}) {
+    bad.push_back(self_row(age));
+    bad.push_back(page_row(age));
+    bad.push_back(omnibox_row(age));
+  }
+  LearnedPolicy learned(config);
+  size_t skipped = 0;
+  learned.LoadRows(bad, At(0), &skipped);
+  CHECK(skipped == bad.size());
+  CHECK(learned.pages().size() == 0);
+  ChromePolicy chrome(config);
+  std::vector<PredictorRow> omnibox;
+  for (const auto& r : bad) {
+    if (r.table == "omnibox") omnibox.push_back(r);
+  }
+  chrome.LoadRows(omnibox, At(0), &skipped);
+  CHECK(skipped == omnibox.size());
+  CHECK(chrome.TablesToJson()["omnibox"].empty());
+
+  // Good ages still load: a day old is a day before the loading now.
+  LearnedPolicy ok(config);
+  ok.LoadRows({page_row(86400e6), self_row(0)}, At(1000), &skipped);
+  CHECK(skipped == 0);
+  REQUIRE(ok.pages().Find("https://a.test/"));
+  CHECK(ok.pages().Find("https://a.test/")->updated == At(1000) - Seconds(86400));
+
+  // The budget's numbers are clamped before they become ints.
+  LearnedPolicy budget(config);
+  budget.LoadRows({{"budget",
+                    "budget",
+                    "",
+                    {{"budget", 1e300},
+                     {"direction", 1},
+                     {"probing", false},
+                     {"baseline_ms", 0},
+                     {"navigations", 1e300},
+                     {"wait_sum_ms", 0},
+                     {"waits", 0},
+                     {"kept", 0},
+                     {"reverted", 0}}}},
+                  At(0), &skipped);
+  CHECK(skipped == 0);
+  CHECK(budget.Budget(At(0)) == budget.budget().cap());
+  budget.LoadRows({{"budget",
+                    "budget",
+                    "",
+                    {{"budget", -1e300},
+                     {"direction", -1},
+                     {"probing", false},
+                     {"baseline_ms", 0},
+                     {"navigations", 0},
+                     {"wait_sum_ms", 0},
+                     {"waits", 0},
+                     {"kept", 0},
+                     {"reverted", 0}}}},
+                  At(0), &skipped);
+  CHECK(skipped == 0);
+  CHECK(budget.Budget(At(0)) == 1);
+}
+
+TEST_CASE("tables: ReadAge and ClampToInt", "[predictor]") {
+  TimeTicks updated = At(7);
+  CHECK_FALSE(ReadAge({{"age_us", 1e300}}, "age_us", At(0), &updated));
+  CHECK_FALSE(ReadAge({{"age_us", -1}}, "age_us", At(0), &updated));
+  CHECK_FALSE(ReadAge({{"age_us", "1"}}, "age_us", At(0), &updated));
+  CHECK_FALSE(ReadAge({{"x", 1}}, "age_us", At(0), &updated));
+  CHECK(updated == At(7));  // untouched on failure
+  CHECK(ReadAge({{"age_us", 2e6}}, "age_us", At(10), &updated));
+  CHECK(updated == At(8));
+  CHECK(ClampToInt(1e300, 1, 8) == 8);
+  CHECK(ClampToInt(-1e300, 1, 8) == 1);
+  CHECK(ClampToInt(std::nan(""), 1, 8) == 1);
+  CHECK(ClampToInt(3.7, 1, 8) == 3);
+}
+
+TEST_CASE("tables: FindLowest and EvictLowestUntilRoom", "[predictor]") {
+  std::map<std::string, int> m = {{"a", 3}, {"b", 1}, {"c", 1}, {"d", 5}};
+  auto rank = [](int v) { return v; };
+  CHECK(FindLowest(&m, rank)->first == "b");  // ties: the first by key
+  EvictLowestUntilRoom(&m, 3, rank);
+  CHECK(m.size() == 2);
+  CHECK(m.count("a") == 1);
+  CHECK(m.count("d") == 1);
+  std::map<std::string, int> empty;
+  CHECK(FindLowest(&empty, rank) == empty.end());
+  EvictLowestUntilRoom(&empty, 1, rank);
+  CHECK(empty.empty());
+}
+
+TEST_CASE("tables: both policies accept and ignore the saved_at meta row", "[predictor]") {
+  PredictorConfig config;
+  std::vector<PredictorRow> rows = {MakeSavedAtRow(TimeFromUnixSeconds(1700000000))};
+  CHECK(rows[0].table == kMetaTable);
+  size_t skipped = 99;
+  ChromePolicy chrome(config);
+  chrome.LoadRows(rows, At(0), &skipped);
+  CHECK(skipped == 0);
+  skipped = 99;
+  LearnedPolicy learned(config);
+  learned.LoadRows(rows, At(0), &skipped);
+  CHECK(skipped == 0);
+  CHECK(learned.pages().size() == 0);
 }
 
 }  // namespace

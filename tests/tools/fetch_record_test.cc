@@ -74,3 +74,46 @@ TEST_CASE("fetch record: the human line escapes what the server sent") {
   // JSON keeps the text as sent (its writer escapes it).
   CHECK(FetchRecordToJson(r)["status_text"] == r.status_text);
 }
+
+TEST_CASE("fetch record: one copy of a finished request, for fetches and page loads") {
+  PageRequestRecord r;
+  std::string message;
+  REQUIRE(Url::Parse("https://a.test/x", &r.url, &message) == OK);
+  r.start = TimeTicks{} + Milliseconds(10);
+  r.end = r.start + Milliseconds(25);
+  r.result = ERR_CONNECTION_RESET;
+  r.error_message = "reset";
+  r.status = 200;
+  r.status_text = "OK";
+  r.bytes = 12;
+  r.encoded_bytes = -3;  // never negative in the record
+  r.phases.dns_ms = 1.5;
+  r.phases.tls_ms = 2.5;
+  r.phases.receive_ms = 4;
+  r.connection.socket_id = 9;
+  r.connection.reused = true;
+  r.connection.tls_version = "TLSv1.3";
+  r.connection.dns_from_cache = true;
+  r.redirects = {"https://a.test/old"};
+  r.cache = CacheDisposition::kHit;
+  FetchRecord f = FetchRecordFromRequest(r, "HEAD");
+  CHECK(f.url == "https://a.test/x");
+  CHECK(f.final_url == "https://a.test/x");  // no final URL recorded: the URL itself
+  CHECK(f.method == "HEAD");
+  CHECK(f.error == ERR_CONNECTION_RESET);
+  CHECK(f.error_message == "reset");
+  CHECK(f.status == 200);
+  CHECK(f.bytes == 12);
+  CHECK(f.encoded_bytes == 0);
+  CHECK(f.dns_ms == 1.5);
+  CHECK(f.tls_ms == 2.5);
+  CHECK(f.receive_ms == 4);
+  CHECK(f.total_ms == Approx(25));
+  CHECK(f.socket_id == 9);
+  CHECK(f.socket_reused);
+  CHECK(f.tls_version == "TLSv1.3");
+  CHECK(f.dns_from_cache);
+  CHECK(f.redirects == std::vector<std::string>{"https://a.test/old"});
+  CHECK(f.cache == "hit");
+  CHECK(f.speculative.is_null());
+}

@@ -109,43 +109,14 @@ class FetchJob : public UrlRequest::Delegate {
 
  private:
   void FillRecord(const UrlRequest& r, int result) {
-    FetchRecord& rec = record_;
-    rec.url = r.original_url().spec();
-    rec.final_url = r.url().spec();
-    rec.method = options_.method;
-    if (auto headers = r.response_headers()) {
-      rec.status = headers->response_code();
-      rec.status_text = headers->reason();
-      rec.headers = headers->ToJson();
-    }
-    rec.bytes = static_cast<uint64_t>(r.decoded_body_bytes());
-    rec.encoded_bytes = static_cast<uint64_t>(r.encoded_body_bytes());
-    rec.error = result;
-    rec.error_message = r.error_message();
+    PageRequestRecord request;
+    request.url = r.original_url();
+    FillRequestRecord(r, result, &request);
+    record_ = FetchRecordFromRequest(request, options_.method);
     if (result == OK && write_failed_) {
-      rec.error = ERR_FAILED;
-      rec.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
+      record_.error = ERR_FAILED;
+      record_.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
     }
-    // Shared with replay: connect points before the request started (a preconnected socket)
-    // are clamped to its start.
-    const LoadTimingPhases p = ComputeLoadTimingPhases(r.load_timing_info(), r.start_time());
-    rec.dns_ms = p.dns_ms;
-    rec.connect_ms = p.connect_ms;
-    rec.tls_ms = p.tls_ms;
-    rec.send_ms = p.send_ms;
-    rec.ttfb_ms = p.ttfb_ms;
-    rec.receive_ms = p.receive_ms;
-    rec.total_ms = MillisecondsBetween(r.start_time(), r.end_time());
-    const ConnectionInfo& conn = r.connection_info();
-    rec.socket_id = conn.socket_id;
-    rec.socket_reused = conn.reused;
-    rec.socket_address = conn.peer_address;
-    rec.tls_version = conn.tls_version;
-    rec.tls_resumed = conn.tls_resumed;
-    rec.dns_from_cache = conn.dns_from_cache;
-    rec.dns_stale = conn.dns_stale;
-    rec.redirects = r.redirect_chain();
-    rec.cache = CacheDispositionName(r.cache_disposition());
   }
 
   const size_t index_;

@@ -1,5 +1,6 @@
 #include "tools/netstack/fetch_record.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -7,6 +8,39 @@
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
+
+FetchRecord FetchRecordFromRequest(const PageRequestRecord& r, const std::string& method) {
+  FetchRecord f;
+  f.url = r.url.spec();
+  f.final_url = r.final_url.empty() ? r.url.spec() : r.final_url;
+  f.method = method;
+  f.status = r.status;
+  f.status_text = r.status_text;
+  f.headers = r.headers;
+  f.bytes = static_cast<uint64_t>(std::max<int64_t>(r.bytes, 0));
+  f.encoded_bytes = static_cast<uint64_t>(std::max<int64_t>(r.encoded_bytes, 0));
+  f.error = r.result;
+  f.error_message = r.error_message;
+  // Shared with replay: connect points before the request started (a preconnected socket)
+  // are clamped to its start (ComputeLoadTimingPhases).
+  f.dns_ms = r.phases.dns_ms;
+  f.connect_ms = r.phases.connect_ms;
+  f.tls_ms = r.phases.tls_ms;
+  f.send_ms = r.phases.send_ms;
+  f.ttfb_ms = r.phases.ttfb_ms;
+  f.receive_ms = r.phases.receive_ms;
+  f.total_ms = MillisecondsBetween(r.start, r.end);
+  f.socket_id = r.connection.socket_id;
+  f.socket_reused = r.connection.reused;
+  f.socket_address = r.connection.peer_address;
+  f.tls_version = r.connection.tls_version;
+  f.tls_resumed = r.connection.tls_resumed;
+  f.dns_from_cache = r.connection.dns_from_cache;
+  f.dns_stale = r.connection.dns_stale;
+  f.redirects = r.redirects;
+  f.cache = CacheDispositionName(r.cache);
+  return f;
+}
 namespace {
 
 // Timings are reported to the microsecond at most; fewer digits keep lines readable.

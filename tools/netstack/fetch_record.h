@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/page/page_loader.h"
+
 namespace netstack {
 
 struct FetchRecord {
@@ -38,6 +40,11 @@ struct FetchRecord {
   // when no predictor ran (plain fetches, --predictor off).
   nlohmann::json speculative = nullptr;
 };
+
+// The FetchRecord of a finished request, from the record FillRequestRecord (tools/page) made of
+// its UrlRequest: the one copy both a plain fetch and a page load's report go through.
+// `speculative` is left null.
+FetchRecord FetchRecordFromRequest(const PageRequestRecord& request, const std::string& method);
 
 nlohmann::json FetchRecordToJson(const FetchRecord& record);
 

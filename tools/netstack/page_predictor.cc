@@ -1,8 +1,10 @@
 #include "tools/netstack/page_predictor.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "net/base/net_error.h"
+#include "predictor/policy_util.h"
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/terminal_text.h"
 
@@ -32,9 +34,17 @@ PagePredictor::PagePredictor(const PredictorConfig& config, LiveStack* stack,
                  TerminalSafe(db_path).c_str(), TerminalSafe(error).c_str());
     return;
   }
+  // Row ages count from the last save; the time since (another process, hours or days ago)
+  // must decay the estimates too, so the rows are loaded as of "now - the wall-clock gap".
+  const TimeTicks now = stack_->scheduler().Now();
+  Time saved_at;
+  const bool stamped = FindSavedAt(rows, &saved_at);
+  const TimeTicks load_at = stamped ? LoadTimeAfterGap(now, stack_->clock().Now(), saved_at) : now;
   size_t policy_skipped = 0;
-  policy->LoadRows(rows, stack_->scheduler().Now(), &policy_skipped);
-  rows_loaded_ = rows.size() - std::min(rows.size(), policy_skipped);
+  policy->LoadRows(rows, load_at, &policy_skipped);
+  const size_t meta_rows = static_cast<size_t>(std::count_if(
+      rows.begin(), rows.end(), [](const PredictorRow& r) { return r.table == kMetaTable; }));
+  rows_loaded_ = rows.size() - std::min(rows.size(), policy_skipped + meta_rows);
   rows_skipped_ = skipped + policy_skipped;
 }
 
@@ -52,6 +62,7 @@ void PagePredictor::Save() {
   if (!store_ || !policy) return;
   std::vector<PredictorRow> rows = policy->SaveRows();
   rows_saved_ = rows.size();
+  rows.push_back(MakeSavedAtRow(stack_->clock().Now()));
   LoopSignal done(stack_->loop());
   int result = ERR_IO_PENDING;
   store_->Save(policy->name(), std::move(rows), stack_->poster(), [&done, &result](int rv) {

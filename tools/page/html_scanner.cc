@@ -254,14 +254,16 @@ class Scanner {
         std::string as = as_attr ? Lower(as_attr) : "";
         std::optional<RequestPriority> priority = PreloadPriority(as);
         if (!priority) continue;  // Chrome ignores a preload without a valid `as`
-        AddHint(href, StaticHintKind::kPreload, token);
+        // A preload is for this page: the loader requests it (at its `as` priority). It is
+        // not also a fetch-ahead hint, which would send the same URL to the network twice
+        // (the HTTP cache does not merge requests in flight).
         AddSubresource(href, SubresourceType::kPreload, *priority, as);
       } else if (token == "modulepreload") {
-        AddHint(href, StaticHintKind::kPreload, token);
         AddSubresource(href, SubresourceType::kPreload, MEDIUM, "script");
       } else if (token == "prefetch") {
+        // A prefetch is for a later page: only a hint (the predictor's fetch ahead, at IDLE),
+        // never a request of this load.
         AddHint(href, StaticHintKind::kPrefetch, token);
-        AddSubresource(href, SubresourceType::kPrefetch, IDLE, "");
       }
     }
   }
@@ -364,8 +366,6 @@ const char* SubresourceTypeName(SubresourceType type) {
       return "iframe";
     case SubresourceType::kPreload:
       return "preload";
-    case SubresourceType::kPrefetch:
-      return "prefetch";
   }
   return "other";
 }

@@ -1,8 +1,10 @@
 // HtmlScanner: what a browser's network stack would fetch for an HTML document, found by parsing
 // it with gumbo (a real HTML5 parser, so malformed markup is recovered as a browser would). From
 // the document's bytes and its URL it lists the subresources in document order with Chrome-like
-// priorities, and the resource hints (<link rel=dns-prefetch|preconnect|preload|prefetch|
-// modulepreload>) separately, for the predictor.
+// priorities, and the resource hints (<link rel=dns-prefetch|preconnect|prefetch>) separately,
+// for the predictor. A preload (<link rel=preload|modulepreload>) is a subresource at its `as`
+// priority and not a hint: the page itself requests it, so a fetch ahead would only fetch it
+// twice.
 //
 // Bounded: the document is parsed up to ScanLimits::max_document_bytes (a bigger one is parsed
 // as its prefix, and the result says so) and up to max_nesting_depth nested elements, at most
@@ -29,11 +31,12 @@ enum class SubresourceType {
   kScript,      // <script src> (blocking, async or defer)
   kImage,       // <img src>, <input type=image src>
   kIframe,      // <iframe src>: the frame's document only
-  kPreload,     // <link rel=preload|modulepreload>
-  kPrefetch,    // <link rel=prefetch>
+  kPreload,     // <link rel=preload|modulepreload>: for this page, so requested by the loader
 };
+// <link rel=prefetch> is for a later page: it is only a hint (ScanResult::hints), never a
+// subresource of this load.
 
-// "stylesheet", "script", "image", "iframe", "preload", "prefetch".
+// "stylesheet", "script", "image", "iframe", "preload".
 const char* SubresourceTypeName(SubresourceType type);
 
 struct Subresource {
@@ -47,8 +50,7 @@ struct Subresource {
 struct ResourceHint {
   StaticHintKind kind = StaticHintKind::kDnsPrefetch;
   Url url;
-  // The rel token as written: "dns-prefetch", "preconnect", "preload", "modulepreload",
-  // "prefetch".
+  // The rel token as written: "dns-prefetch", "preconnect", "prefetch".
   std::string rel;
 };
 

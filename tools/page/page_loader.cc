@@ -1,5 +1,7 @@
 #include "tools/page/page_loader.h"
 
+#include <set>
+#include <string>
 #include <utility>
 
 #include "net/base/net_error.h"
@@ -88,9 +90,8 @@ void PageLoader::Issue(const Url& url, bool is_document, std::string type,
   requests_.back()->Start(context_, params);
 }
 
-void PageLoader::OnRequestComplete(Request* request, int result) {
-  const UrlRequest& r = request->request();
-  PageRequestRecord& rec = result_.requests[request->index()];
+void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* record) {
+  PageRequestRecord& rec = *record;
   rec.start = r.start_time();
   rec.end = r.end_time();
   rec.result = result;
@@ -113,6 +114,11 @@ void PageLoader::OnRequestComplete(Request* request, int result) {
   const TimeTicks connect_start = rec.timing.connect_timing.connect_start;
   rec.connected_ahead = !rec.connection.reused && rec.connection.socket_id != 0 &&
                         (connect_start == TimeTicks{} || connect_start < rec.start);
+}
+
+void PageLoader::OnRequestComplete(Request* request, int result) {
+  PageRequestRecord& rec = result_.requests[request->index()];
+  FillRequestRecord(request->request(), result, &rec);
   if (result != OK) ++result_.failed;
   if (rec.end > result_.end) result_.end = rec.end;
   --outstanding_;
@@ -145,8 +151,16 @@ void PageLoader::OnDocumentComplete(Request* request) {
   result_.scan = ScanHtml(request->body(), document_url, options_.scan);
   result_.parsed = true;
   if (predictor_) {
-    for (const ResourceHint& hint : result_.scan.hints)
+    // A fetch-ahead hint for a URL this load requests anyway would reach the network twice
+    // (the cache does not merge requests in flight) and always be late: not sent.
+    std::set<std::string> requested;
+    for (const Subresource& s : result_.scan.subresources) requested.insert(s.url.spec());
+    for (const ResourceHint& hint : result_.scan.hints) {
+      const bool fetches =
+          hint.kind == StaticHintKind::kPreload || hint.kind == StaticHintKind::kPrefetch;
+      if (fetches && requested.count(hint.url.spec())) continue;
       predictor_->OnStaticHint(result_.page, hint.kind, hint.url);
+    }
   }
   for (const Subresource& s : result_.scan.subresources)
     Issue(s.url, /*is_document=*/false, SubresourceTypeName(s.type), s.priority);

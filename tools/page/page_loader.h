@@ -6,7 +6,8 @@
 // The predictor (optional) hears the load the way predictor_policy.h orders it: OnNavigation
 // before the document is requested, OnResourceRequested for each request as it is issued,
 // OnStaticHint for each hint as soon as the document is parsed (before the subresources are
-// requested), OnNavigationComplete when every request has ended.
+// requested; a prefetch hint for a URL this load requests itself is not sent: it would fetch the
+// URL twice), OnNavigationComplete when every request has ended.
 #ifndef TOOLS_PAGE_PAGE_LOADER_H_
 #define TOOLS_PAGE_PAGE_LOADER_H_
 
@@ -28,6 +29,7 @@
 namespace netstack {
 
 class Predictor;
+class UrlRequest;
 class UrlRequestContext;
 
 // One request of a page load, as it ended.
@@ -56,6 +58,11 @@ struct PageRequestRecord {
   // preconnect still connecting, or one started for an earlier request) bound to it late.
   bool connected_ahead = false;
 };
+
+// Copies what `request` ended with (`result`, OK or a net error) into `record`: everything but
+// url, is_document, type and priority, which the issuer sets. The one UrlRequest -> record copy:
+// the loader's and a plain `netstack fetch`'s (through FetchRecordFromRequest).
+void FillRequestRecord(const UrlRequest& request, int result, PageRequestRecord* record);
 
 struct PageLoadResult {
   Url page;

@@ -32,13 +32,12 @@ ReplayPredictor::ReplayPredictor(const PredictorConfig& config, Scheduler& sched
       target_(std::make_unique<ContextSpeculationTarget>(context)) {
   predictor_ = std::make_unique<Predictor>(config, scheduler, target_.get(),
                                            config.policy == "off" ? nullptr : net_log);
-  context_->socket_pool()->AddObserver(predictor_.get());
+  predictor_->Observe(context_->socket_pool());
   context_->socket_pool()->AddObserver(this);
 }
 
 ReplayPredictor::~ReplayPredictor() {
   context_->socket_pool()->RemoveObserver(this);
-  context_->socket_pool()->RemoveObserver(predictor_.get());
   // The predictor goes before the target it acts through.
   predictor_.reset();
   target_.reset();
@@ -116,7 +115,8 @@ void ReplayPredictor::Finish(ReplayTotals* totals) {
 
 void ReplayPredictor::OnSocketAssigned(const SchemeHostPort& group,
                                        const ClientSocketPool::Observer::Assignment& a) {
-  if (a.reuse_type == ClientSocketHandle::ReuseType::kReusedIdle) return;
+  // Reused sockets need no connection; the predictor's own fetch-aheads are not page requests.
+  if (a.reuse_type == ClientSocketHandle::ReuseType::kReusedIdle || a.speculative) return;
   const TimeTicks now = scheduler_.Now();
   std::deque<Assigned>& list = assigned_[group];
   list.push_back(

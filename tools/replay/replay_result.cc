@@ -84,6 +84,7 @@ void AddPredictorStats(PredictorStats* a, const PredictorStats& b) {
   a->hints_expired += b.hints_expired;
   a->hints_low_value += b.hints_low_value;
   a->hints_redundant += b.hints_redundant;
+  a->hints_invalid += b.hints_invalid;
   a->hints_queue_full += b.hints_queue_full;
   a->connections_needed += b.connections_needed;
   a->connections_ready += b.connections_ready;

@@ -130,7 +130,7 @@ std::string FormatPredictorBlock(const ReplayTotals& t) {
   out += "  predictor   " + t.predictor_policy + ": " + n(p.hints) + " hints, " +
          n(p.hints_started) + " started; dropped " + n(p.hints_expired) + " expired, " +
          n(p.hints_low_value) + " low value, " + n(p.hints_redundant) + " redundant, " +
-         n(p.hints_queue_full) + " queue full\n";
+         n(p.hints_invalid) + " invalid, " + n(p.hints_queue_full) + " queue full\n";
   static constexpr SpeculativeAction kActions[] = {SpeculativeAction::kPreresolve,
                                                    SpeculativeAction::kPreconnect,
                                                    SpeculativeAction::kFetchAhead};
