@@ -152,7 +152,7 @@ double LearnedPolicy::OmniboxConfidence(double hits, double misses) const {
 }
 
 void LearnedPolicy::EmitReferrals(const Url& page, double scale, const HintMotivation* motivation,
-                                  TimeTicks now, std::vector<Hint>* out) {
+                                  bool only_self, TimeTicks now, std::vector<Hint>* out) {
   bool known = false;
   std::vector<Estimate> estimates = EstimateFor(page, now, &known);
   // Most likely first, so a queue that fills keeps the best.
@@ -162,6 +162,7 @@ void LearnedPolicy::EmitReferrals(const Url& page, double scale, const HintMotiv
   DecayedUseTable::Entry* page_entry = pages_.FindMutable(PageKey(page));
   DecayedUseTable::Entry* site_entry = sites_.FindMutable(PageOriginKey(page));
   for (Estimate& e : estimates) {
+    if (only_self && e.origin != self) continue;
     for (double& v : e.p) v *= scale;
     HintMotivation m = motivation         ? *motivation
                        : !known           ? HintMotivation::kEarlyLoad
@@ -252,7 +253,7 @@ void LearnedPolicy::OnNavigation(const Url& page, TimeTicks now, std::vector<Hin
     }
   }
   if (loads_.count(page.spec())) FinishLoad(page.spec(), now);  // a reload restarts the load
-  EmitReferrals(page, 1.0, nullptr, now, out);
+  EmitReferrals(page, 1.0, nullptr, /*only_self=*/false, now, out);
   FindOrStartLoad(page, now);
 }
 
@@ -322,7 +323,7 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
     ++s.samples;
     s.last_use = ++setup_sequence_;
   }
-  if (startup_open_ && now - startup_start_ <= config_.startup_window &&
+  if (startup_open_ && now - startup_start_ <= std::min(config_.startup_window, kStartupHorizon) &&
       (startup_needs_.count(okey) || startup_needs_.size() < kMaxLoadOrigins)) {
     auto& sn = startup_needs_[okey];
     sn.origin = origin;
@@ -346,8 +347,12 @@ void LearnedPolicy::OnHover(const Url& target, TimeTicks now, std::vector<Hint>*
     if (pending_hovers_.size() >= kMaxPendingHovers) pending_hovers_.pop_front();
     pending_hovers_.push_back({target.spec(), now});
   }
+  // Only the target's own origin: its document's connection is on the critical path the moment
+  // the click comes, while its subresource origins are preconnected at the navigation anyway,
+  // a whole document load before they are needed. A hover adds ~200 ms of lead to those, not a
+  // connection's worth, and a stray hover (about a third) would waste them.
   const HintMotivation m = HintMotivation::kMouseOver;
-  EmitReferrals(target, ClickProbability(now), &m, now, out);
+  EmitReferrals(target, ClickProbability(now), &m, /*only_self=*/true, now, out);
 }
 
 void LearnedPolicy::OnOmnibox(const std::string& text, const Url& url, TimeTicks now,

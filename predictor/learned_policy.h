@@ -58,6 +58,10 @@ class LearnedPolicy : public PredictorPolicy {
   // Origins one load (and the startup window) learns from: the origins past it that a load
   // needs are not counted (a page needing more is rare, and a table row keeps fewer anyway).
   static constexpr size_t kMaxLoadOrigins = 64;
+  // Only connections this soon after a start count for the startup list: a socket preconnected
+  // at start-up closes unused after the pool's unused-idle timeout (10 s), so an origin first
+  // needed later would only waste it (the referral and omnibox hints cover it then).
+  static constexpr TimeDelta kStartupHorizon = std::chrono::seconds(10);
 
   explicit LearnedPolicy(const PredictorConfig& config);
   ~LearnedPolicy() override;
@@ -127,10 +131,11 @@ class LearnedPolicy : public PredictorPolicy {
   };
 
   void Saw(TimeTicks now);
-  // Hints for a load of `page`, every probability scaled by `scale`, with `motivation` instead
-  // of the learned/self/early-load one when not null.
-  void EmitReferrals(const Url& page, double scale, const HintMotivation* motivation, TimeTicks now,
-                     std::vector<Hint>* out);
+  // Appends the referral hints for `page`, every likelihood scaled by `scale`, with
+  // `motivation` (null: early-load, self or learned referral as fits). With `only_self`, only
+  // the hint for the page's own origin.
+  void EmitReferrals(const Url& page, double scale, const HintMotivation* motivation,
+                     bool only_self, TimeTicks now, std::vector<Hint>* out);
   Load* FindOrStartLoad(const Url& page, TimeTicks now);
   void FinishLoad(const std::string& spec, TimeTicks now);
   void CloseStartupWindow(TimeTicks at);

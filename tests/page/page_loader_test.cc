@@ -61,11 +61,10 @@ class PageEnv {
     PredictorConfig config;
     config.policy = policy;
     predictor = std::make_unique<Predictor>(config, scheduler, target.get(), &net_log);
-    context->socket_pool()->AddObserver(predictor.get());
+    predictor->Observe(context->socket_pool());
   }
   ~PageEnv() {
     predictor->Finish();
-    context->socket_pool()->RemoveObserver(predictor.get());
     predictor.reset();
     target.reset();
     context.reset();

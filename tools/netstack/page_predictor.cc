@@ -17,7 +17,7 @@ PagePredictor::PagePredictor(const PredictorConfig& config, LiveStack* stack,
   target_ = std::make_unique<ContextSpeculationTarget>(context);
   predictor_ =
       std::make_unique<Predictor>(config, stack_->scheduler(), target_.get(), stack_->net_log());
-  context->socket_pool()->AddObserver(predictor_.get());
+  predictor_->Observe(context->socket_pool());
   PredictorPolicy* policy = predictor_->policy();
   if (!policy || db_path.empty()) return;
 
@@ -50,7 +50,6 @@ PagePredictor::PagePredictor(const PredictorConfig& config, LiveStack* stack,
 
 PagePredictor::~PagePredictor() {
   Finish();
-  stack_->context()->socket_pool()->RemoveObserver(predictor_.get());
   predictor_.reset();
   target_.reset();
   // The store joins its thread; nothing of it is queued any more (Save waited).
