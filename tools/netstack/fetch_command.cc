@@ -132,36 +132,41 @@ class FetchJob : public UrlRequest::Delegate {
 
 }  // namespace
 
-int RunFetchCommand(const FetchOptions& options, const std::string& command_line) {
-  if (options.page) return RunPageCommand(options, command_line);
+bool OpenFetchStack(const FetchOptions& options, const std::string& command_line, FetchStack* out) {
   std::string error;
-  // Declared before the stack: the profile's lock is held until the cache inside the stack's
-  // context is gone.
-  std::unique_ptr<Profile> profile;
-  std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeLiveStackOptions(options), &error);
-  if (!stack) {
+  out->stack = LiveStack::Create(MakeLiveStackOptions(options), &error);
+  if (!out->stack) {
     std::fprintf(stderr, "netstack: %s\n", error.c_str());
-    return 2;
+    return false;
   }
-  std::unique_ptr<NetLogFileWriter> netlog;
+  LiveStack* stack = out->stack.get();
   if (!options.netlog_path.empty()) {
-    netlog = NetLogFileWriter::Create(options.netlog_path, stack->net_log(),
-                                      NetLogConstants(stack->time_tick_offset_ms(), command_line),
-                                      &error);
-    if (!netlog) {
+    out->netlog = NetLogFileWriter::Create(
+        options.netlog_path, stack->net_log(),
+        NetLogConstants(stack->time_tick_offset_ms(), command_line), &error);
+    if (!out->netlog) {
       std::fprintf(stderr, "netstack: %s\n", error.c_str());
-      return 2;
+      return false;
     }
   }
-
-  // The cache is open (or known unavailable) before the first fetch starts.
+  // The cache is open (or known unavailable) before the first request starts.
   FetchCache cache =
-      OpenFetchCache(options, stack.get(), [](const char* name) { return std::getenv(name); });
-  profile = std::move(cache.profile);
+      OpenFetchCache(options, stack, [](const char* name) { return std::getenv(name); });
+  out->profile = std::move(cache.profile);
   if (cache.backend) {
     stack->context()->SetHttpCache(
         std::make_unique<HttpCache>(std::move(cache.backend), stack->clock()));
   }
+  return true;
+}
+
+int RunFetchCommand(const FetchOptions& options, const std::string& command_line) {
+  if (options.page) return RunPageCommand(options, command_line);
+  std::string error;
+  FetchStack opened;
+  if (!OpenFetchStack(options, command_line, &opened)) return 2;
+  std::unique_ptr<LiveStack>& stack = opened.stack;
+  std::unique_ptr<NetLogFileWriter>& netlog = opened.netlog;
 
   // When the body goes to stdout, the per-URL lines go to stderr so they don't mix.
   bool body_to_stdout = false;

@@ -3,10 +3,13 @@
 #ifndef TOOLS_NETSTACK_FETCH_COMMAND_H_
 #define TOOLS_NETSTACK_FETCH_COMMAND_H_
 
+#include <memory>
 #include <string>
 
+#include "net/base/net_log_file_writer.h"
 #include "tools/netstack/fetch_options.h"
 #include "tools/netstack/live_stack.h"
+#include "tools/netstack/profile.h"
 
 namespace netstack {
 
@@ -17,6 +20,22 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
 
 // The live stack's settings `options` ask for (pool limits, timeouts, DNS, TLS, --resolve).
 LiveStackOptions MakeLiveStackOptions(const FetchOptions& options);
+
+// What `fetch` and `fetch --page` open before their first request. Members are destroyed in
+// reverse order: the NetLog writer, then the stack (and the HTTP cache in it), then the
+// profile, whose lock is so held until the cache is gone.
+struct FetchStack {
+  std::unique_ptr<Profile> profile;  // the cache's profile; null without one
+  std::unique_ptr<LiveStack> stack;
+  std::unique_ptr<NetLogFileWriter> netlog;  // null without --netlog
+};
+
+// Builds the live stack for `options`, starts the NetLog file (--netlog; `command_line` goes
+// into its constants) and gives the stack its HTTP cache (the profile's, in memory, or none, as
+// OpenFetchCache decides; a profile that cannot be used is a warning, not an error). Returns
+// false after printing a one-line "netstack: ..." error when the stack or the NetLog file
+// cannot be made: the caller exits 2.
+bool OpenFetchStack(const FetchOptions& options, const std::string& command_line, FetchStack* out);
 
 }  // namespace netstack
 

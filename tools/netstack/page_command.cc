@@ -57,33 +57,13 @@ std::unique_ptr<Profile> PredictorProfile(const FetchOptions& o,
 }  // namespace
 
 int RunPageCommand(const FetchOptions& options, const std::string& command_line) {
-  std::string error;
-  // Declared before the stack: the profile's lock is held until the cache and the predictor's
-  // store inside are gone.
-  std::unique_ptr<Profile> profile;
-  std::unique_ptr<LiveStack> stack = LiveStack::Create(MakeLiveStackOptions(options), &error);
-  if (!stack) {
-    std::fprintf(stderr, "netstack: %s\n", error.c_str());
-    return 2;
-  }
-  std::unique_ptr<NetLogFileWriter> netlog;
-  if (!options.netlog_path.empty()) {
-    netlog = NetLogFileWriter::Create(options.netlog_path, stack->net_log(),
-                                      NetLogConstants(stack->time_tick_offset_ms(), command_line),
-                                      &error);
-    if (!netlog) {
-      std::fprintf(stderr, "netstack: %s\n", error.c_str());
-      return 2;
-    }
-  }
-
-  FetchCache cache =
-      OpenFetchCache(options, stack.get(), [](const char* name) { return std::getenv(name); });
-  if (cache.backend) {
-    stack->context()->SetHttpCache(
-        std::make_unique<HttpCache>(std::move(cache.backend), stack->clock()));
-  }
-  profile = PredictorProfile(options, std::move(cache.profile));
+  FetchStack opened;
+  if (!OpenFetchStack(options, command_line, &opened)) return 2;
+  std::unique_ptr<LiveStack>& stack = opened.stack;
+  std::unique_ptr<NetLogFileWriter>& netlog = opened.netlog;
+  // The profile's lock is held until the cache and the predictor's store are gone (FetchStack).
+  std::unique_ptr<Profile>& profile = opened.profile;
+  profile = PredictorProfile(options, std::move(profile));
 
   // The learned tables are loaded before the loop runs, so the navigation's first hints use
   // them.
@@ -168,6 +148,7 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   // closing its unused preconnects is not counted again.
   predictor.reset();
   stack->context()->socket_pool()->CloseIdleSockets();
+  std::string error;
   if (netlog && !netlog->Finish(stack->context()->GetPolledData(), &error)) {
     std::fprintf(stderr, "netstack: %s\n", error.c_str());
     any_failed = true;
