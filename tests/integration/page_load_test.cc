@@ -274,7 +274,8 @@ TEST_CASE("a damaged predictor.db: one warning, the page loads, the file is left
   CHECK(ReadFile(db) == garbage);
 }
 
-TEST_CASE("fetch --page --predictor off: no speculative work, speculative is null", "[page][predictor]") {
+TEST_CASE("fetch --page --predictor off: no speculative work, speculative is null",
+          "[page][predictor]") {
   REQUIRE_NETSTACK_BINARY();
   PageWorld world;
   START_WORLD(world);
