@@ -9,18 +9,6 @@ namespace {
 
 using ReuseType = ClientSocketHandle::ReuseType;
 
-const char* OutcomeName(PredictorPolicy::Outcome outcome) {
-  switch (outcome) {
-    case PredictorPolicy::Outcome::kUsed:
-      return "used";
-    case PredictorPolicy::Outcome::kLate:
-      return "late";
-    case PredictorPolicy::Outcome::kWasted:
-      return "wasted";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 struct ActionAccounting::Action {
@@ -375,12 +363,12 @@ void ActionAccounting::Decide(Action* action, Outcome outcome, TimeTicks now) {
   } else {
     action->decided = true;
   }
-  RecordFor(action->hint.origin).outcome = OutcomeName(outcome);
+  RecordFor(action->hint.origin).outcome = PredictorOutcomeName(outcome);
   UpdateRecent(*action);
   net_log_.AddEvent(NetLogEventType::PREDICTOR_OUTCOME, [&] {
     return nlohmann::json{{"action", SpeculativeActionName(action->hint.action)},
                           {"target", HintTarget(action->hint)},
-                          {"outcome", OutcomeName(outcome)}};
+                          {"outcome", PredictorOutcomeName(outcome)}};
   });
   if (policy_)
     policy_->OnOutcome(action->hint.action, action->hint.motivation, action->hint.origin, outcome,

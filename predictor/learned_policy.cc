@@ -11,20 +11,6 @@ namespace {
 constexpr size_t kLimiterKeys = 512;
 constexpr char kStartupKey[] = "startup";
 
-// Local names for the outcome counters (hint.cc has the shared ones; the tables only need
-// stable labels).
-const char* OutcomeLabel(PredictorPolicy::Outcome outcome) {
-  switch (outcome) {
-    case PredictorPolicy::Outcome::kUsed:
-      return "used";
-    case PredictorPolicy::Outcome::kLate:
-      return "late";
-    case PredictorPolicy::Outcome::kWasted:
-      return "wasted";
-  }
-  return "?";
-}
-
 // P(need >= k) of one level in `state`, shrunk toward `prior` with kPriorStrength
 // pseudo-observations.
 LearnedPolicy::Probabilities Shrink(const DecayedUseTable::Entry* entry,
@@ -390,7 +376,7 @@ void LearnedPolicy::OnStaticHint(const Url& page, StaticHintKind kind, const Url
 void LearnedPolicy::OnOutcome(SpeculativeAction action, HintMotivation motivation,
                               const SchemeHostPort& origin, Outcome outcome, TimeTicks now) {
   Saw(now);
-  ++outcomes_[OutcomeLabel(outcome)];
+  ++outcomes_[PredictorOutcomeName(outcome)];
 }
 
 }  // namespace netstack

@@ -6,6 +6,18 @@
 
 namespace netstack {
 
+const char* PredictorOutcomeName(PredictorPolicy::Outcome outcome) {
+  switch (outcome) {
+    case PredictorPolicy::Outcome::kUsed:
+      return "used";
+    case PredictorPolicy::Outcome::kLate:
+      return "late";
+    case PredictorPolicy::Outcome::kWasted:
+      return "wasted";
+  }
+  return "unknown";
+}
+
 std::unique_ptr<PredictorPolicy> CreatePredictorPolicy(const PredictorConfig& config) {
   if (config.policy == "chrome") return std::make_unique<ChromePolicy>(config);
   if (config.policy == "learned") return std::make_unique<LearnedPolicy>(config);

@@ -68,8 +68,8 @@ class PredictorPolicy {
   virtual void OnOmnibox(const std::string& text, const Url& url, TimeTicks now,
                          std::vector<Hint>* out) = 0;
   // `page` (its markup, or a session hint) asked for `target`.
-  virtual void OnStaticHint(const Url& page, StaticHintKind kind, const Url& target,
-                            TimeTicks now, std::vector<Hint>* out) = 0;
+  virtual void OnStaticHint(const Url& page, StaticHintKind kind, const Url& target, TimeTicks now,
+                            std::vector<Hint>* out) = 0;
 
   // Called when a hint is dequeued: false drops it as low-value (the policy's thresholds or
   // adaptive budget say no now). The default keeps it.
@@ -91,9 +91,11 @@ class PredictorPolicy {
   // Persistence: every row of the learned tables, and loading them back (rows of unknown
   // tables or with bad data are skipped and counted in `skipped`; never an exception).
   virtual std::vector<PredictorRow> SaveRows() const = 0;
-  virtual void LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now,
-                        size_t* skipped) = 0;
+  virtual void LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now, size_t* skipped) = 0;
 };
+
+// "used", "late" or "wasted": the outcome's name in NetLog events, tables and JSON.
+const char* PredictorOutcomeName(PredictorPolicy::Outcome outcome);
 
 // Creates the policy `config.policy` names ("chrome", "learned"); null for "off".
 std::unique_ptr<PredictorPolicy> CreatePredictorPolicy(const PredictorConfig& config);
