@@ -1,0 +1,1 @@
+// Placeholder: written by the helper that owns this file.

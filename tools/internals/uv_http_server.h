@@ -1,0 +1,73 @@
+// UvHttpServer: a small HTTP/1.1 server on a libuv loop, for the internals page. It accepts
+// connections on one address, parses requests with HttpRequestReader (http-parser), hands each
+// to the handler, and writes the answers in order (keep-alive, no pipelining beyond one request
+// in flight per connection: the next request is read after the answer is queued).
+//
+// Bounds (Limits): connections (more are accepted and closed at once), a request's head and
+// body (answered 431 / 413 and the connection closed), bytes queued for writing per connection
+// (past it the connection is closed), and an idle timeout. Every libuv handle is freed only in
+// its close callback; nothing is thrown through a libuv callback.
+#ifndef TOOLS_INTERNALS_UV_HTTP_SERVER_H_
+#define TOOLS_INTERNALS_UV_HTTP_SERVER_H_
+
+#include <uv.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "tools/internals/http_server_message.h"
+
+namespace netstack {
+
+class UvHttpServer {
+ public:
+  struct Limits {
+    size_t max_connections = 32;
+    size_t max_head_bytes = 16 * 1024;
+    size_t max_body_bytes = 256 * 1024;
+    size_t max_queued_write_bytes = 64 * 1024 * 1024;
+    uint64_t idle_timeout_ms = 30'000;
+  };
+
+  // Delivers the answer to a request. Call it once, now or later from the loop thread; calling
+  // it after the connection closed is harmless (the answer is dropped).
+  using Respond = std::function<void(HttpServerResponse)>;
+  // Called on the loop thread for each complete request.
+  using Handler = std::function<void(const HttpServerRequest&, Respond)>;
+
+  // `loop` must outlive the server.
+  UvHttpServer(uv_loop_t* loop, Handler handler, Limits limits);
+  UvHttpServer(uv_loop_t* loop, Handler handler) : UvHttpServer(loop, std::move(handler), {}) {}
+  // Closes the listener and every connection (their handles are freed in close callbacks, so
+  // run the loop once more after destruction; LiveStack's teardown does).
+  ~UvHttpServer();
+  UvHttpServer(const UvHttpServer&) = delete;
+  UvHttpServer& operator=(const UvHttpServer&) = delete;
+
+  // Binds `address` (an IPv4 or IPv6 literal) and `port` (0: any free port) and listens.
+  // Returns 0, or a negative libuv error code (UV_EADDRINUSE, UV_EINVAL for a bad address) with
+  // a one-line `error` ("cannot listen on 127.0.0.1:80: permission denied").
+  int Listen(const std::string& address, int port, std::string* error);
+  // The bound port (after a successful Listen).
+  int port() const { return port_; }
+
+  // Open connections now.
+  size_t connection_count() const;
+  // Requests answered so far (any status).
+  uint64_t requests_served() const;
+  // Closes the listener and all connections (as the destructor does); answers still to come
+  // are dropped. Safe to call more than once.
+  void Close();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+};
+
+}  // namespace netstack
+
+#endif  // TOOLS_INTERNALS_UV_HTTP_SERVER_H_
