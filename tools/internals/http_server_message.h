@@ -35,6 +35,9 @@ struct HttpServerResponse {
   std::string content_type = "application/json; charset=utf-8";
   // Extra headers (Content-Disposition, ...). The server adds Content-Length, Connection, and
   // the security headers every answer carries (http_server_message.cc, SecurityHeaders()).
+  // A header that could split the answer (a name that is not a token, a value with CR, LF or
+  // NUL) or that the server owns (Content-Type: use content_type; Content-Length, Connection,
+  // Transfer-Encoding, Keep-Alive, the security headers) is dropped when serialized.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
 
@@ -51,9 +54,10 @@ const char* HttpStatusReason(int status);
 // no-referrer, X-Frame-Options: DENY.
 const std::vector<std::pair<std::string, std::string>>& SecurityHeaders();
 
-// The response's bytes on the wire: status line, the handler's headers, SecurityHeaders(),
-// Content-Length, and "Connection: close" when `close` (else keep-alive); then the body
-// (omitted for HEAD when `head`).
+// The response's bytes on the wire: status line, Content-Type, the handler's headers,
+// SecurityHeaders(), Content-Length, and "Connection: close" when `close` (else keep-alive);
+// then the body (omitted for HEAD when `head`, with the Content-Length a GET would have; never
+// sent for 1xx/204/304). A status outside 100-999 is sent as 500.
 std::string SerializeResponse(const HttpServerResponse& response, bool close, bool head);
 
 }  // namespace netstack

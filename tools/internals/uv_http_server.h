@@ -1,11 +1,19 @@
 // UvHttpServer: a small HTTP/1.1 server on a libuv loop, for the internals page. It accepts
 // connections on one address, parses requests with HttpRequestReader (http-parser), hands each
 // to the handler, and writes the answers in order (keep-alive, no pipelining beyond one request
-// in flight per connection: the next request is read after the answer is queued).
+// in flight per connection: the next request is read after the answer is queued). A HEAD
+// request reaches the handler as "HEAD" (answer it as GET): the server sends the headers, with
+// the GET's Content-Length, and drops the body. A malformed or oversized request is answered
+// by the server itself (400/413/431/505, JSON error) without reaching the handler, and the
+// connection is closed after it; so is one whose request said "Connection: close" (or was
+// HTTP/1.0 without keep-alive). A connection closes gracefully: the last answer is written,
+// the write side shut down, and unread input drained for up to 2 s so that the client reads
+// the answer rather than a reset.
 //
 // Bounds (Limits): connections (more are accepted and closed at once), a request's head and
 // body (answered 431 / 413 and the connection closed), bytes queued for writing per connection
-// (past it the connection is closed), and an idle timeout. Every libuv handle is freed only in
+// (past it the connection is closed), and an idle timeout (no bytes read or written for that
+// long; it does not run while the handler works on an answer). Every libuv handle is freed only in
 // its close callback; nothing is thrown through a libuv callback.
 #ifndef TOOLS_INTERNALS_UV_HTTP_SERVER_H_
 #define TOOLS_INTERNALS_UV_HTTP_SERVER_H_
@@ -35,7 +43,9 @@ class UvHttpServer {
   // Delivers the answer to a request. Call it once, now or later from the loop thread; calling
   // it after the connection closed is harmless (the answer is dropped).
   using Respond = std::function<void(HttpServerResponse)>;
-  // Called on the loop thread for each complete request.
+  // Called on the loop thread for each complete request. It may call Respond at once or keep
+  // it; it may call Close() but must not destroy the server. An exception it throws is caught
+  // (the client gets 500 if it had not been answered).
   using Handler = std::function<void(const HttpServerRequest&, Respond)>;
 
   // `loop` must outlive the server.
