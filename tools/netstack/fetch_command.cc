@@ -18,8 +18,10 @@
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_record.h"
+#include "tools/netstack/live_internals.h"
 #include "tools/netstack/live_stack.h"
 #include "tools/netstack/page_command.h"
+#include "tools/netstack/page_predictor.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
@@ -168,6 +170,26 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   std::unique_ptr<LiveStack>& stack = opened.stack;
   std::unique_ptr<NetLogFileWriter>& netlog = opened.netlog;
 
+  // --internals: the page is up before the first fetch. Its fetch box loads pages with the
+  // predictor (the fetches of the command line do not inform it: they are not page loads).
+  std::unique_ptr<PagePredictor> box_predictor;
+  std::unique_ptr<LiveInternals> internals;
+  if (options.internals_port >= 0) {
+    opened.profile = OpenPredictorProfile(options, std::move(opened.profile));
+    box_predictor = std::make_unique<PagePredictor>(
+        options.predictor, stack.get(),
+        opened.profile ? opened.profile->predictor_db_path() : std::string(), stderr);
+    PageLoadOptions load_options;
+    load_options.headers = options.headers;
+    load_options.follow_redirects = !options.no_follow;
+    load_options.max_redirects = options.max_redirects;
+    internals = MakeFetchInternals(
+        options, command_line, stack.get(),
+        options.predictor.policy == "off" ? nullptr : box_predictor->predictor(),
+        opened.profile ? opened.profile->dir() : std::string(), std::move(load_options));
+    if (!internals) return 2;
+  }
+
   // When the body goes to stdout, the per-URL lines go to stderr so they don't mix.
   bool body_to_stdout = false;
   for (const std::string& out : options.outputs) body_to_stdout |= out == "-";
@@ -232,6 +254,14 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   }
   // Reported: their requests must not complete (and report again) in the loop runs below.
   active.clear();
+
+  if (internals) {
+    internals->ServeUntilQuit();
+    internals.reset();
+    box_predictor->Save();
+    box_predictor->Finish();
+    box_predictor.reset();
+  }
 
   // Stale-while-revalidate refreshes still running, and cache writes still queued, land before
   // exit (and inside the NetLog file).

@@ -123,6 +123,19 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_option("--max-redirs", o->max_redirects, "follow at most N redirects")
       ->check(CLI::Range(0, 20));
   cmd->add_flag("--no-follow", o->no_follow, "do not follow redirects");
+  cmd->add_option("--parallel", o->parallel, "fetches in flight at once")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--json", o->json, "one JSON object per line per URL");
+  cmd->add_flag("--page", o->page,
+                "load the URL as a page: the document, then its subresources; print a waterfall");
+  cmd->add_option("--internals", o->internals_port,
+                  "serve the internals page for this stack on 127.0.0.1:PORT (0: any free "
+                  "port) while fetching, and after until Quit or Ctrl-C")
+      ->check(CLI::Range(0, 65535));
+  AddStackOptions(cmd, o);
+}
+
+void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("-k,--insecure", o->insecure, "do not verify the server's certificate");
   cmd->add_option("--cacert", o->cacert, "trust the CAs in this PEM file")
       ->check(CLI::ExistingFile);
@@ -133,8 +146,6 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_option("--dns-timeout", o->dns_timeout_ms, "first DNS timeout in ms")
       ->check(CLI::Range(10, 60000));
   cmd->add_option("--dns-tries", o->dns_tries, "DNS attempts per server")->check(CLI::Range(1, 10));
-  cmd->add_option("--parallel", o->parallel, "fetches in flight at once")
-      ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-sockets-per-group", o->max_sockets_per_group,
                   "socket pool limit per {scheme, host, port}")
       ->check(CLI::Range(1, 256));
@@ -148,7 +159,6 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
   cmd->add_flag("--stale-dns", o->stale_dns, "serve expired DNS entries while refreshing");
   cmd->add_option("--netlog", o->netlog_path, "write Chrome's NetLog JSON to FILE");
-  cmd->add_flag("--json", o->json, "one JSON object per line per URL");
   cmd->add_option("--profile", o->profile_dir,
                   "profile directory (disk cache); default $XDG_CACHE_HOME/netstack");
   cmd->add_flag("--no-cache", o->no_cache, "no HTTP cache: every fetch goes to the network");
@@ -157,12 +167,12 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
                   "cache size limit: bytes, or with a K/M/G suffix (default 80M, 10M --private)")
       ->check([](const std::string& s) { return s.empty() ? std::string("empty size") : ""; });
   cmd->add_option("--cache-eviction", o->cache_eviction_text, "eviction ranking: lru or frequency");
-  cmd->add_flag("--page", o->page,
-                "load the URL as a page: the document, then its subresources; print a waterfall");
   cmd->add_option("--predictor", o->predictor_text,
-                  "with --page: the predictor's policy, off, chrome or learned (default learned)");
+                  "with --page or --internals: the predictor's policy, off, chrome or learned "
+                  "(default learned)");
   cmd->add_option("--set-predictor", o->predictor_sets,
-                  "with --page: a predictor setting KEY=VALUE (repeatable; docs/fetch.md)")
+                  "with --page or --internals: a predictor setting KEY=VALUE (repeatable; "
+                  "docs/fetch.md)")
       ->allow_extra_args(false);
 }
 
@@ -170,19 +180,21 @@ namespace {
 
 // --page's own rules, and the predictor's settings.
 bool ValidatePageOptions(FetchOptions* o, std::string* message) {
-  if (!o->page) {
+  // The predictor acts on page loads: those of --page, and those of the internals page's fetch
+  // box (--internals, and `netstack internals`).
+  if (!o->page && !o->with_internals()) {
     if (!o->predictor_text.empty() || !o->predictor_sets.empty()) {
       *message = std::string(o->predictor_text.empty() ? "--set-predictor" : "--predictor") +
-                 " needs --page (the predictor acts on page loads)";
+                 " needs --page (the predictor acts on page loads) or --internals";
       return false;
     }
     return true;
   }
-  if (o->urls.size() != 1) {
+  if (o->page && o->urls.size() != 1) {
     *message = "--page loads one URL (" + std::to_string(o->urls.size()) + " given)";
     return false;
   }
-  if (!o->outputs.empty() || o->method != "GET") {
+  if (o->page && (!o->outputs.empty() || o->method != "GET")) {
     *message = std::string("--page conflicts with ") +
                (!o->outputs.empty() ? "-o"
                 : o->head           ? "-I"

@@ -65,6 +65,11 @@ struct FetchOptions {
   std::string predictor_text;  // "" (not given) means learned
   std::vector<std::string> predictor_sets;
   PredictorConfig predictor;
+  // --internals PORT (docs/internals.md): -1 without; 0 any free port. `netstack internals`
+  // sets internals_command instead (it has no URLs).
+  int internals_port = -1;
+  bool internals_command = false;
+  bool with_internals() const { return internals_port >= 0 || internals_command; }
 };
 
 // Cache size bounds for --cache-size (and `netstack cache`'s).
@@ -83,8 +88,11 @@ bool ParseByteSize(const std::string& text, int64_t max, int64_t* bytes);
 // malformed or outside [kMinCacheSize, kMaxCacheSize].
 bool ParseCacheSize(const std::string& text, int64_t* bytes, std::string* message);
 
-// Adds the fetch subcommand's flags to `cmd`, bound to `options`.
+// Adds the fetch subcommand's flags to `cmd`, bound to `options` (AddStackOptions's included).
 void AddFetchOptions(CLI::App* cmd, FetchOptions* options);
+// The flags that shape the stack (TLS, DNS, pool limits, timeouts, NetLog, profile and cache,
+// predictor), shared by `fetch` and `internals`.
+void AddStackOptions(CLI::App* cmd, FetchOptions* options);
 
 // Checks and converts what CLI11 cannot (URLs, headers, --resolve, --dns-server, -d @FILE,
 // method). Returns false with a one-line message naming the bad value.

@@ -3,14 +3,19 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/internals/library_memory.h"
 #include "tools/netstack/cache_command.h"
 #include "tools/netstack/fetch_command.h"
 #include "tools/netstack/fetch_options.h"
 #include "tools/netstack/gen_session_command.h"
+#include "tools/netstack/internals_command.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 
 int main(int argc, char** argv) {
+  // Before any library allocates: the internals page's Memory view counts what OpenSSL, libuv
+  // and c-ares hold (tools/internals/library_memory.h).
+  netstack::InstallLibraryAllocationCounters();
   CLI::App app{"netstack: a browser-style network stack, simulator and predictor"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "netstack 0.1.0");
@@ -35,6 +40,9 @@ int main(int argc, char** argv) {
   netstack::GenSessionOptions gen_session_options;
   CLI::App* gen_session = netstack::AddGenSessionCommand(&app, &gen_session_options);
 
+  netstack::InternalsCommandOptions internals_options;
+  CLI::App* internals = netstack::AddInternalsCommand(&app, &internals_options);
+
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
@@ -54,6 +62,7 @@ int main(int argc, char** argv) {
     return netstack::RunFetchCommand(fetch_options, command_line);
   }
   if (cache->parsed()) return netstack::RunCacheCommand(cache_options);
+  if (internals->parsed()) return netstack::RunInternalsCommand(internals_options, command_line);
   if (replay->parsed()) {
     std::string message;
     if (!netstack::ValidateReplayOptions(&replay_options, &message)) {

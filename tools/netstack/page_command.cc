@@ -10,6 +10,7 @@
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_command.h"
+#include "tools/netstack/live_internals.h"
 #include "tools/netstack/live_stack.h"
 #include "tools/netstack/page_predictor.h"
 #include "tools/netstack/page_record.h"
@@ -24,11 +25,10 @@ void Warn(const std::string& message) {
   std::fprintf(stderr, "netstack: warning: %s\n", TerminalSafe(message).c_str());
 }
 
-// The profile the predictor's tables live in: the cache's when it has one; with --no-cache the
-// profile is opened (and locked) for the predictor alone; --private has none (nothing of a
-// private run is written). Null with a warning when the profile cannot be used.
-std::unique_ptr<Profile> PredictorProfile(const FetchOptions& o,
-                                          std::unique_ptr<Profile> cache_profile) {
+}  // namespace
+
+std::unique_ptr<Profile> OpenPredictorProfile(const FetchOptions& o,
+                                              std::unique_ptr<Profile> cache_profile) {
   if (o.private_mode || o.predictor.policy == "off") return cache_profile;
   if (cache_profile) return cache_profile;
   const char* without = "; the predictor runs without learned state this run";
@@ -54,8 +54,6 @@ std::unique_ptr<Profile> PredictorProfile(const FetchOptions& o,
   return profile;
 }
 
-}  // namespace
-
 int RunPageCommand(const FetchOptions& options, const std::string& command_line) {
   FetchStack opened;
   if (!OpenFetchStack(options, command_line, &opened)) return 2;
@@ -63,7 +61,7 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   std::unique_ptr<NetLogFileWriter>& netlog = opened.netlog;
   // The profile's lock is held until the cache and the predictor's store are gone (FetchStack).
   std::unique_ptr<Profile>& profile = opened.profile;
-  profile = PredictorProfile(options, std::move(profile));
+  profile = OpenPredictorProfile(options, std::move(profile));
 
   // The learned tables are loaded before the loop runs, so the navigation's first hints use
   // them.
@@ -76,6 +74,13 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   load_options.headers = options.headers;
   load_options.follow_redirects = !options.no_follow;
   load_options.max_redirects = options.max_redirects;
+  // --internals: the page is up before the load starts, so the load can be watched.
+  std::unique_ptr<LiveInternals> internals;
+  if (options.internals_port >= 0) {
+    internals = MakeFetchInternals(options, command_line, stack.get(), events,
+                                   profile ? profile->dir() : std::string(), load_options);
+    if (!internals) return 2;
+  }
   auto loader = std::make_unique<PageLoader>(stack->context(), events, load_options);
   bool done = false;
   loader->Start(options.urls[0], [&](const PageLoadResult&) {
@@ -99,6 +104,10 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
     nlohmann::json speculative =
         events ? events->SpeculativeFor(r.url.scheme_host_port()) : nlohmann::json(nullptr);
     reports.push_back(MakePageRequestReport(page, r, std::move(speculative)));
+  }
+  if (internals) {
+    internals->ServeUntilQuit();
+    internals.reset();
   }
   // Learned tables reach the disk before the process exits.
   predictor->Save();

@@ -4,9 +4,11 @@
 #ifndef TOOLS_NETSTACK_PAGE_COMMAND_H_
 #define TOOLS_NETSTACK_PAGE_COMMAND_H_
 
+#include <memory>
 #include <string>
 
 #include "tools/netstack/fetch_options.h"
+#include "tools/netstack/profile.h"
 
 namespace netstack {
 
@@ -14,6 +16,13 @@ namespace netstack {
 // failed (the document or a subresource) or the NetLog could not be written, 2 bad input the
 // stack rejected. An unusable profile or predictor database is a warning, never an error.
 int RunPageCommand(const FetchOptions& options, const std::string& command_line);
+
+// The profile the predictor's tables live in: the cache's (`cache_profile`) when it has one;
+// with --no-cache the profile is opened (and locked) for the predictor alone; --private has
+// none (nothing of a private run is written). Null with a warning when the profile cannot be
+// used, or when the policy is off.
+std::unique_ptr<Profile> OpenPredictorProfile(const FetchOptions& options,
+                                              std::unique_ptr<Profile> cache_profile);
 
 }  // namespace netstack
 

@@ -11,6 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "tools/netstack/replay_internals.h"
+#include "tools/netstack/terminal_text.h"
 #include "tools/replay/har_estimate.h"
 #include "tools/replay/har_reader.h"
 #include "tools/replay/replay_compare.h"
@@ -82,6 +84,7 @@ struct Pass {
   const std::string* spec = nullptr;  // compare's A or B
   std::string label;                  // progress line label
   std::vector<ReplayObserver*> observers;
+  ReplayEngine::Monitor* monitor = nullptr;  // --internals
   ReplayTotals totals;
   nlohmann::json traces = nlohmann::json::array();  // [{"path", "config"}]
   std::string error;
@@ -99,6 +102,7 @@ bool RunPass(const ReplayOptions& o, const std::string& command_line, ReplayProg
     pass->traces.push_back({{"path", path}, {"config", trace.config.ToJson()}});
     ReplayEngine engine(trace.config);
     for (ReplayObserver* observer : pass->observers) engine.AddObserver(observer);
+    if (pass->monitor) engine.SetMonitor(pass->monitor);
     engine.SetFirstPageIndex(pass->totals.pages);
     if (!o.netlog_path.empty() &&
         !engine.SetNetLogFile(o.netlog_path, command_line, &pass->error)) {
@@ -157,10 +161,8 @@ bool CheckWritable(const std::string& path, std::string* error) {
   return true;
 }
 
-}  // namespace
-
-int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FILE* out,
-                     FILE* err) {
+int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out, FILE* err,
+              ReplayEngine::Monitor* monitor) {
   // A replay allocates and frees the same few megabytes per page, millions of times. glibc's
   // default trims the heap back to the kernel whenever 128 KiB at its top are free, so each page
   // faulted its memory in again: 40% of a 1M-request replay's CPU was page faults (system time).
@@ -194,6 +196,7 @@ int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FI
   if (o.compare.empty()) {
     ReplaySummary summary(static_cast<size_t>(o.summary_pages));
     Pass pass;
+    pass.monitor = monitor;
     pass.observers.push_back(&summary);
     if (!o.json_path.empty()) pass.observers.push_back(&json);
     if (report) pass.observers.push_back(report.get());
@@ -226,6 +229,8 @@ int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FI
   ReplaySummary summary_a(0), summary_b(0);
   PageKeeper keep_a, keep_b;
   Pass a, b;
+  a.monitor = monitor;
+  b.monitor = monitor;
   a.spec = &o.compare[0];
   b.spec = &o.compare[1];
   a.label = "A";
@@ -297,6 +302,23 @@ int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FI
     text += buf;
     std::fputs(text.c_str(), summary_out);
   }
+  return code;
+}
+
+}  // namespace
+
+int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FILE* out,
+                     FILE* err) {
+  if (o.internals_port < 0) return RunReplay(o, command_line, out, err, nullptr);
+  ReplayInternals internals(o.internals_port, command_line, o.config.predictor.policy);
+  std::string error;
+  if (!internals.Start(&error)) {
+    std::fprintf(err, "netstack: %s\n", TerminalSafe(error).c_str());
+    return 2;
+  }
+  int code = RunReplay(o, command_line, out, err, &internals);
+  std::fflush(out);
+  internals.ServeUntilQuit();
   return code;
 }
 

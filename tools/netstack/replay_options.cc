@@ -20,6 +20,10 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
   cmd->add_option("--json", o->json_path, "write JSON Lines results to FILE (- = stdout)");
   cmd->add_option("--report", o->report_path, "write an HTML report to FILE");
   cmd->add_option("--netlog", o->netlog_path, "write Chrome's NetLog JSON to FILE");
+  cmd->add_option("--internals", o->internals_port,
+                  "serve the internals page for the replay's stack on 127.0.0.1:PORT (0: any "
+                  "free port); the replay starts paused")
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("--seed", o->seed, "the seed (recorded in outputs; default 0)");
   cmd->add_flag("--progress", o->progress, "print the progress line even if stderr is no terminal");
   cmd->add_flag("--quiet", o->quiet, "no progress line and no terminal summary");

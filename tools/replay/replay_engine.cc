@@ -57,6 +57,7 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
       : config_(config), responder_(config_.network), page_cache_(config_) {}
 
   ~Impl() override {
+    if (monitor_ && context_) monitor_->OnStackDestroyed();
     // Pages own requests of the context: they go first, then the predictor (it observes the
     // context's pool).
     for (auto& page : pages_) responder_.RemovePage(page.get());
@@ -79,6 +80,7 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   uint64_t next_page_index_ = 0;
   ReplayTotals totals_;
   bool input_error_ = false;
+  Monitor* monitor_ = nullptr;
 
  private:
   // Builds the stack at the first navigation (or at the end, or at the first event the
@@ -144,6 +146,8 @@ bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
   if (config_.predictor.policy != "off") responder_.KeepFinishedPages(kKeptFinishedPages);
   predictor_ = std::make_unique<ReplayPredictor>(config_.predictor, scheduler_, context_.get(),
                                                  net_log_.get());
+  if (monitor_)
+    monitor_->OnStackCreated(context_.get(), predictor_->predictor(), net_log_.get(), clock_);
   return true;
 }
 
@@ -263,7 +267,10 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
   std::string source_error;
   TimeDelta shift{};
   TimeTicks last_event = kSessionStart;
+  uint64_t index = 0;
   while (source->Next(&event, &source_error)) {
+    if (monitor_) monitor_->BeforeEvent(event, index, totals_);
+    ++index;
     TimeTicks due = kSessionStart + FromMs(event.t_ms) + shift;
     if (due > scheduler_.Now()) {
       totals_.scheduler_tasks += scheduler_.AdvanceBy(due - scheduler_.Now());
@@ -313,6 +320,7 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
   totals_.tls_handshakes = stats.tls_handshakes;
   totals_.tls_resumed = stats.tls_resumed;
   totals_.unmatched = responder_.unmatched();
+  if (monitor_) monitor_->OnRunEnd(totals_);
   // Pending speculative actions end as wasted; the outcomes go into the NetLog too.
   predictor_->Finish(&totals_);
   if (netlog_writer_) {
@@ -361,6 +369,8 @@ void ReplayEngine::SetProgressCallback(uint64_t every,
   impl_->progress_every_ = every;
   impl_->progress_ = std::move(callback);
 }
+
+void ReplayEngine::SetMonitor(Monitor* monitor) { impl_->monitor_ = monitor; }
 
 void ReplayEngine::SetFirstPageIndex(uint64_t first) { impl_->next_page_index_ = first; }
 

@@ -33,8 +33,32 @@
 
 namespace netstack {
 
+class Clock;
+class NetLog;
+class Predictor;
+class UrlRequestContext;
+
 class ReplayEngine {
  public:
+  // What `replay --internals` watches and steers (tools/netstack/replay_internals.h). Every
+  // call is on the replay's thread between session events (never inside a stack callback), so
+  // the stack it shows is consistent and it may change it (close idle sockets, flush). A call
+  // may block (a paused replay serving its page); virtual time does not move meanwhile.
+  class Monitor {
+   public:
+    virtual ~Monitor() = default;
+    // The pass's stack exists (built at its first navigation or predictor event, or at the
+    // end). The pointers stay valid until OnStackDestroyed; `predictor` is null with policy off.
+    virtual void OnStackCreated(UrlRequestContext* context, Predictor* predictor, NetLog* net_log,
+                                const Clock& clock) = 0;
+    // Before the session event `event` (0-based `index` in this run) is processed.
+    virtual void BeforeEvent(const SessionEvent& event, uint64_t index,
+                             const ReplayTotals& totals) = 0;
+    // Every event processed and every page finished; the stack still exists.
+    virtual void OnRunEnd(const ReplayTotals& totals) = 0;
+    // The stack is about to go (the engine's destruction).
+    virtual void OnStackDestroyed() = 0;
+  };
   explicit ReplayEngine(const ReplayConfig& config);
   ~ReplayEngine();
   ReplayEngine(const ReplayEngine&) = delete;
@@ -49,6 +73,8 @@ class ReplayEngine {
   // Called every `every` (> 0) completed requests with the totals so far (the progress line),
   // on the replay's thread, inside Run.
   void SetProgressCallback(uint64_t every, std::function<void(const ReplayTotals&)> callback);
+  // Gives the run a monitor (not owned; must outlive the engine). Call before Run.
+  void SetMonitor(Monitor* monitor);
   // Numbers the pages of this run from `first` (several traces in one output). Before Run.
   void SetFirstPageIndex(uint64_t first);
 

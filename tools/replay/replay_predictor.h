@@ -67,6 +67,8 @@ class ReplayPredictor : public ClientSocketPool::Observer {
 
   // Ends the predictor's accounting (Predictor::Finish) and writes its policy, stats and tables
   // into `totals`. Later events are ignored. Call once, before the pool goes.
+  // The predictor (null with policy off), for the internals page.
+  Predictor* predictor() { return predictor_.get(); }
   void Finish(ReplayTotals* totals);
 
   // ClientSocketPool::Observer: remembers socket assignments for ClassifyConnection.
