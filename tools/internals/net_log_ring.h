@@ -3,6 +3,11 @@
 // with a sequence number, so the page can poll "everything after N" as a live stream, filter
 // it, show one source's events as a timeline, and export the whole buffer as a NetLog file
 // Chrome's viewer opens (the same constants and entry format as NetLogFileWriter).
+//
+// Each entry is serialized once, on arrival; the views read the stored text. Source ids restart
+// at 1 in every NetLog, so entries remember which attached NetLog ("pass") they came from:
+// SourceEvents shows the newest pass holding the id, and the export renumbers the sources of
+// earlier passes past the newest pass's ids so Chrome's viewer keeps them apart.
 #ifndef TOOLS_INTERNALS_NET_LOG_RING_H_
 #define TOOLS_INTERNALS_NET_LOG_RING_H_
 
@@ -28,23 +33,36 @@ class NetLogRing : public NetLog::Observer {
 
   // Starts observing `net_log` (stops observing the previous one). Null just stops. The ring
   // keeps its entries across NetLogs (a replay's passes); sequence numbers keep growing.
+  // Attaching the NetLog already observed does nothing. `net_log` must outlive the attachment
+  // (until the next Attach or the ring's destruction, which detaches).
   void Attach(NetLog* net_log);
 
-  // NetLog::Observer: stores the entry (serialized once, with NetLogEntryToJson).
+  // NetLog::Observer: stores the entry (serialized once, with NetLogEntryToJson), then evicts
+  // the oldest while over a limit. An entry larger than max_bytes by itself is dropped (counted)
+  // at once; its sequence number is used up.
   void OnAddEntry(const NetLogEntry& entry) override;
 
   // /api/events: {"first_seq": oldest kept, "next_seq": the next to come, "dropped": evicted so
   // far, "events": [entries with seq > `after`, oldest first, at most `limit` (clamped to
-  // 1..5000), each NetLogEntryToJson plus "seq" and "type_name"/"source_type_name"]}. `filter`
-  // (may be empty) keeps entries whose event type name, source type name, source id (as
-  // "id:N") or serialized params contain it, case-insensitively.
+  // 1..5000), each NetLogEntryToJson plus "seq" and "type_name"/"source_type_name"], "more"}.
+  // `filter` (may be empty) keeps entries whose event type name, source type name or serialized
+  // params contain it, case-insensitively; a filter of the form "id:N" matches source N exactly
+  // (so "id:1" does not match source 12). When `limit` entries were returned before the end,
+  // "more" is true and "next_seq" is the first matching entry not returned, so polling with
+  // after = next_seq - 1 continues where this answer stopped; otherwise "next_seq" is the
+  // sequence number the next arriving entry will get. An `after` older than the oldest kept
+  // entry starts from the oldest (first_seq > after + 1 tells the page it missed some).
   nlohmann::json EventsAfter(uint64_t after, size_t limit, const std::string& filter) const;
-  // /api/events/source: {"source_id", "events": [every kept entry of that source, oldest first,
-  // each with "seq", "type_name", and "offset_ms" from the source's first kept entry]}.
+  // /api/events/source: {"source_id", "events": [every kept entry of that source (in the newest
+  // pass that has it), oldest first, each as in EventsAfter plus "offset_ms" from the source's
+  // first kept entry], "truncated"}: at most 5000 entries (the first ones), "truncated" says
+  // whether more were kept. No kept entry: "events" is empty.
   nlohmann::json SourceEvents(uint32_t source_id) const;
   // /api/netlog: a complete NetLog file (Chrome's layout) of the kept entries:
   // {"constants": NetLogConstants(time_tick_offset_ms, command_line), "events": [...],
-  //  "polledData": polled_data plus {"dropped_events": N}}, as text.
+  //  "polledData": polled_data plus {"dropped_events": N}}, as text. A `polled_data` that is not
+  // an object is replaced by {}. The entries carry their "seq"/"type_name" extras, which Chrome's
+  // viewer ignores.
   std::string ExportNetLog(int64_t time_tick_offset_ms, const std::string& command_line,
                            const nlohmann::json& polled_data) const;
 
@@ -57,13 +75,25 @@ class NetLogRing : public NetLog::Observer {
  private:
   struct Stored {
     uint64_t seq;
+    uint64_t pass;  // which attached NetLog it came from (source ids restart per NetLog)
     uint32_t source_id;
-    std::string json;  // NetLogEntryToJson(entry).dump()
+    int type;                   // NetLogEventType
+    int source_type;            // NetLogSourceType
+    int64_t time_us;            // the entry's time, for offsets
+    uint32_t params_begin = 0;  // [begin, end) of the params text inside `json` (empty: none)
+    uint32_t params_end = 0;
+    std::string json;  // NetLogEntryToJson(entry) plus seq, type_name, source_type_name
   };
   void EvictOldest();
+  bool Matches(const Stored& stored, const std::string& lower_filter, bool id_filter,
+               uint32_t filter_id) const;
+  // The export's text of `stored`: as stored, or re-serialized with its source ids shifted by
+  // `id_offset` (an earlier pass's entries).
+  static std::string ExportText(const Stored& stored, uint32_t id_offset);
 
   const Limits limits_;
   NetLog* net_log_ = nullptr;
+  uint64_t pass_ = 0;
   std::deque<Stored> entries_;
   size_t bytes_ = 0;
   uint64_t next_seq_ = 1;
