@@ -195,6 +195,14 @@ class CacheBackend {
   // `callback` runs once every write, doom and use update queued so far is on disk (at once,
   // posted, for the memory backend). Tools call it before exiting; tests before checking disk.
   virtual void Flush(CompletionCallback callback) = 0;
+
+  // For the internals page's Memory view: an estimate of the heap bytes the backend holds on
+  // the loop thread, not counting sizeof(*this) (net/base/memory_usage_estimator.h): the
+  // in-memory index (keys and metadata) and write-behind bookkeeping; the memory backend also
+  // its stored headers and bodies and the bytes appended to entries not yet committed. What
+  // the disk backend's cache thread and sqlite hold is not included (sqlite3_memory_used()
+  // counts sqlite's share). Grows with the entries; near zero for an empty backend.
+  virtual size_t EstimateMemoryUsage() const = 0;
 };
 
 }  // namespace netstack

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "net/base/memory_usage_estimator.h"
+
 namespace netstack {
 
 bool IsUsableCacheKey(const CacheConfig& config, const std::string& key) {
@@ -170,6 +172,13 @@ std::vector<IndexEntry> CacheIndex::Evict(Time now) {
   victims.resize(done);
   for (const auto& [slot, position] : by_slot) victims[position] = RemoveSlot(slot);
   return victims;
+}
+
+size_t CacheIndex::EstimateMemoryUsage() const {
+  size_t bytes = entries_.capacity() * sizeof(IndexEntry) + hot_.capacity() * sizeof(Hot) +
+                 slot_refs_.capacity() * sizeof(size_t*);
+  for (const IndexEntry& entry : entries_) bytes += netstack::EstimateMemoryUsage(entry.info.key);
+  return bytes + netstack::EstimateMemoryUsage(slots_);
 }
 
 std::vector<CacheEntryInfo> CacheIndex::Enumerate() const {

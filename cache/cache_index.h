@@ -87,6 +87,11 @@ class CacheIndex {
   int64_t low_watermark() const { return max_bytes_ - 2 * (max_bytes_ / 20); }
   EvictionPolicy policy() const { return policy_; }
 
+  // For the Memory view: an estimate of the heap bytes the index holds (the entry and ranking
+  // arrays at their capacity, the key -> slot hash map, each key twice: in its entry and in the
+  // map), not counting sizeof(CacheIndex). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
+
  private:
   // What ranking reads, kept apart from the entries in a dense array parallel to entries_, so
   // ranking 100,000 entries walks 3 MB of contiguous memory instead of 100,000 heap nodes.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cache/disk_entry.h"
+#include "net/base/memory_usage_estimator.h"
 
 namespace netstack {
 namespace {
@@ -259,6 +260,11 @@ void DiskBackend::FlushUses() {
   dirty_uses_.clear();
   thread_->PostWrite([worker = worker_.get(), updates = std::move(updates)](
                          CacheThread::Batch& batch) { worker->UpdateUses(batch, updates); });
+}
+
+size_t DiskBackend::EstimateMemoryUsage() const {
+  return index_.EstimateMemoryUsage() + netstack::EstimateMemoryUsage(pending_headers_) +
+         netstack::EstimateMemoryUsage(dirty_uses_);
 }
 
 void DiskBackend::Flush(CompletionCallback callback) {

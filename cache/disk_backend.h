@@ -75,6 +75,9 @@ class DiskBackend : public CacheBackend {
   int64_t GetSizeOfAllEntries() const override;
   CacheStats GetStats() const override;
   void Flush(CompletionCallback callback) override;
+  // The index and the loop thread's write-behind maps (pending header updates, unsaved uses);
+  // not the cache thread's queue nor sqlite's own memory.
+  size_t EstimateMemoryUsage() const override;
 
   const CacheConfig& config() const { return config_; }
   const std::string& directory() const { return directory_; }

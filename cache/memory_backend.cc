@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 #include <utility>
+
+#include "net/base/memory_usage_estimator.h"
 
 namespace netstack {
 
@@ -260,6 +263,22 @@ CacheStats MemoryBackend::GetStats() const {
 }
 
 void MemoryBackend::Flush(CompletionCallback callback) { PostResult(std::move(callback), OK); }
+
+size_t MemoryBackend::EstimateMemoryUsage() const {
+  // make_shared puts the object and its control block (two counts, a vtable) in one block.
+  constexpr size_t kControlBlockBytes = 2 * sizeof(void*);
+  size_t bytes = index_.EstimateMemoryUsage() + data_.bucket_count() * sizeof(void*) +
+                 data_.size() * HashNodeBytes<decltype(data_)::value_type>();
+  std::unordered_set<const Body*> bodies;
+  for (const auto& [id, data] : data_) {
+    bytes += kControlBlockBytes + sizeof(Data) + netstack::EstimateMemoryUsage(data->headers);
+    const Body* body = data->body.get();
+    if (!body || !bodies.insert(body).second) continue;
+    bytes += kControlBlockBytes + sizeof(Body) + netstack::EstimateMemoryUsage(body->chunks) +
+             netstack::EstimateMemoryUsage(body->ends);
+  }
+  return bytes + static_cast<size_t>(std::max<int64_t>(pending_bytes_, 0));
+}
 
 void MemoryBackend::PostResult(CompletionCallback callback, int result) {
   if (!callback) return;

@@ -47,6 +47,9 @@ class MemoryBackend : public CacheBackend {
   int64_t GetSizeOfAllEntries() const override;
   CacheStats GetStats() const override;
   void Flush(CompletionCallback callback) override;
+  // The index, every stored version's headers and body chunks (a body shared by two versions
+  // counted once), and the bytes appended to uncommitted entries (pending_write_bytes).
+  size_t EstimateMemoryUsage() const override;
 
   const CacheConfig& config() const { return config_; }
 

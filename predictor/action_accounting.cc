@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "net/base/memory_usage_estimator.h"
 namespace netstack {
 
 namespace {
@@ -450,6 +451,24 @@ void ActionAccounting::UpdateRecent(const Action& action) {
 
 Url ActionAccounting::CurrentPage() const {
   return loading_.empty() ? last_page_ : loading_.back();
+}
+
+size_t ActionAccounting::EstimateMemoryUsage() const {
+  const auto hint_bytes = [](const Hint& hint) {
+    return netstack::EstimateMemoryUsage(hint.origin) + netstack::EstimateMemoryUsage(hint.url) +
+           netstack::EstimateMemoryUsage(hint.page);
+  };
+  size_t bytes =
+      actions_.size() * (TreeNodeBytes<decltype(actions_)::value_type>() + sizeof(Action));
+  for (const auto& [id, action] : actions_) bytes += hint_bytes(action->hint);
+  bytes += recent_.size() * sizeof(RecentEntry) + (recent_.empty() ? 0 : 512);
+  for (const RecentEntry& entry : recent_)
+    bytes += hint_bytes(entry.hint) + netstack::EstimateMemoryUsage(entry.outcome);
+  bytes += origins_.size() * (ListNodeBytes<decltype(origins_)::value_type>() +
+                              TreeNodeBytes<decltype(origin_index_)::value_type>());
+  for (const auto& [origin, record] : origins_) bytes += 2 * netstack::EstimateMemoryUsage(origin);
+  return bytes + netstack::EstimateMemoryUsage(loading_) +
+         netstack::EstimateMemoryUsage(last_page_);
 }
 
 }  // namespace netstack

@@ -112,6 +112,10 @@ class ActionAccounting {
   // {"preresolved", "preconnected", "fetched_ahead", "outcome"} for `origin`, see
   // Predictor::SpeculativeFor.
   nlohmann::json SpeculativeFor(const SchemeHostPort& origin) const;
+  // For the Memory view: an estimate of the heap bytes of the pending actions, the recent
+  // actions, the per-origin summary and the loads tracked, not counting
+  // sizeof(ActionAccounting). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
 
  private:
   using Outcome = PredictorPolicy::Outcome;

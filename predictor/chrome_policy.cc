@@ -200,4 +200,10 @@ void ChromePolicy::LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now
   if (skipped) *skipped = bad;
 }
 
+size_t ChromePolicy::EstimateMemoryUsage() const {
+  return referrers_.EstimateMemoryUsage() + omnibox_.EstimateMemoryUsage() +
+         startup_.EstimateMemoryUsage() + resolve_limiter_.EstimateMemoryUsage() +
+         preconnect_limiter_.EstimateMemoryUsage() + fetch_limiter_.EstimateMemoryUsage();
+}
+
 }  // namespace netstack

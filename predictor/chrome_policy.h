@@ -62,6 +62,8 @@ class ChromePolicy : public PredictorPolicy {
   nlohmann::json TablesToJson() const override;
   std::vector<PredictorRow> SaveRows() const override;
   void LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now, size_t* skipped) override;
+  // The referrer, omnibox and startup tables and the omnibox rate limiters.
+  size_t EstimateMemoryUsage() const override;
 
   // The omnibox confidence rule: hits / (hits + misses), 0 below 3 hits.
   static double OmniboxConfidence(double hits, double misses);

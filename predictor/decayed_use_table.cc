@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "net/base/memory_usage_estimator.h"
 #include "predictor/policy_util.h"
 
 namespace netstack {
@@ -206,6 +207,18 @@ bool DecayedCounts::FromRow(const nlohmann::json& data, TimeTicks now) {
   c = cc;
   updated = at;
   return true;
+}
+
+size_t DecayedUseTable::EstimateMemoryUsage() const {
+  size_t bytes = entries_.size() * TreeNodeBytes<decltype(entries_)::value_type>();
+  for (const auto& [key, entry] : entries_) {
+    bytes += netstack::EstimateMemoryUsage(key) +
+             entry.origins.size() * TreeNodeBytes<decltype(entry.origins)::value_type>();
+    for (const auto& [origin_key, row] : entry.origins)
+      bytes +=
+          netstack::EstimateMemoryUsage(origin_key) + netstack::EstimateMemoryUsage(row.origin);
+  }
+  return bytes;
 }
 
 }  // namespace netstack

@@ -72,6 +72,10 @@ class DecayedUseTable {
                   std::vector<PredictorRow>* out) const;
   bool LoadRow(const PredictorRow& row, TimeTicks now);
 
+  // For the Memory view: an estimate of the heap bytes the keys and their origin rows hold, not
+  // counting sizeof(DecayedUseTable). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
+
  private:
   Entry* FindOrCreate(const std::string& key, bool touch);
 

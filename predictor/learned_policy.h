@@ -84,6 +84,9 @@ class LearnedPolicy : public PredictorPolicy {
   nlohmann::json TablesToJson() const override;
   std::vector<PredictorRow> SaveRows() const override;
   void LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now, size_t* skipped) override;
+  // The page, site and startup tables, the omnibox table and limiters, the setup times, the
+  // loads in progress, pending hovers and outcome counts.
+  size_t EstimateMemoryUsage() const override;
 
   // The model, exposed for tests and the tables.
   using Probabilities = std::array<double, DecayedUseTable::kMaxK>;  // [k-1] = P(need >= k)

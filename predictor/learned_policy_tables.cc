@@ -1,6 +1,7 @@
 // LearnedPolicy's tables as JSON (the internals page) and as rows (persistence).
 #include <algorithm>
 
+#include "net/base/memory_usage_estimator.h"
 #include "predictor/learned_policy.h"
 #include "predictor/policy_util.h"
 
@@ -139,6 +140,26 @@ void LearnedPolicy::LoadRows(const std::vector<PredictorRow>& rows, TimeTicks no
     if (!ok) ++bad;
   }
   if (skipped) *skipped = bad;
+}
+
+// The learned policy's structs for EstimateMemoryUsage (found by argument-dependent lookup).
+static size_t EstimateMemoryUsage(const DecayedUseTable::Need& need) {
+  return EstimateMemoryUsage(need.origin);
+}
+
+size_t LearnedPolicy::EstimateMemoryUsage() const {
+  size_t bytes = pages_.EstimateMemoryUsage() + sites_.EstimateMemoryUsage() +
+                 startup_.EstimateMemoryUsage() + omnibox_.EstimateMemoryUsage() +
+                 resolve_limiter_.EstimateMemoryUsage() +
+                 preconnect_limiter_.EstimateMemoryUsage() + fetch_limiter_.EstimateMemoryUsage();
+  bytes += netstack::EstimateMemoryUsage(setup_) + netstack::EstimateMemoryUsage(last_use_) +
+           netstack::EstimateMemoryUsage(pending_hovers_) +
+           netstack::EstimateMemoryUsage(startup_needs_) + netstack::EstimateMemoryUsage(outcomes_);
+  bytes += loads_.size() * TreeNodeBytes<decltype(loads_)::value_type>();
+  for (const auto& [spec, load] : loads_)
+    bytes += netstack::EstimateMemoryUsage(spec) + netstack::EstimateMemoryUsage(load.page) +
+             netstack::EstimateMemoryUsage(load.needs);
+  return bytes;
 }
 
 }  // namespace netstack

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/base/memory_usage_estimator.h"
 #include "predictor/policy_util.h"
 
 namespace netstack {
@@ -106,6 +107,14 @@ bool OmniboxRateLimiter::Allow(const std::string& key, TimeTicks now) {
   EvictLowestUntilRoom(&last_, max_keys_, [](TimeTicks t) { return t; });
   last_[key] = now;
   return true;
+}
+
+size_t OmniboxTable::EstimateMemoryUsage() const {
+  return netstack::EstimateMemoryUsage(rows_) + netstack::EstimateMemoryUsage(pending_);
+}
+
+size_t OmniboxRateLimiter::EstimateMemoryUsage() const {
+  return netstack::EstimateMemoryUsage(last_);
 }
 
 }  // namespace netstack

@@ -60,6 +60,10 @@ class OmniboxTable {
   // False if the row's data is malformed (the caller counts it skipped). Bounds still hold.
   bool LoadRow(const PredictorRow& row, TimeTicks now);
 
+  // For the Memory view: an estimate of the heap bytes the rows and the pending pairs hold, not
+  // counting sizeof(OmniboxTable). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
+
  private:
   void Touch(Row* row) { row->last_use = ++sequence_; }
   void EvictIfFull();
@@ -78,6 +82,8 @@ class OmniboxRateLimiter {
   OmniboxRateLimiter(TimeDelta period, size_t max_keys) : period_(period), max_keys_(max_keys) {}
   // True (and records `now`) if `key` had no action in the last period.
   bool Allow(const std::string& key, TimeTicks now);
+  // For the Memory view: the heap bytes of the keys remembered (at most max_keys).
+  size_t EstimateMemoryUsage() const;
 
  private:
   const TimeDelta period_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "net/base/memory_usage_estimator.h"
 #include "net/base/weak_ptr.h"
 #include "predictor/action_accounting.h"
 #include "predictor/speculation_target.h"
@@ -268,6 +269,11 @@ nlohmann::json Predictor::GetInfoAsJson() const {
         {"in_flight", impl_->queue_.in_flight()},
         {"budget", impl_->queue_.Budget()}}},
   };
+}
+
+size_t Predictor::EstimateMemoryUsage() const {
+  return (policy_ ? policy_->EstimateMemoryUsage() : 0) + sizeof(Impl) +
+         impl_->queue_.EstimateMemoryUsage() + impl_->accounting_.EstimateMemoryUsage();
 }
 
 }  // namespace netstack

@@ -103,6 +103,10 @@ class Predictor : public ClientSocketPool::Observer {
   // {"policy", "config", "stats", "tables" (the policy's), "recent": [the last 100 actions:
   //  {time_ms, motivation, action, origin, url, likelihood, outcome}]}.
   nlohmann::json GetInfoAsJson() const;
+  // For the internals page's Memory view: an estimate of the heap bytes the predictor holds:
+  // its policy's tables (PredictorPolicy::EstimateMemoryUsage), the speculative queue and the
+  // outcome accounting, not counting sizeof(Predictor) (net/base/memory_usage_estimator.h).
+  size_t EstimateMemoryUsage() const;
 
  private:
   class Impl;

@@ -92,6 +92,11 @@ class PredictorPolicy {
   // tables or with bad data are skipped and counted in `skipped`; never an exception).
   virtual std::vector<PredictorRow> SaveRows() const = 0;
   virtual void LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now, size_t* skipped) = 0;
+
+  // For the internals page's Memory view: an estimate of the heap bytes the policy holds (its
+  // tables, rate limiters and loads in progress), not counting sizeof(*this)
+  // (net/base/memory_usage_estimator.h). Bounded by the tables' bounds.
+  virtual size_t EstimateMemoryUsage() const = 0;
 };
 
 // "used", "late" or "wasted": the outcome's name in NetLog events, tables and JSON.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/base/memory_usage_estimator.h"
 #include "predictor/policy_util.h"
 
 namespace netstack {
@@ -117,6 +118,18 @@ bool ReferrerTable::LoadRow(const PredictorRow& row) {
   if (!r->origins.count(row.subkey) && r->origins.size() >= max_origins_) return false;
   r->origins[row.subkey] = o;
   return true;
+}
+
+size_t ReferrerTable::EstimateMemoryUsage() const {
+  size_t bytes = referrers_.size() * TreeNodeBytes<decltype(referrers_)::value_type>();
+  for (const auto& [key, referrer] : referrers_) {
+    bytes += netstack::EstimateMemoryUsage(key) +
+             referrer.origins.size() * TreeNodeBytes<decltype(referrer.origins)::value_type>();
+    for (const auto& [origin_key, row] : referrer.origins)
+      bytes +=
+          netstack::EstimateMemoryUsage(origin_key) + netstack::EstimateMemoryUsage(row.origin);
+  }
+  return bytes;
 }
 
 }  // namespace netstack

@@ -65,6 +65,10 @@ class ReferrerTable {
   // False for a malformed row (skipped by the caller). Bounds still hold.
   bool LoadRow(const PredictorRow& row);
 
+  // For the Memory view: an estimate of the heap bytes the table holds (map nodes, keys,
+  // origins), not counting sizeof(ReferrerTable). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
+
  private:
   const size_t max_referrers_;
   const size_t max_origins_;

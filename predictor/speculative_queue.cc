@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "net/base/memory_usage_estimator.h"
 namespace netstack {
 
 const char* HintDropReasonName(HintDropReason reason) {
@@ -154,6 +155,15 @@ void SpeculativeQueue::PostPump() {
     queue->pump_posted_ = false;
     queue->Pump();
   });
+}
+
+size_t SpeculativeQueue::EstimateMemoryUsage() const {
+  size_t bytes = queue_.size() * TreeNodeBytes<Entry>();
+  for (const Entry& entry : queue_)
+    bytes += netstack::EstimateMemoryUsage(entry.hint.origin) +
+             netstack::EstimateMemoryUsage(entry.hint.url) +
+             netstack::EstimateMemoryUsage(entry.hint.page);
+  return bytes;
 }
 
 }  // namespace netstack

@@ -78,6 +78,9 @@ class SpeculativeQueue {
   int Budget() const;
   // The queued hints, best first.
   std::vector<Hint> QueuedHints() const;
+  // For the Memory view: an estimate of the heap bytes the queued hints hold, not counting
+  // sizeof(SpeculativeQueue). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
 
  private:
   struct Entry {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/base/memory_usage_estimator.h"
 #include "predictor/policy_util.h"
 
 namespace netstack {
@@ -64,6 +65,17 @@ bool StartupList::LoadRow(const PredictorRow& row) {
   list_.clear();
   for (const auto& [r, i] : loaded_) list_.push_back(i);
   return true;
+}
+
+size_t StartupList::EstimateMemoryUsage() const {
+  size_t bytes = counts_.size() * TreeNodeBytes<decltype(counts_)::value_type>() +
+                 list_.capacity() * sizeof(Item) +
+                 loaded_.size() * TreeNodeBytes<decltype(loaded_)::value_type>();
+  for (const auto& [key, counted] : counts_)
+    bytes += netstack::EstimateMemoryUsage(key) + netstack::EstimateMemoryUsage(counted.origin);
+  for (const Item& item : list_) bytes += netstack::EstimateMemoryUsage(item.origin);
+  for (const auto& [rank, item] : loaded_) bytes += netstack::EstimateMemoryUsage(item.origin);
+  return bytes;
 }
 
 }  // namespace netstack

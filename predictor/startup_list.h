@@ -45,6 +45,10 @@ class StartupList {
   // False for a malformed row. Rows beyond `size` are skipped (false).
   bool LoadRow(const PredictorRow& row);
 
+  // For the Memory view: an estimate of the heap bytes of the window's counts, the list and
+  // rows being loaded, not counting sizeof(StartupList). See net/base/memory_usage_estimator.h.
+  size_t EstimateMemoryUsage() const;
+
  private:
   struct Counted {
     SchemeHostPort origin;

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <utility>
 
+#include "net/base/memory_usage_estimator.h"
+
 namespace netstack {
 
 HostCache::Entry HostCache::Entry::ForAddresses(std::vector<IPAddress> addresses, TimeDelta ttl) {
@@ -93,6 +95,14 @@ void HostCache::OnNetworkChange() { ++network_generation_; }
 bool HostCache::Remove(const Key& key) { return entries_.erase(key) > 0; }
 
 void HostCache::Clear() { entries_.clear(); }
+
+size_t HostCache::EstimateMemoryUsage() const {
+  size_t bytes = entries_.size() * TreeNodeBytes<std::pair<const Key, Entry>>();
+  for (const auto& [key, entry] : entries_)
+    bytes += netstack::EstimateMemoryUsage(key.hostname) +
+             netstack::EstimateMemoryUsage(entry.addresses_);
+  return bytes;
+}
 
 void HostCache::ForEach(const std::function<void(const Key&, const Entry&)>& visitor) const {
   for (const auto& [key, entry] : entries_) visitor(key, entry);

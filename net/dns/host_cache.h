@@ -129,6 +129,12 @@ class HostCache {
   // Entries evicted to make room, since construction.
   uint64_t evictions() const { return evictions_; }
 
+  // For the internals page's Memory view: an estimate of the heap bytes the cache holds (one
+  // map node per entry, the keys' host names, the entries' address lists), not counting
+  // sizeof(HostCache); see net/base/memory_usage_estimator.h. Proportional to size(): an empty
+  // cache holds nothing.
+  size_t EstimateMemoryUsage() const;
+
   // Calls `visitor` for each entry in key order. The visitor must not modify the cache.
   void ForEach(const std::function<void(const Key&, const Entry&)>& visitor) const;
 

@@ -213,6 +213,28 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // backup_job_timer_is_running, is_stalled}}}. For NetLog polledData and the internals page.
   nlohmann::json GetInfoAsJson() const;
 
+  // What one socket is estimated to hold (see EstimateMemoryUsage): the live TCP socket's object
+  // and its 64 KiB read buffer (uv_tcp_client_socket.h); a TLS socket adds its two 17 KiB
+  // ciphertext buffers (ssl_client_socket.h, TlsClientEngine::kBufferSize) and its object.
+  static constexpr size_t kEstimatedSocketBytes = 64 * 1024 + 512;
+  static constexpr size_t kEstimatedTlsSocketExtraBytes = 2 * 17 * 1024 + 512;
+
+  // For the internals page's Memory view: an estimate of the heap bytes the pool accounts for,
+  // not counting sizeof(ClientSocketPool) (net/base/memory_usage_estimator.h's conventions):
+  //  - bookkeeping: groups (their keys and state), pending requests, connect jobs
+  //    (sizeof(ConnectJob) each), idle-socket entries, posted callbacks, observer lists;
+  //  - sockets as the pool knows them: each idle socket, each socket waiting in the pool's
+  //    deletion list and each connect job (its transport socket) at kEstimatedSocketBytes, plus
+  //    kEstimatedTlsSocketExtraBytes for an idle socket that negotiated TLS (TlsVersion() not
+  //    empty); handed-out sockets (handed_out_socket_count(): their handles hold them, so the
+  //    pool cannot tell TCP from TLS) at kEstimatedSocketBytes each.
+  // OpenSSL's own share of a TLS socket (its SSL object, BIO pair and record buffers) is not in
+  // this estimate: the library counter (tools/internals/library_memory.h) counts it separately
+  // and exactly. The figures are the live transports'; simulated sockets hold less. Heap held
+  // inside callbacks (std::function captures) is not counted. Drops back to the bookkeeping of
+  // the remaining groups once CloseIdleSockets() and the deletion task have run.
+  size_t EstimateMemoryUsage() const;
+
  private:
   friend class ClientSocketHandle;
   struct Request;

@@ -1,5 +1,7 @@
-// ClientSocketPool's observability: counts and the socket pool info of Chrome's NetLog
-// polledData and internals page. Read-only; the pool's rules live in client_socket_pool.cc.
+// ClientSocketPool's observability: counts, the socket pool info of Chrome's NetLog
+// polledData and internals page, and the Memory view's estimate. Read-only; the pool's rules
+// live in client_socket_pool.cc.
+#include "net/base/memory_usage_estimator.h"
 #include "net/socket/client_socket_pool.h"
 #include "net/socket/client_socket_pool_group.h"
 
@@ -39,6 +41,33 @@ bool ClientSocketPool::IsStalled() const {
   for (const auto& [id, group] : groups_)
     if (group->CanUseAdditionalSocketSlot(params_.max_sockets_per_group)) return true;
   return false;
+}
+
+size_t ClientSocketPool::EstimateMemoryUsage() const {
+  const auto socket_bytes = [](const StreamSocket& socket) {
+    return kEstimatedSocketBytes +
+           (socket.TlsVersion().empty() ? 0 : kEstimatedTlsSocketExtraBytes);
+  };
+  const size_t job_bytes = sizeof(ConnectJob) + kEstimatedSocketBytes;
+  size_t bytes = groups_.size() * TreeNodeBytes<GroupMap::value_type>();
+  for (const auto& [id, group] : groups_) {
+    bytes += netstack::EstimateMemoryUsage(id) + sizeof(Group);
+    bytes += group->request_count() * (ListNodeBytes<std::unique_ptr<Request>>() + sizeof(Request));
+    bytes += group->jobs().size() * (ListNodeBytes<std::unique_ptr<ConnectJob>>() + job_bytes);
+    for (const IdleSocket& idle : group->idle_sockets())
+      bytes += ListNodeBytes<IdleSocket>() + socket_bytes(*idle.socket);
+  }
+  bytes += static_cast<size_t>(handed_out_socket_count_) * kEstimatedSocketBytes;
+  bytes +=
+      finished_jobs_.capacity() * sizeof(finished_jobs_[0]) + finished_jobs_.size() * job_bytes;
+  bytes += closed_sockets_.capacity() * sizeof(closed_sockets_[0]);
+  for (const auto& socket : closed_sockets_) bytes += socket_bytes(*socket);
+  bytes += observers_.capacity() * sizeof(Observer*);
+  bytes += netstack::EstimateMemoryUsage(preconnected_idle_);
+  bytes += netstack::EstimateMemoryUsage(request_start_);
+  bytes += unreported_.size() * TreeNodeBytes<decltype(unreported_)::value_type>();
+  bytes += pending_callbacks_.size() * TreeNodeBytes<decltype(pending_callbacks_)::value_type>();
+  return bytes;
 }
 
 nlohmann::json ClientSocketPool::GetInfoAsJson() const {

@@ -104,6 +104,7 @@ class FakePolicy : public PredictorPolicy {
   nlohmann::json TablesToJson() const override { return {{"fake", true}}; }
   std::vector<PredictorRow> SaveRows() const override { return {}; }
   void LoadRows(const std::vector<PredictorRow>& rows, TimeTicks now, size_t* skipped) override {}
+  size_t EstimateMemoryUsage() const override { return 0; }
 
   // The hints the next event emits (then cleared).
   std::vector<Hint> next_hints;

@@ -82,6 +82,7 @@ class FaultyBackend : public CacheBackend {
   int64_t GetSizeOfAllEntries() const override { return inner_->GetSizeOfAllEntries(); }
   CacheStats GetStats() const override { return inner_->GetStats(); }
   void Flush(CompletionCallback callback) override { inner_->Flush(std::move(callback)); }
+  size_t EstimateMemoryUsage() const override { return inner_->EstimateMemoryUsage(); }
 
  private:
   std::unique_ptr<CacheBackend> inner_;
