@@ -100,14 +100,14 @@ class InternalsChild {
     std::vector<std::string> argv = {NetstackBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     std::string error;
-    started_ = child_.Start(argv, dir_.File("stdout"), dir_.File("stderr"), &error);
+    started_ = child_.Start(argv, dir_.Join("stdout"), dir_.Join("stderr"), &error);
     INFO(error);
     REQUIRE(started_);
     std::regex ready("internals page at http://127\\.0\\.0\\.1:([0-9]+)/");
     auto deadline = std::chrono::steady_clock::now() + 60s;
     std::smatch m;
     while (std::chrono::steady_clock::now() < deadline) {
-      std::string err = ReadAll(dir_.File("stderr"));
+      std::string err = ReadAll(dir_.Join("stderr"));
       if (std::regex_search(err, m, ready)) {
         port_ = std::stoi(m[1]);
         break;
@@ -115,7 +115,7 @@ class InternalsChild {
       if (!child_.IsRunning()) break;
       std::this_thread::sleep_for(20ms);
     }
-    INFO("stderr: " << ReadAll(dir_.File("stderr")));
+    INFO("stderr: " << ReadAll(dir_.Join("stderr")));
     REQUIRE(port_ > 0);
     HttpAnswer index = Get(port_, "/");
     REQUIRE(index.status == 200);
@@ -127,8 +127,8 @@ class InternalsChild {
 
   int port() const { return port_; }
   const std::string& token() const { return token_; }
-  std::string out() const { return ReadAll(dir_.File("stdout")); }
-  std::string err() const { return ReadAll(dir_.File("stderr")); }
+  std::string out() const { return ReadAll(dir_.Join("stdout")); }
+  std::string err() const { return ReadAll(dir_.Join("stderr")); }
   const std::string& dir() const { return dir_.path(); }
   bool running() { return child_.IsRunning(); }
 
@@ -293,7 +293,7 @@ TEST_CASE("internals: replay --internals starts paused and steps one event at a 
           "[internals]") {
   RequireNetstackBinary();
   TempDir dir("internals-replay");
-  std::string session = dir.File("session.jsonl");
+  std::string session = dir.Join("session.jsonl");
   NetstackRun gen = RunNetstack(
       {"gen-session", "--synthetic", "--pages", "6", "--seed", "3", "-o", session, "-q"}, 60s);
   REQUIRE(gen.exit_code() == 0);

@@ -11,6 +11,9 @@ InternalsResult InternalsHost::Fetch(const std::string&) { return NotHere(); }
 InternalsResult InternalsHost::Omnibox(const std::string&) { return NotHere(); }
 InternalsResult InternalsHost::Hover(const std::string&) { return NotHere(); }
 InternalsResult InternalsHost::FetchHistory() { return NotHere(); }
+void InternalsHost::Resolve(const std::string&, std::function<void(InternalsResult)> done) {
+  done(NotHere());
+}
 InternalsResult InternalsHost::ReplayControl(const std::string&) { return NotHere(); }
 
 }  // namespace netstack

@@ -10,6 +10,7 @@
 #define TOOLS_INTERNALS_INTERNALS_HOST_H_
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -65,6 +66,12 @@ class InternalsHost {
   // {"loads": [newest first: {"id", "url", "state": "loading"|"done", "page": the page's
   // summary (PageSummaryToJson) once done, "requests": [PageRequestReportToJson...]}]}.
   virtual InternalsResult FetchHistory();
+  // The DNS view's lookup box (like chrome://net-internals/#dns): resolves `host` through the
+  // stack's resolver (and so its host cache) and calls `done` once, later, with {"host",
+  // "result": "OK" or the error's name, "addresses": ["1.2.3.4:0", ...], "from_cache",
+  // "detail"}. The default answers 404 (a replay's stack has no live DNS to ask). If the host
+  // goes away first, `done` is dropped without being called.
+  virtual void Resolve(const std::string& host, std::function<void(InternalsResult)> done);
   // Replay control: `action` is "pause", "run", "step" (one session event), "step_page" (until
   // the next page finishes). Answers the replay state (as GetInfo's "replay").
   virtual InternalsResult ReplayControl(const std::string& action);

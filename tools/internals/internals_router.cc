@@ -181,6 +181,18 @@ void DnsClear(const RouteContext& rc, const HttpServerRequest&, const json&, Res
   respond(ResultAnswer(ClearHostCache(Stack(rc))));
 }
 
+void DnsResolve(const RouteContext& rc, const HttpServerRequest&, const json& body,
+                Respond& respond) {
+  std::string host;
+  if (!BodyString(body, "host", &host)) {
+    respond(ErrorAnswer(400, "body: \"host\" (a string) is required"));
+    return;
+  }
+  rc.host->Resolve(host, [respond = std::move(respond)](InternalsResult result) {
+    respond(ResultAnswer(result));
+  });
+}
+
 void PredictorInfo(const RouteContext& rc, const HttpServerRequest&, const json&,
                    Respond& respond) {
   Predictor* predictor = rc.host->predictor();
@@ -330,6 +342,7 @@ constexpr Route kRoutes[] = {
     {"/api/sockets/flush", true, true, SocketsFlush},
     {"/api/dns", false, true, Dns},
     {"/api/dns/clear", true, true, DnsClear},
+    {"/api/dns/resolve", true, true, DnsResolve},
     {"/api/predictor", false, false, PredictorInfo},
     {"/api/cache", false, true, Cache},
     {"/api/cache/entry", false, true, CacheEntryRoute},

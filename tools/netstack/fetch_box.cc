@@ -61,7 +61,8 @@ FetchBox::FetchBox(UrlRequestContext* context, Predictor* predictor, PageLoadOpt
 
 FetchBox::~FetchBox() {
   *alive_ = false;
-  loads_.clear();  // destroying a loader cancels its requests; `done` never runs
+  lookups_.clear();  // cancelled: their callbacks never run
+  loads_.clear();    // destroying a loader cancels its requests; `done` never runs
 }
 
 size_t FetchBox::InFlight() const {
@@ -208,6 +209,53 @@ InternalsResult FetchBox::Hover(const std::string& text) {
     actions = NewActions(before);
   }
   return InternalsResult::Ok({{"url", url.spec()}, {"actions", std::move(actions)}});
+}
+
+void FetchBox::Resolve(const std::string& host, std::function<void(InternalsResult)> done) {
+  if (host.empty() || host.size() > kMaxTextBytes) {
+    done(InternalsResult::Fail(
+        400, "host: empty or longer than " + std::to_string(kMaxTextBytes) + " bytes"));
+    return;
+  }
+  if (lookups_.size() >= kMaxLookups) {
+    done(InternalsResult::Fail(
+        429, "too many lookups in flight (" + std::to_string(kMaxLookups) + "); try again later"));
+    return;
+  }
+  uint64_t id = next_id_++;
+  std::unique_ptr<HostResolver::Request> request = context_->host_resolver()->CreateRequest(
+      host, 0, HIGHEST, NetLogWithSource::Make(context_->net_log(), NetLogSourceType::NONE));
+  HostResolver::Request* raw = request.get();
+  lookups_[id] = std::move(request);
+  // The answer, from the request (still owned by lookups_) and its result.
+  auto answer = [host](HostResolver::Request* r, int result) {
+    nlohmann::json addresses = nlohmann::json::array();
+    if (result == OK) {
+      for (const IPEndPoint& a : r->addresses()) addresses.push_back(a.address().ToString());
+    }
+    return InternalsResult::Ok({{"host", host},
+                                {"result", result == OK ? "OK" : ErrorToString(result)},
+                                {"addresses", std::move(addresses)},
+                                {"from_cache", result == OK && r->from_cache()},
+                                {"detail", r->error_detail()}});
+  };
+  std::weak_ptr<bool> alive = alive_;
+  int rv = raw->Start([this, alive, id, raw, answer, done](int result) {
+    if (alive.expired() || !*alive.lock()) return;
+    InternalsResult r = answer(raw, result);
+    // We are inside the request's callback: it is destroyed on the next task.
+    auto it = lookups_.find(id);
+    if (it != lookups_.end()) {
+      std::shared_ptr<HostResolver::Request> finished(std::move(it->second));
+      lookups_.erase(it);
+      context_->scheduler().PostTask([finished]() mutable { finished.reset(); });
+    }
+    done(std::move(r));
+  });
+  if (rv == ERR_IO_PENDING) return;
+  InternalsResult r = answer(raw, rv);
+  lookups_.erase(id);
+  done(std::move(r));
 }
 
 }  // namespace netstack

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "net/base/url.h"
+#include "net/dns/host_resolver.h"
 #include "tools/internals/internals_host.h"
 #include "tools/page/page_loader.h"
 
@@ -28,6 +31,7 @@ class FetchBox {
   static constexpr size_t kMaxInFlight = 4;
   static constexpr size_t kMaxHistory = 50;
   static constexpr size_t kMaxTextBytes = 8 * 1024;
+  static constexpr size_t kMaxLookups = 8;
 
   // `context` and `predictor` (may be null: no hints) must outlive the box.
   FetchBox(UrlRequestContext* context, Predictor* predictor, PageLoadOptions options);
@@ -43,6 +47,9 @@ class FetchBox {
   InternalsResult Omnibox(const std::string& text);
   // InternalsHost::Hover: {"url", "actions"}; 400 for a bad URL.
   InternalsResult Hover(const std::string& text);
+  // InternalsHost::Resolve: at most kMaxLookups at once (more answer 429 at once); lookups
+  // still running when the box goes are cancelled and never answer.
+  void Resolve(const std::string& host, std::function<void(InternalsResult)> done);
   // InternalsHost::FetchHistory: {"loads": [...]}, newest first.
   nlohmann::json History() const;
 
@@ -75,6 +82,7 @@ class FetchBox {
   Predictor* const predictor_;
   const PageLoadOptions options_;
   std::deque<Load> loads_;  // newest first
+  std::map<uint64_t, std::unique_ptr<HostResolver::Request>> lookups_;
   uint64_t next_id_ = 1;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

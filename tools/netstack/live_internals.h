@@ -56,6 +56,9 @@ class LiveInternals : public InternalsHost {
   InternalsResult Fetch(const std::string& url) override { return box_.Fetch(url); }
   InternalsResult Omnibox(const std::string& text) override { return box_.Omnibox(text); }
   InternalsResult Hover(const std::string& url) override { return box_.Hover(url); }
+  void Resolve(const std::string& host, std::function<void(InternalsResult)> done) override {
+    box_.Resolve(host, std::move(done));
+  }
   InternalsResult FetchHistory() override { return InternalsResult::Ok(box_.History()); }
   void Quit() override;
 

@@ -136,9 +136,7 @@ void ReplayInternals::Quit() {
 }
 
 nlohmann::json ReplayInternals::State() const {
-  std::string state = finished_                                        ? "finished"
-                      : paused_ && pause_at_ >= points_ && !page_mark_ ? "paused"
-                                                                       : "running";
+  std::string state = finished_ ? "finished" : paused_ ? "paused" : "running";
   return {{"state", state},
           {"position", position_},
           {"pass", pass_},
