@@ -1,0 +1,184 @@
+// netstack internals: the Sockets, DNS and Predictor views.
+// Safety rule (dom.js): server strings only through textContent / NS.el / NS.link.
+(() => {
+'use strict';
+
+// A view's frame: a toolbar (buttons) and a body refilled by each refresh. An API error or a
+// missing stack shows a message in place of the body instead of breaking the page.
+NS.makeView = function makeView(id, title, toolbar, load) {
+  const view = {id, title};
+  view.build = function build(section) {
+    view.body = NS.el('div', {class: 'view-body'});
+    NS.fill(section, [NS.el('h2', null, title), NS.el('div', {class: 'toolbar'}, toolbar()),
+                      view.body]);
+  };
+  view.refresh = async function refresh() {
+    let children;
+    try {
+      children = await load();
+    } catch (e) {
+      children = NS.el('p', {class: 'unavailable'}, 'Not available: ' + e.message);
+    }
+    NS.fill(view.body, children);
+  };
+  NS.views[id] = view;
+  return view;
+};
+
+// Runs a POST action from a button, reports its answer, and refreshes every view.
+NS.action = async function action(path, body, describe) {
+  try {
+    const answer = await NS.post(path, body);
+    NS.status(describe ? describe(answer) : path + ' done');
+    return answer;
+  } catch (e) {
+    NS.status(e.message, true);
+    return null;
+  } finally {
+    if (NS.refreshAll) NS.refreshAll();
+  }
+};
+
+NS.noStack = function noStack() {
+  return NS.el('p', {class: 'unavailable'}, 'No stack right now (a replay between passes?).');
+};
+
+// ---- Sockets
+
+NS.makeView('sockets', 'Sockets', () => [
+  NS.button('Close idle sockets', () => NS.action('/api/sockets/close-idle', {},
+                                                 (a) => 'closed ' + a.closed + ' idle sockets'),
+            {id: 'close-idle'}),
+  NS.button('Flush socket pools', () => NS.action('/api/sockets/flush', {},
+                                                 (a) => 'flushed; pool generation ' +
+                                                        a.pool_generation_number),
+            {id: 'flush-pools'}),
+], async () => {
+  const info = await NS.get('/api/sockets');
+  if (info.stack === false) return NS.noStack();
+  const pools = Array.isArray(info) ? info : [info];
+  const out = [];
+  for (const pool of pools) {
+    const fields = [
+      ['name', 'name'], ['handed out', 'handed_out_socket_count'],
+      ['idle', 'idle_socket_count'], ['connecting', 'connecting_socket_count'],
+      ['max sockets', 'max_socket_count'], ['max per group', 'max_sockets_per_group'],
+      ['generation', 'pool_generation_number'],
+    ];
+    out.push(NS.el('h3', null, 'Pool ' + NS.text(pool.name)));
+    out.push(NS.table(fields.map(([label, key]) => ({
+      label, field: key, class: key === 'name' ? null : 'num', get: () => NS.text(pool[key]),
+    })), [pool], {id: 'pool-table'}));
+    const groups = Object.entries(pool.groups || {}).map(([name, g]) => Object.assign({name}, g));
+    const count = (v) => (Array.isArray(v) ? String(v.length) : NS.text(v));
+    out.push(NS.el('h3', null, 'Groups (' + groups.length + ')'));
+    out.push(NS.table([
+      {label: 'group', field: 'group', get: (g) => g.name},
+      {label: 'pending', class: 'num', get: (g) => NS.text(g.pending_request_count)},
+      {label: 'top priority', get: (g) => NS.text(g.top_pending_priority)},
+      {label: 'active', class: 'num', field: 'active', get: (g) => NS.text(g.active_socket_count)},
+      {label: 'idle', class: 'num', field: 'idle', get: (g) => count(g.idle_sockets)},
+      {label: 'connect jobs', class: 'num', field: 'connect_jobs',
+       get: (g) => count(g.connect_jobs)},
+      {label: 'backup job', get: (g) => NS.yesNo(g.backup_job_timer_is_running)},
+      {label: 'stalled', get: (g) => NS.yesNo(g.is_stalled)},
+    ], groups, {id: 'group-table', empty: 'no groups'}));
+  }
+  return out;
+});
+
+// ---- DNS
+
+const FAMILIES = {0: 'unspecified', 1: 'IPv4', 2: 'IPv6'};
+
+NS.makeView('dns', 'DNS', () => [
+  NS.button('Clear host cache', () => NS.action('/api/dns/clear', {},
+                                               (a) => 'cleared ' + a.cleared + ' entries'),
+            {id: 'clear-host-cache'}),
+], async () => {
+  const dns = await NS.get('/api/dns');
+  if (dns.stack === false) return NS.noStack();
+  const cache = dns.cache || {};
+  const entries = Array.isArray(cache.entries) ? cache.entries : [];
+  return [
+    NS.el('p', {class: 'summary'},
+          'Host cache: ' + NS.text(cache.size) + ' of ' + NS.text(cache.capacity) +
+          ' entries, ' + NS.text(cache.evictions) + ' evictions, network changes ' +
+          NS.text(cache.network_changes)),
+    NS.table([
+      {label: 'host', field: 'hostname', get: (e) => NS.text(e.hostname)},
+      {label: 'family', get: (e) => FAMILIES[e.address_family] || NS.text(e.address_family)},
+      {label: 'addresses or error', field: 'addresses',
+       get: (e) => (Array.isArray(e.addresses) ? e.addresses.join(', ')
+                                               : NS.el('span', {class: 'error'},
+                                                       NS.text(e.error)))},
+      {label: 'TTL', class: 'num', get: (e) => NS.ms(e.ttl)},
+      // expired_by_ms is negative while the entry is fresh: the time left.
+      {label: 'expires', class: 'num', get: (e) => (typeof e.expired_by_ms !== 'number'
+                                                      ? NS.text(e.expiration)
+                                                      : e.expired_by_ms > 0
+                                                      ? 'expired ' + NS.ms(e.expired_by_ms) + ' ago'
+                                                      : 'in ' + NS.ms(-e.expired_by_ms))},
+      {label: 'stale', get: (e) => NS.yesNo(e.stale)},
+      {label: 'stale hits', class: 'num', get: (e) => NS.text(e.stale_hits)},
+    ], entries, {id: 'host-cache-table', empty: 'the host cache is empty',
+                 rowClass: (e) => (e.stale ? 'stale' : null)}),
+    NS.el('h3', null, 'Resolver jobs'),
+    NS.keyValueTable(dns.jobs || {}),
+    NS.el('h3', null, 'Startup list'),
+    NS.objectTable(dns.startup_list, ['host', 'count'], {id: 'startup-table', empty: 'empty'}),
+    NS.el('h3', null, 'DNS configuration'),
+    NS.keyValueTable(dns.dns_config || {}),
+  ];
+});
+
+// ---- Predictor
+
+NS.makeView('predictor', 'Predictor', () => [], async () => {
+  const p = await NS.get('/api/predictor');
+  if (!p.policy || p.policy === 'off') {
+    return NS.el('p', {class: 'unavailable'}, 'No predictor (policy off).');
+  }
+  const tables = p.tables || {};
+  const queue = p.queue || {};
+  const recent = Array.isArray(p.recent) ? p.recent.slice().reverse() : [];
+  const out = [
+    NS.el('p', {class: 'summary'},
+          'Policy ' + NS.text(p.policy) + '; queue: ' + NS.text(queue.queued) + ' queued, ' +
+          NS.text(queue.in_flight) + ' in flight, budget ' + NS.text(queue.budget)),
+    NS.el('h3', null, 'Recent speculative actions (newest first)'),
+    NS.table([
+      {label: 'time', class: 'num', get: (r) => NS.ms(r.time_ms)},
+      {label: 'motivation', get: (r) => NS.text(r.motivation)},
+      {label: 'action', field: 'action', get: (r) => NS.text(r.action)},
+      {label: 'origin', field: 'origin', get: (r) => NS.text(r.origin)},
+      {label: 'url', get: (r) => NS.text(r.url)},
+      {label: 'likelihood', class: 'num',
+       get: (r) => (typeof r.likelihood === 'number' ? r.likelihood.toFixed(2) : '')},
+      {label: 'page', get: (r) => NS.text(r.page)},
+      {label: 'outcome', field: 'outcome',
+       get: (r) => NS.el('span', {class: 'outcome outcome-' + NS.text(r.outcome)},
+                         NS.text(r.outcome) + (r.error ? ' (' + r.error + ')' : ''))},
+      {label: 'sockets', get: (r) => (r.sockets ? 'taken ' + r.sockets.taken + ', used ' +
+                                     r.sockets.used + ', late ' + r.sockets.late +
+                                     ', wasted ' + r.sockets.wasted : '')},
+    ], recent, {id: 'recent-actions', empty: 'no speculative action yet'}),
+    NS.el('h3', null, 'Referrers (per-page origin table)'),
+    NS.objectTable(tables.referrers, ['page', 'origin'], {id: 'referrer-table'}),
+    NS.el('h3', null, 'Omnibox table'),
+    NS.objectTable(tables.omnibox, ['text', 'url', 'hits', 'misses', 'confidence'],
+                   {id: 'omnibox-table'}),
+  ];
+  // A policy's other tables (the learned policy has its own).
+  for (const [name, rows] of Object.entries(tables)) {
+    if (name === 'referrers' || name === 'omnibox' || !Array.isArray(rows)) continue;
+    out.push(NS.el('h3', null, 'Table: ' + name));
+    out.push(NS.objectTable(rows, [], {}));
+  }
+  out.push(NS.el('h3', null, 'Statistics'));
+  out.push(NS.keyValueTable(p.stats || {}, {id: 'predictor-stats'}));
+  out.push(NS.el('h3', null, 'Configuration'));
+  out.push(NS.keyValueTable(p.config || {}));
+  return out;
+});
+})();
