@@ -33,6 +33,10 @@ function parseArgs(argv) {
 const HOST = 'internals-test.test';
 // A host name holding markup (percent-encoded: a URL cannot carry '<' in its host).
 const MARKUP_HOST = '%3cimg%20src=x%20onerror=window.__pwned=1%3e.test';
+// A host name holding literal markup and script, typed in the DNS view's lookup box: the
+// resolver refuses it before any DNS query (not a valid DNS name) and its answer names it.
+const MARKUP_LOOKUP =
+    '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">.test';
 
 async function main() {
   const args = parseArgs(process.argv);
@@ -284,6 +288,84 @@ async function main() {
     await fx.waitFor('an empty host cache after Clear host cache', async () =>
       /the host cache is empty/.test(await page.textContent('#host-cache-table')));
     await shot('dns-after-clear');
+
+    // ---- the DNS view's lookup box (POST /api/dns/resolve with the page's token)
+    const lookupField = async (field) =>
+      (await textOf('#dns-lookup-answer tr[data-field="' + field + '"] td'))[0];
+    const lookupThroughBox = async (host, how) => {
+      await page.fill('#dns-lookup-host', host);
+      const answered = page.waitForResponse((r) => r.request().method() === 'POST' &&
+                                                   r.url().endsWith('/api/dns/resolve'),
+                                            {timeout: 30000});
+      if (how === 'enter') {
+        await page.press('#dns-lookup-host', 'Enter');
+      } else {
+        await page.click('#dns-lookup-resolve');
+      }
+      const response = await answered;
+      assert.equal(response.status(), 200, 'POST /api/dns/resolve for ' + host);
+      const answer = await response.json();
+      // The click or Enter replaced the previous answer with "Resolving ...": this is the new one.
+      await fx.waitFor('the lookup answer for ' + host + ' in the DNS view', async () =>
+        (await lookupField('host')) === host);
+      return answer;
+    };
+    step = 'DNS lookup box: resolve the test host into the emptied host cache';
+    const resolved = await lookupThroughBox(HOST, 'enter');
+    assert.equal(resolved.host, HOST);
+    assert.equal(resolved.result, 'OK', 'lookup of ' + HOST + ': ' + JSON.stringify(resolved));
+    assert.ok(resolved.addresses.includes('127.0.0.1'), JSON.stringify(resolved));
+    assert.equal(await lookupField('result'), 'OK');
+    assert.ok((await lookupField('addresses')).includes('127.0.0.1'));
+    await fx.waitFor('the looked-up host in the host cache table', async () =>
+      (await textOf('#host-cache-table td[data-field="hostname"]')).includes(HOST) &&
+      (await page.textContent('#host-cache-table')).includes('127.0.0.1'));
+    step = 'DNS lookup box: the same host again comes from the host cache';
+    const again = await lookupThroughBox(HOST, 'button');
+    assert.equal(again.result, 'OK');
+    assert.equal(again.from_cache, true, 'second lookup: ' + JSON.stringify(again));
+    assert.equal(await lookupField('from cache'), 'yes');
+    await shot('dns-lookup');
+
+    step = 'DNS lookup box: a host name holding markup is refused and shown as text';
+    const scriptsBefore = await page.$$eval('script', (n) => n.length);
+    const refused = await lookupThroughBox(MARKUP_LOOKUP, 'button');
+    assert.equal(refused.host, MARKUP_LOOKUP);
+    assert.equal(refused.result, 'ERR_NAME_NOT_RESOLVED', JSON.stringify(refused));
+    assert.ok(refused.detail.includes(MARKUP_LOOKUP), 'detail: ' + refused.detail);
+    assert.equal(await lookupField('result'), 'ERR_NAME_NOT_RESOLVED');
+    assert.ok((await lookupField('detail')).includes(MARKUP_LOOKUP), 'detail shown as text');
+    const visible = await page.innerText('#dns-lookup-result');
+    assert.ok(visible.includes(MARKUP_LOOKUP), 'the markup host is not shown as text: ' + visible);
+    assert.ok((await page.innerText('#dns-lookup-summary')).includes(MARKUP_LOOKUP));
+    assert.ok(!(await api('/api/dns')).cache.entries.some((e) => e.hostname === MARKUP_LOOKUP),
+              'the refused name reached the host cache');
+    await notPwned('the DNS lookup box');
+    assert.equal(await page.$$eval('img', (n) => n.length), 0, 'an <img> was created from data');
+    assert.equal(await page.$$eval('script', (n) => n.length), scriptsBefore,
+                 'a <script> was added');
+    await shot('dns-lookup-markup');
+
+    step = 'Events view: the refused lookup\'s host as text';
+    await view('events');
+    await page.fill('#events-filter', 'window.__pwned=2');
+    // Params are shown as JSON: the host's quotes appear escaped, its markup literally.
+    const asJson = JSON.stringify(MARKUP_LOOKUP).slice(1, -1);
+    await fx.waitFor('the refused lookup in the filtered events', async () => {
+      const rows = await page.$$eval('#events-table tbody tr', (trs) => trs.map((tr) => ({
+        text: tr.innerText,
+        event: (tr.querySelector('td[data-field="event"]') || {}).textContent || '',
+      })));
+      return rows.length > 0 &&
+             rows.some((r) => /HOST_RESOLVER/.test(r.event) && r.text.includes(asJson));
+    });
+    assert.ok((await page.innerText('#events-table')).includes(
+        '<script>window.__pwned=1</script><img src=x onerror='), 'the host as text in Events');
+    await notPwned('the Events view (refused lookup)');
+    assert.equal(await page.$$eval('img', (n) => n.length), 0, 'an <img> was created from data');
+    assert.equal(await page.$$eval('script', (n) => n.length), scriptsBefore,
+                 'a <script> was added');
+    await page.fill('#events-filter', '');
     await view('histograms');
     await page.click('#reset-histograms');
     await fx.waitFor('histograms at count 0 after Reset', async () => {

@@ -91,10 +91,83 @@ NS.makeView('sockets', 'Sockets', () => [
 
 const FAMILIES = {0: 'unspecified', 1: 'IPv4', 2: 'IPv6'};
 
+// The lookup box (chrome://net-internals/#dns "Lookup a hostname"): POST /api/dns/resolve
+// {"host"} and show the answer. It lives in the toolbar, outside the body, so the periodic
+// refresh does not wipe what was typed or the last answer. The host comes back from the server
+// and may hold anything (markup included): it is shown with textContent like every other string.
+const lookup = {seq: 0};
+
+function lookupAnswer(a) {
+  const ok = a.result === 'OK';
+  const addresses = Array.isArray(a.addresses) ? a.addresses.map(NS.text) : [];
+  const rows = [
+    ['host', NS.text(a.host)],
+    ['result', NS.text(a.result)],
+    ['addresses', addresses.length ? addresses.join(', ') : 'none'],
+    ['from cache', NS.yesNo(a.from_cache)],
+    ['detail', NS.text(a.detail)],
+  ];
+  return [
+    NS.el('p', {id: 'dns-lookup-summary', class: ok ? 'summary' : 'error'},
+          ok ? 'Resolved ' + NS.text(a.host) + ': ' + addresses.join(', ')
+             : 'Could not resolve ' + NS.text(a.host) + ': ' + NS.text(a.result)),
+    NS.el('table', {id: 'dns-lookup-answer', class: 'grid kv'}, NS.el('tbody', null, rows.map(
+        ([field, value]) => NS.el('tr', {data: {field}}, [
+          NS.el('th', null, field),
+          NS.el('td', {class: 'value'}, value),
+        ])))),
+  ];
+}
+
+async function resolveHost(input) {
+  const host = input.value.trim();
+  const seq = ++lookup.seq;
+  if (!host) {
+    NS.fill('dns-lookup-result', NS.el('p', {class: 'error'}, 'Type a host name to resolve.'));
+    return;
+  }
+  NS.fill('dns-lookup-result', NS.el('p', {class: 'summary'}, 'Resolving ' + host + ' ...'));
+  let answer = null;
+  let error = null;
+  try {
+    answer = await NS.post('/api/dns/resolve', {host});
+  } catch (e) {
+    error = e;
+  }
+  if (seq !== lookup.seq) return;  // a newer lookup was started: its answer is the one shown
+  if (answer) {
+    NS.fill('dns-lookup-result', lookupAnswer(answer));
+    NS.status('lookup of ' + NS.text(answer.host) + ': ' + NS.text(answer.result));
+  } else {
+    NS.fill('dns-lookup-result', NS.el('p', {class: 'error'}, error.message));
+    NS.status(error.message, true);
+  }
+  // The lookup may have added a host cache entry: show it now, not at the next refresh.
+  if (NS.currentView === 'dns') NS.views.dns.refresh();
+}
+
+function lookupBox() {
+  const input = NS.el('input', {id: 'dns-lookup-host', type: 'text', autocomplete: 'off',
+                                spellcheck: 'false', placeholder: 'host name, e.g. example.com'});
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      resolveHost(input);
+    }
+  });
+  return NS.el('div', {id: 'dns-lookup', class: 'lookup'}, [
+    NS.el('h3', null, 'Lookup a hostname'),
+    NS.el('div', {class: 'lookup-row'}, [
+      input, NS.button('Resolve', () => resolveHost(input), {id: 'dns-lookup-resolve'})]),
+    NS.el('div', {id: 'dns-lookup-result'}),
+  ]);
+}
+
 NS.makeView('dns', 'DNS', () => [
   NS.button('Clear host cache', () => NS.action('/api/dns/clear', {},
                                                (a) => 'cleared ' + a.cleared + ' entries'),
             {id: 'clear-host-cache'}),
+  lookupBox(),
 ], async () => {
   const dns = await NS.get('/api/dns');
   if (dns.stack === false) return NS.noStack();
