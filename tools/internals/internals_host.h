@@ -1,7 +1,7 @@
 // InternalsHost: what the internals page (internals_router.h) looks at and drives. The command
 // that owns the stack implements it: `netstack internals` and `fetch --internals` (a live stack
-// with a fetch box, tools/netstack/internals_live_host.h), `replay --internals` (the replay's
-// current pass, pausable and steppable, tools/netstack/replay_internals_host.h).
+// with a fetch box, tools/netstack/live_internals.h), `replay --internals` (the replay's
+// current pass, pausable and steppable, tools/netstack/replay_internals.h).
 //
 // Every method runs on the loop thread, between the stack's callbacks, so the state it reads is
 // consistent. Results are JSON for the page; failures are an HTTP status and a message, never an
@@ -68,13 +68,17 @@ class InternalsHost {
   virtual InternalsResult FetchHistory();
   // The DNS view's lookup box (like chrome://net-internals/#dns): resolves `host` through the
   // stack's resolver (and so its host cache) and calls `done` once, later, with {"host",
-  // "result": "OK" or the error's name, "addresses": ["1.2.3.4:0", ...], "from_cache",
+  // "result": "OK" or the error's name, "addresses": ["1.2.3.4", ...], "from_cache",
   // "detail"}. The default answers 404 (a replay's stack has no live DNS to ask). If the host
   // goes away first, `done` is dropped without being called.
   virtual void Resolve(const std::string& host, std::function<void(InternalsResult)> done);
   // Replay control: `action` is "pause", "run", "step" (one session event), "step_page" (until
   // the next page finishes). Answers the replay state (as GetInfo's "replay").
   virtual InternalsResult ReplayControl(const std::string& action);
+
+  // The page changed the stack (`what`: "close idle sockets", "flush socket pools", "clear
+  // host cache"): a replay records it, since its figures then differ from an untouched run.
+  virtual void OnStackChanged(const std::string& what) {}
 
   // The page's Quit button: the command stops serving and exits as it would have without
   // --internals. Runs later (posted); the answer goes out first.

@@ -166,11 +166,15 @@ void Sockets(const RouteContext& rc, const HttpServerRequest&, const json&, Resp
 
 void SocketsCloseIdle(const RouteContext& rc, const HttpServerRequest&, const json&,
                       Respond& respond) {
-  respond(ResultAnswer(CloseIdleSockets(Stack(rc))));
+  InternalsResult result = CloseIdleSockets(Stack(rc));
+  rc.host->OnStackChanged("close idle sockets");
+  respond(ResultAnswer(result));
 }
 
 void SocketsFlush(const RouteContext& rc, const HttpServerRequest&, const json&, Respond& respond) {
-  respond(ResultAnswer(FlushSocketPools(Stack(rc))));
+  InternalsResult result = FlushSocketPools(Stack(rc));
+  rc.host->OnStackChanged("flush socket pools");
+  respond(ResultAnswer(result));
 }
 
 void Dns(const RouteContext& rc, const HttpServerRequest&, const json&, Respond& respond) {
@@ -178,7 +182,9 @@ void Dns(const RouteContext& rc, const HttpServerRequest&, const json&, Respond&
 }
 
 void DnsClear(const RouteContext& rc, const HttpServerRequest&, const json&, Respond& respond) {
-  respond(ResultAnswer(ClearHostCache(Stack(rc))));
+  InternalsResult result = ClearHostCache(Stack(rc));
+  rc.host->OnStackChanged("clear host cache");
+  respond(ResultAnswer(result));
 }
 
 void DnsResolve(const RouteContext& rc, const HttpServerRequest&, const json& body,

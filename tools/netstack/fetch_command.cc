@@ -164,11 +164,9 @@ bool OpenFetchStack(const FetchOptions& options, const std::string& command_line
 
 int RunFetchCommand(const FetchOptions& options, const std::string& command_line) {
   if (options.page) return RunPageCommand(options, command_line);
-  std::string error;
   FetchStack opened;
   if (!OpenFetchStack(options, command_line, &opened)) return 2;
   std::unique_ptr<LiveStack>& stack = opened.stack;
-  std::unique_ptr<NetLogFileWriter>& netlog = opened.netlog;
 
   // --internals: the page is up before the first fetch. Its fetch box loads pages with the
   // predictor (the fetches of the command line do not inform it: they are not page loads).
@@ -263,23 +261,28 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     box_predictor.reset();
   }
 
-  // Stale-while-revalidate refreshes still running, and cache writes still queued, land before
-  // exit (and inside the NetLog file).
+  if (!FinishFetchStack(&opened)) any_failed = true;
+  return any_failed ? 1 : 0;
+}
+
+bool FinishFetchStack(FetchStack* opened, const std::function<void()>& before_sockets_close) {
+  LiveStack* stack = opened->stack.get();
   if (HttpCache* http_cache = stack->context()->http_cache()) {
     LoopSignal done(stack->loop());
     http_cache->WaitForBackgroundWork([&done](int) { done.Set(); });
     RunLoopUntil(stack->loop(), stack->poster(), done);
   }
-
-  // Idle sockets end their NetLog lifetimes (SOCKET_ALIVE) inside the file.
+  if (before_sockets_close) before_sockets_close();
   stack->context()->socket_pool()->CloseIdleSockets();
-  if (netlog && !netlog->Finish(stack->context()->GetPolledData(), &error)) {
+  bool ok = true;
+  std::string error;
+  if (opened->netlog && !opened->netlog->Finish(stack->context()->GetPolledData(), &error)) {
     std::fprintf(stderr, "netstack: %s\n", error.c_str());
-    any_failed = true;
+    ok = false;
   }
-  netlog.reset();
-  stack.reset();
-  return any_failed ? 1 : 0;
+  opened->netlog.reset();
+  opened->stack.reset();
+  return ok;
 }
 
 }  // namespace netstack

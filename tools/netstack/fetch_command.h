@@ -3,6 +3,7 @@
 #ifndef TOOLS_NETSTACK_FETCH_COMMAND_H_
 #define TOOLS_NETSTACK_FETCH_COMMAND_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -36,6 +37,14 @@ struct FetchStack {
 // false after printing a one-line "netstack: ..." error when the stack or the NetLog file
 // cannot be made: the caller exits 2.
 bool OpenFetchStack(const FetchOptions& options, const std::string& command_line, FetchStack* out);
+
+// The end of a run on a FetchStack opened by OpenFetchStack: stale-while-revalidate refreshes
+// and queued cache writes land (inside the NetLog file), `before_sockets_close` runs (a
+// predictor goes there, so closing its unused preconnects is not counted against it again),
+// idle sockets end their NetLog lifetimes inside the file, the file is finished, and the stack
+// is destroyed. Returns false after printing the NetLog's write error. Call outside loop
+// callbacks.
+bool FinishFetchStack(FetchStack* opened, const std::function<void()>& before_sockets_close = {});
 
 }  // namespace netstack
 

@@ -71,23 +71,10 @@ int RunInternalsCommand(InternalsCommandOptions& o, const std::string& command_l
   internals->ServeUntilQuit();
   internals.reset();
 
-  // As `fetch --page` ends: learned tables saved, revalidations and cache writes landed, idle
-  // sockets closed inside the NetLog file.
+  // As `fetch --page` ends: learned tables saved, then what FinishFetchStack does.
   predictor->Save();
   predictor->Finish();
-  if (HttpCache* http_cache = stack->context()->http_cache()) {
-    LoopSignal signal(stack->loop());
-    http_cache->WaitForBackgroundWork([&signal](int) { signal.Set(); });
-    RunLoopUntil(stack->loop(), stack->poster(), signal);
-  }
-  predictor.reset();
-  stack->context()->socket_pool()->CloseIdleSockets();
-  int status = 0;
-  if (opened.netlog && !opened.netlog->Finish(stack->context()->GetPolledData(), &error)) {
-    std::fprintf(stderr, "netstack: %s\n", error.c_str());
-    status = 1;
-  }
-  return status;
+  return FinishFetchStack(&opened, [&predictor] { predictor.reset(); }) ? 0 : 1;
 }
 
 }  // namespace netstack

@@ -52,8 +52,6 @@ bool LiveInternals::Start(std::string* error) {
     return false;
   }
   server_->AttachNetLog(stack_->net_log());
-  sigint_ = StartSignal(stack_->loop(), SIGINT, this, &LiveInternals::OnSignal);
-  sigterm_ = StartSignal(stack_->loop(), SIGTERM, this, &LiveInternals::OnSignal);
   std::fprintf(stderr, "%s\n", InternalsReadyLine(*server_).c_str());
   std::fflush(stderr);
   return true;
@@ -66,19 +64,30 @@ void LiveInternals::OnSignal(uv_signal_t* handle, int) {
 
 void LiveInternals::ServeUntilQuit() {
   if (quit_ || !server_) return;
+  // Ctrl-C is ours only now: before, while the command's own work runs, it kills the process
+  // as it would without --internals.
+  if (!sigint_) sigint_ = StartSignal(stack_->loop(), SIGINT, this, &LiveInternals::OnSignal);
+  if (!sigterm_) sigterm_ = StartSignal(stack_->loop(), SIGTERM, this, &LiveInternals::OnSignal);
+  serving_ = true;
   std::fprintf(stderr, "netstack: serving the internals page; Quit on the page or Ctrl-C ends\n");
   std::fflush(stderr);
   // The disk cache answers through the poster, which does not keep the loop alive by itself.
   stack_->poster()->Ref();
   while (!quit_) stack_->Run();
   stack_->poster()->Unref();
+  serving_ = false;
 }
 
 void LiveInternals::Quit() {
   if (quit_) return;
   quit_ = true;
-  // Posted: the answer to the page's Quit is written before the loop stops.
-  stack_->scheduler().PostTask([this] { stack_->Stop(); });
+  // While the command's own work runs, Quit only means "do not serve afterwards": the fetches
+  // finish and report as usual.
+  if (!serving_) return;
+  // Posted, so the answer to the page's Quit is written before the loop stops. The task holds
+  // the stack, not this object, which may be gone by the time it runs.
+  LiveStack* stack = stack_;
+  stack_->scheduler().PostTask([stack] { stack->Stop(); });
 }
 
 nlohmann::json LiveInternals::GetInfo() {

@@ -1,7 +1,8 @@
 // LiveInternals: the internals page over a live stack, for `netstack internals` and
 // `fetch --internals`. It is the InternalsHost (the stack, its predictor, the fetch box), owns
-// the InternalsServer on the stack's loop, and handles SIGINT/SIGTERM so that Ctrl-C ends
-// serving cleanly (the command then saves and closes as usual).
+// the InternalsServer on the stack's loop, and, while serving after the command's own work,
+// handles SIGINT/SIGTERM so that Ctrl-C ends serving cleanly (the command then saves and
+// closes as usual).
 #ifndef TOOLS_NETSTACK_LIVE_INTERNALS_H_
 #define TOOLS_NETSTACK_LIVE_INTERNALS_H_
 
@@ -38,14 +39,13 @@ class LiveInternals : public InternalsHost {
   LiveInternals(const LiveInternals&) = delete;
   LiveInternals& operator=(const LiveInternals&) = delete;
 
-  // Listens, starts observing the stack's NetLog and the signals, and prints
-  // InternalsReadyLine on stderr. False with a one-line `error` if the port cannot be had.
+  // Listens, starts observing the stack's NetLog, and prints InternalsReadyLine on stderr.
+  // False with a one-line `error` if the port cannot be had.
   bool Start(std::string* error);
-  // Runs the stack's loop until the page's Quit or SIGINT/SIGTERM. Returns at once if either
-  // already happened.
+  // Runs the stack's loop until the page's Quit or SIGINT/SIGTERM (handled only from here on:
+  // before, Ctrl-C ends the process as it would without --internals). Returns at once if the
+  // page's Quit came while the command's own work ran.
   void ServeUntilQuit();
-  bool quit_requested() const { return quit_; }
-  InternalsServer* server() { return server_.get(); }
 
   // InternalsHost.
   UrlRequestContext* context() override { return stack_->context(); }
@@ -73,6 +73,7 @@ class LiveInternals : public InternalsHost {
   uv_signal_t* sigint_ = nullptr;   // freed in its close callback
   uv_signal_t* sigterm_ = nullptr;  // freed in its close callback
   bool quit_ = false;
+  bool serving_ = false;  // inside ServeUntilQuit
 };
 
 // For `fetch --internals PORT` (with or without --page): a started LiveInternals in "fetch"

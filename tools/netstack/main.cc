@@ -14,8 +14,15 @@
 
 int main(int argc, char** argv) {
   // Before any library allocates: the internals page's Memory view counts what OpenSSL, libuv
-  // and c-ares hold (tools/internals/library_memory.h).
-  netstack::InstallLibraryAllocationCounters();
+  // and c-ares hold (tools/internals/library_memory.h). Only when the page will be served, so
+  // other runs keep the libraries' own allocators.
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "internals" || arg.rfind("--internals", 0) == 0) {
+      netstack::InstallLibraryAllocationCounters();
+      break;
+    }
+  }
   CLI::App app{"netstack: a browser-style network stack, simulator and predictor"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "netstack 0.1.0");

@@ -58,7 +58,6 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   FetchStack opened;
   if (!OpenFetchStack(options, command_line, &opened)) return 2;
   std::unique_ptr<LiveStack>& stack = opened.stack;
-  std::unique_ptr<NetLogFileWriter>& netlog = opened.netlog;
   // The profile's lock is held until the cache and the predictor's store are gone (FetchStack).
   std::unique_ptr<Profile>& profile = opened.profile;
   profile = OpenPredictorProfile(options, std::move(profile));
@@ -148,22 +147,7 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   }
 
   loader.reset();
-  if (HttpCache* http_cache = stack->context()->http_cache()) {
-    LoopSignal signal(stack->loop());
-    http_cache->WaitForBackgroundWork([&signal](int) { signal.Set(); });
-    RunLoopUntil(stack->loop(), stack->poster(), signal);
-  }
-  // Idle sockets end their NetLog lifetimes inside the file; the predictor is finished, so
-  // closing its unused preconnects is not counted again.
-  predictor.reset();
-  stack->context()->socket_pool()->CloseIdleSockets();
-  std::string error;
-  if (netlog && !netlog->Finish(stack->context()->GetPolledData(), &error)) {
-    std::fprintf(stderr, "netstack: %s\n", error.c_str());
-    any_failed = true;
-  }
-  netlog.reset();
-  stack.reset();
+  if (!FinishFetchStack(&opened, [&predictor] { predictor.reset(); })) any_failed = true;
   return any_failed ? 1 : 0;
 }
 

@@ -317,6 +317,13 @@ int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FI
     return 2;
   }
   int code = RunReplay(o, command_line, out, err, &internals);
+  if (internals.stack_changes() > 0) {
+    std::fprintf(err,
+                 "netstack: note: the internals page changed the replay's stack %llu times "
+                 "(closed idle sockets, flushed pools or cleared the host cache): its figures "
+                 "are not those of an untouched replay\n",
+                 static_cast<unsigned long long>(internals.stack_changes()));
+  }
   std::fflush(out);
   internals.ServeUntilQuit();
   return code;

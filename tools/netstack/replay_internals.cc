@@ -129,10 +129,19 @@ InternalsResult ReplayInternals::ReplayControl(const std::string& action) {
   return InternalsResult::Ok(State());
 }
 
+void ReplayInternals::OnStackChanged(const std::string& what) {
+  ++stack_changes_;
+  std::fprintf(stderr, "netstack: the internals page changed the replay's stack (%s)\n",
+               what.c_str());
+}
+
 void ReplayInternals::Quit() {
   quit_ = true;
-  // Posted: the answer to the page's Quit is written before the loop stops.
-  if (server_) uv_stop(&loop_);
+  if (!server_) return;
+  // The page is not served again (the replay runs to its end without pausing): close it now,
+  // so open connections end instead of hanging. The answer to Quit was written already.
+  server_->Close();
+  uv_stop(&loop_);
 }
 
 nlohmann::json ReplayInternals::State() const {
@@ -144,6 +153,7 @@ nlohmann::json ReplayInternals::State() const {
           {"pages_done", totals_.pages},
           {"requests_done", totals_.requests},
           {"virtual_ms", totals_.virtual_ms},
+          {"stack_changes", stack_changes_},
           {"quit", quit_}};
 }
 

@@ -54,7 +54,10 @@ class ReplayInternals : public InternalsHost, public ReplayEngine::Monitor {
   int64_t time_tick_offset_ms() override { return 0; }
   nlohmann::json GetInfo() override;
   InternalsResult ReplayControl(const std::string& action) override;
+  void OnStackChanged(const std::string& what) override;
   void Quit() override;
+  // How many times the page changed the replay's stack (see OnStackChanged), over every pass.
+  uint64_t stack_changes() const { return stack_changes_; }
 
  private:
   // Pauses here (serving the page) if the controls say so; else serves what is waiting when
@@ -85,6 +88,7 @@ class ReplayInternals : public InternalsHost, public ReplayEngine::Monitor {
   bool quit_ = false;
   std::string position_;  // what the replay is paused before ("navigate https://...")
   uint64_t last_poll_ns_ = 0;
+  uint64_t stack_changes_ = 0;
 };
 
 }  // namespace netstack

@@ -11,7 +11,7 @@ const PHASES = {0: '', 1: 'BEGIN', 2: 'END'};
 
 const events = {
   live: [],          // events from /api/events
-  nextSeq: 0,        // `after` for the next poll
+  after: 0,          // the last seq seen: the next poll asks for what follows it
   dropped: 0,
   paused: false,
   file: null,        // {name, events} when a NetLog file is shown instead of the live stream
@@ -149,13 +149,19 @@ async function poll() {
   if (events.paused || events.polling) return;
   events.polling = true;
   try {
-    const answer = await NS.get('/api/events?after=' + events.nextSeq + '&limit=1000');
+    const answer = await NS.get('/api/events?after=' + events.after + '&limit=1000');
     const list = Array.isArray(answer.events) ? answer.events : [];
     for (const e of list) events.live.push(e);
     if (events.live.length > MAX_KEPT_EVENTS) {
       events.live.splice(0, events.live.length - MAX_KEPT_EVENTS);
     }
-    if (typeof answer.next_seq === 'number') events.nextSeq = answer.next_seq;
+    // EventsAfter answers seq > after; next_seq is the next to come (or, when the limit cut the
+    // answer short, the first not returned), so the next poll asks after next_seq - 1.
+    if (list.length && typeof list[list.length - 1].seq === 'number') {
+      events.after = list[list.length - 1].seq;
+    } else if (typeof answer.next_seq === 'number' && answer.next_seq > 0) {
+      events.after = Math.max(events.after, answer.next_seq - 1);
+    }
     if (typeof answer.dropped === 'number') events.dropped = answer.dropped;
     if (list.length && !events.file && NS.currentView === 'events') drawList();
   } catch (e) {
