@@ -57,10 +57,16 @@ class UvHttpServer::Impl {
   uv_tcp_t* listener_ = nullptr;  // freed in its close callback
   std::unordered_set<Connection*> connections_;
   uint64_t requests_served_ = 0;
+  // Bytes queued for writing on all open connections (a closing one's are no longer counted).
+  size_t total_queued_write_bytes_ = 0;
+  // Orders the connections' progress (accepted, a request answered) without a clock, for
+  // choosing which connection to evict at the connection bound.
+  uint64_t progress_counter_ = 0;
 };
 
-// One accepted connection. It owns two handles (the socket and its timer) and deletes itself
-// when both close callbacks have run. Once closing, it never touches the server again (the
+// One accepted connection. It owns three handles (the socket, its timeout timer and the
+// zero-delay timer that resumes input after a late answer) and deletes itself when all three
+// close callbacks have run. Once closing, it never touches the server again (the
 // server may be gone), so its late write/shutdown/close callbacks are safe.
 class UvHttpServer::Impl::Connection {
  public:
@@ -89,6 +95,9 @@ class UvHttpServer::Impl::Connection {
     uv_timer_init(loop, &timer_);  // cannot fail on an initialized loop
     timer_.data = this;
     ++open_handles_;
+    uv_timer_init(loop, &resume_timer_);
+    resume_timer_.data = this;
+    ++open_handles_;
     return true;
   }
 
@@ -96,18 +105,32 @@ class UvHttpServer::Impl::Connection {
 
   void Start() {
     uv_tcp_nodelay(&tcp_, 1);
+    last_progress_ = ++server_->progress_counter_;
     UpdateReadingAndTimer();
   }
+
+  // Whether closing this connection to make room for a new one loses no request: none awaits
+  // its answer, no answer is being written and no complete request is buffered (idle
+  // keep-alive, or a request head still arriving).
+  bool Evictable() const {
+    return !closing_ && !in_flight_ && queued_write_bytes_ == 0 && input_.empty();
+  }
+  // Larger is more recent: when the connection was accepted or last answered a request.
+  uint64_t last_progress() const { return last_progress_; }
 
   // Stops everything; the object is freed in the handles' close callbacks. Idempotent.
   void Close() noexcept {
     if (closing_) return;
     closing_ = true;
     slot_->connection = nullptr;
-    if (server_) server_->connections_.erase(this);
+    if (server_) {
+      server_->connections_.erase(this);
+      server_->total_queued_write_bytes_ -= queued_write_bytes_;
+    }
     server_ = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), &OnClose);
     uv_close(reinterpret_cast<uv_handle_t*>(&timer_), &OnClose);
+    uv_close(reinterpret_cast<uv_handle_t*>(&resume_timer_), &OnClose);
   }
 
  private:
@@ -122,7 +145,11 @@ class UvHttpServer::Impl::Connection {
   void ProcessInput();
   void Dispatch(HttpServerRequest request);
   void Answer(HttpServerResponse response);
+  void AnswerRequestTimeout();
   bool Write(std::string data);
+  bool WritesBelowPauseMark() const {
+    return queued_write_bytes_ <= limits_.pause_reading_queued_bytes;
+  }
   void MaybeShutdown();
   void UpdateReadingAndTimer();
 
@@ -131,18 +158,23 @@ class UvHttpServer::Impl::Connection {
   static void OnWrite(uv_write_t* req, int status);
   static void OnShutdown(uv_shutdown_t* req, int status);
   static void OnTimer(uv_timer_t* timer);
+  static void OnResume(uv_timer_t* timer);
   static void OnClose(uv_handle_t* handle);
 
   Impl* server_;  // null once closing
   const Limits limits_;
   uv_tcp_t tcp_;
-  uv_timer_t timer_;
+  uv_timer_t timer_;         // idle timeout, request deadline, linger
+  uv_timer_t resume_timer_;  // zero-delay: input processing after a late answer
   uv_shutdown_t shutdown_req_;
   int open_handles_ = 0;
   HttpRequestReader reader_;
   std::string input_;  // read but not yet parsed (only while an answer is awaited)
   std::shared_ptr<Slot> slot_;
   size_t queued_write_bytes_ = 0;
+  uint64_t last_progress_ = 0;
+  // Loop time (uv_now) by which the request being read must be complete; 0: none is.
+  uint64_t request_deadline_ms_ = 0;
   bool closing_ = false;
   bool processing_ = false;  // inside ProcessInput (a synchronous answer must not recurse)
   bool in_flight_ = false;   // a request awaits its answer
@@ -158,7 +190,10 @@ void UvHttpServer::Impl::Connection::ProcessInput() {
   if (processing_ || closing_) return;
   processing_ = true;
   size_t offset = 0;
-  while (!closing_ && !in_flight_ && !finishing_ && offset < input_.size()) {
+  // A client slow to read its answers holds back its next request (WritesBelowPauseMark);
+  // OnWrite resumes here as the writes drain.
+  while (!closing_ && !in_flight_ && !finishing_ && WritesBelowPauseMark() &&
+         offset < input_.size()) {
     offset += reader_.Feed(input_.data() + offset, input_.size() - offset);
     if (reader_.state() == HttpRequestReader::State::kError) {
       in_flight_ = true;
@@ -170,6 +205,7 @@ void UvHttpServer::Impl::Connection::ProcessInput() {
     }
     if (reader_.state() == HttpRequestReader::State::kRequest) {
       keep_alive_ = reader_.keep_alive() && !peer_eof_;
+      request_deadline_ms_ = 0;
       HttpServerRequest request = reader_.TakeRequest();
       head_ = request.method == "HEAD";
       in_flight_ = true;
@@ -182,6 +218,13 @@ void UvHttpServer::Impl::Connection::ProcessInput() {
     input_.clear();  // nothing after the last answer is read
   } else {
     input_.erase(0, offset);
+  }
+  // The request deadline runs from the first byte of a request the reader has taken in; a
+  // request held back (in input_) while another is answered has not started.
+  if (finishing_ || in_flight_ || !reader_.in_request()) {
+    request_deadline_ms_ = 0;
+  } else if (request_deadline_ms_ == 0) {
+    request_deadline_ms_ = uv_now(tcp_.loop) + limits_.request_timeout_ms;
   }
   UpdateReadingAndTimer();
 }
@@ -210,19 +253,42 @@ void UvHttpServer::Impl::Connection::Answer(HttpServerResponse response) {
   try {
     in_flight_ = false;
     ++server_->requests_served_;
+    last_progress_ = ++server_->progress_counter_;
     const bool close = !keep_alive_;
     if (!Write(SerializeResponse(response, close, head_))) return;  // closed
     if (close) finishing_ = true;
-    if (!processing_) ProcessInput();  // the next pipelined request, or start reading again
-    if (!closing_ && !processing_) MaybeShutdown();
+    if (processing_) return;  // a synchronous answer: ProcessInput goes on after the handler
+    // A later answer, from whatever callback the handler was waiting on: a buffered next
+    // request must not run the handler inside that callback, so it waits for the next loop
+    // iteration. With nothing to dispatch, ProcessInput only restarts reading and the timer.
+    if (finishing_ || input_.empty()) {
+      ProcessInput();
+    } else {
+      uv_timer_start(&resume_timer_, &OnResume, 0, 0);
+      UpdateReadingAndTimer();
+    }
+    if (!closing_) MaybeShutdown();
   } catch (...) {
     Close();  // out of memory serializing: drop the connection rather than the process
   }
 }
 
+void UvHttpServer::Impl::Connection::AnswerRequestTimeout() {
+  request_deadline_ms_ = 0;
+  in_flight_ = true;
+  head_ = false;
+  keep_alive_ = false;
+  ++slot_->generation;
+  Answer(HttpServerResponse::Error(
+      408, "request not complete within " + std::to_string(limits_.request_timeout_ms) + " ms"));
+}
+
 bool UvHttpServer::Impl::Connection::Write(std::string data) {
+  const size_t total = server_->total_queued_write_bytes_;
   if (data.size() > limits_.max_queued_write_bytes -
-                        std::min(queued_write_bytes_, limits_.max_queued_write_bytes)) {
+                        std::min(queued_write_bytes_, limits_.max_queued_write_bytes) ||
+      data.size() > limits_.max_total_queued_write_bytes -
+                        std::min(total, limits_.max_total_queued_write_bytes)) {
     Close();  // the client does not read: the bound is an eviction, never growth
     return false;
   }
@@ -236,6 +302,7 @@ bool UvHttpServer::Impl::Connection::Write(std::string data) {
     return false;
   }
   queued_write_bytes_ += write->data.size();
+  server_->total_queued_write_bytes_ += write->data.size();
   return true;
 }
 
@@ -252,9 +319,11 @@ void UvHttpServer::Impl::Connection::MaybeShutdown() {
 
 void UvHttpServer::Impl::Connection::UpdateReadingAndTimer() {
   if (closing_) return;
-  // While an answer is awaited nothing more is read (one request in flight); once finishing,
-  // input is read and dropped until EOF or the linger timer.
-  const bool want_read = !peer_eof_ && (finishing_ || !in_flight_);
+  // While an answer is awaited, a buffered request waits for dispatch, or the client is slow to
+  // read its answers, nothing more is read; once finishing, input is read and dropped until
+  // EOF or the linger timer.
+  const bool want_read =
+      !peer_eof_ && (finishing_ || (!in_flight_ && input_.empty() && WritesBelowPauseMark()));
   if (want_read && !reading_) {
     if (uv_read_start(stream(), &OnAlloc, &OnRead) != 0) {
       Close();
@@ -271,6 +340,11 @@ void UvHttpServer::Impl::Connection::UpdateReadingAndTimer() {
   } else {
     uint64_t ms =
         shutdown_started_ ? std::min(limits_.idle_timeout_ms, kLingerMs) : limits_.idle_timeout_ms;
+    if (request_deadline_ms_ != 0) {
+      // A read restarts the idle timeout but never moves the request's deadline.
+      const uint64_t now = uv_now(tcp_.loop);
+      ms = std::min(ms, request_deadline_ms_ > now ? request_deadline_ms_ - now : 0);
+    }
     uv_timer_start(&timer_, &OnTimer, ms, 0);
   }
 }
@@ -329,12 +403,22 @@ void UvHttpServer::Impl::Connection::OnWrite(uv_write_t* req, int status) {
   // libuv runs write callbacks before the close callbacks, so `self` is still allocated.
   if (self->closing_) return;
   self->queued_write_bytes_ -= size;
+  self->server_->total_queued_write_bytes_ -= size;
   if (status != 0) {
     self->Close();
     return;
   }
-  self->UpdateReadingAndTimer();
-  self->MaybeShutdown();
+  try {
+    if (!self->in_flight_ && !self->finishing_ && !self->input_.empty() &&
+        self->WritesBelowPauseMark()) {
+      self->ProcessInput();  // the writes drained: the request held back goes on
+    } else {
+      self->UpdateReadingAndTimer();
+    }
+    if (!self->closing_) self->MaybeShutdown();
+  } catch (...) {
+    self->Close();
+  }
 }
 
 // static
@@ -347,7 +431,30 @@ void UvHttpServer::Impl::Connection::OnShutdown(uv_shutdown_t* req, int status) 
 
 // static
 void UvHttpServer::Impl::Connection::OnTimer(uv_timer_t* timer) {
-  static_cast<Connection*>(timer->data)->Close();
+  auto* self = static_cast<Connection*>(timer->data);
+  if (self->closing_) return;
+  if (self->request_deadline_ms_ != 0 && !self->finishing_ && !self->in_flight_ &&
+      uv_now(timer->loop) >= self->request_deadline_ms_) {
+    try {
+      self->AnswerRequestTimeout();  // closes after the 408 is written
+    } catch (...) {
+      self->Close();
+    }
+    return;
+  }
+  self->Close();  // idle, or the linger after the last answer is over
+}
+
+// static
+void UvHttpServer::Impl::Connection::OnResume(uv_timer_t* timer) {
+  auto* self = static_cast<Connection*>(timer->data);
+  if (self->closing_) return;
+  try {
+    self->ProcessInput();
+    if (!self->closing_) self->MaybeShutdown();
+  } catch (...) {
+    self->Close();
+  }
 }
 
 // static
@@ -420,8 +527,21 @@ void UvHttpServer::Impl::OnConnection(uv_stream_t* listener, int status) {
       return;
     }
     if (self->connections_.size() >= self->limits_.max_connections) {
-      connection->Close();  // over the bound: accepted (so the backlog drains), then closed
-      return;
+      // At the bound, the connection that has made no progress for longest and would lose no
+      // request makes room (so clients trickling bytes or idling cannot lock the page out);
+      // if every connection is busy, the new one is accepted (the backlog drains) and closed.
+      Connection* victim = nullptr;
+      for (Connection* open : self->connections_) {
+        if (open->Evictable() &&
+            (victim == nullptr || open->last_progress() < victim->last_progress())) {
+          victim = open;
+        }
+      }
+      if (victim == nullptr) {
+        connection->Close();
+        return;
+      }
+      victim->Close();  // erases itself from connections_
     }
     try {
       self->connections_.insert(connection);

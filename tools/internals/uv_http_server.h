@@ -10,11 +10,21 @@
 // the write side shut down, and unread input drained for up to 2 s so that the client reads
 // the answer rather than a reset.
 //
-// Bounds (Limits): connections (more are accepted and closed at once), a request's head and
-// body (answered 431 / 413 and the connection closed), bytes queued for writing per connection
-// (past it the connection is closed), and an idle timeout (no bytes read or written for that
-// long; it does not run while the handler works on an answer). Every libuv handle is freed only in
-// its close callback; nothing is thrown through a libuv callback.
+// The handler only ever runs from a libuv callback of the server (a read, a write completion,
+// or its own zero-delay timer), never inside a Respond call: when an answer comes later (from a
+// DNS lookup's or a cache read's completion), a next request already buffered is dispatched on
+// the next loop iteration, not inside that component's callback.
+//
+// Bounds (Limits): connections (at the bound, a new connection evicts the connection that has
+// made no progress for longest among those with no request in progress, i.e. idle keep-alive or
+// a request head still arriving; if every connection is busy the new one is closed at once), a
+// request's head and body (answered 431 / 413 and the connection closed), the time a request
+// may take to arrive (answered 408 and closed; reads do not extend it), bytes queued for writing
+// per connection (past it the connection is closed; past a smaller mark the next request is
+// neither read nor dispatched until the writes drain) and across all connections (the
+// connection whose answer would pass it is closed), and an idle timeout (no bytes read or
+// written for that long; it does not run while the handler works on an answer). Every libuv
+// handle is freed only in its close callback; nothing is thrown through a libuv callback.
 #ifndef TOOLS_INTERNALS_UV_HTTP_SERVER_H_
 #define TOOLS_INTERNALS_UV_HTTP_SERVER_H_
 
@@ -36,12 +46,28 @@ class UvHttpServer {
     size_t max_connections = 32;
     size_t max_head_bytes = 16 * 1024;
     size_t max_body_bytes = 256 * 1024;
+    // Per connection: an answer that would queue more than this closes the connection.
     size_t max_queued_write_bytes = 64 * 1024 * 1024;
+    // Per connection: while more than this is queued for writing (the client is slow to read),
+    // the next request is neither read nor dispatched; reading resumes as the writes drain. So
+    // a client that pipelines requests and never reads holds about one answer, not many.
+    size_t pause_reading_queued_bytes = 64 * 1024;
+    // All connections together: an answer that would queue more than this closes its
+    // connection (the other connections keep theirs).
+    size_t max_total_queued_write_bytes = 128 * 1024 * 1024;
+    // From the first byte of a request until it is complete (head and body): past it the
+    // server answers 408 and closes. Not extended by reads, so a client trickling bytes cannot
+    // hold a connection; it does not run while the handler works on an answer.
+    uint64_t request_timeout_ms = 10'000;
+    // No byte read or written for this long (between requests, or while an answer is being
+    // written): the connection is closed.
     uint64_t idle_timeout_ms = 30'000;
   };
 
   // Delivers the answer to a request. Call it once, now or later from the loop thread; calling
-  // it after the connection closed is harmless (the answer is dropped).
+  // it after the connection closed is harmless (the answer is dropped). It never runs the
+  // handler: a later call only queues the answer, and the next pipelined request is dispatched
+  // from the loop.
   using Respond = std::function<void(HttpServerResponse)>;
   // Called on the loop thread for each complete request. It may call Respond at once or keep
   // it; it may call Close() but must not destroy the server. An exception it throws is caught
