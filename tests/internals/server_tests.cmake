@@ -7,5 +7,6 @@ netstack_test(internals_server_tests
   ${PROJECT_SOURCE_DIR}/tools/internals/http_server_message.cc
   ${PROJECT_SOURCE_DIR}/tools/internals/http_request_reader.cc
   ${PROJECT_SOURCE_DIR}/tools/internals/uv_http_server.cc
+  ${PROJECT_SOURCE_DIR}/tools/internals/uv_http_connection.cc
   LIBS PkgConfig::LIBUV ${HTTP_PARSER_LIB} nlohmann_json::nlohmann_json)
 target_include_directories(internals_server_tests PRIVATE ${HTTP_PARSER_INCLUDE})

@@ -25,6 +25,10 @@
 // connection whose answer would pass it is closed), and an idle timeout (no bytes read or
 // written for that long; it does not run while the handler works on an answer). Every libuv
 // handle is freed only in its close callback; nothing is thrown through a libuv callback.
+//
+// This file is the listener and what spans connections (accept, the connection bound and
+// eviction, the server-wide write bound); one connection's reading, dispatch, writes, deadlines
+// and close live in uv_http_connection.h, which only the server uses.
 #ifndef TOOLS_INTERNALS_UV_HTTP_SERVER_H_
 #define TOOLS_INTERNALS_UV_HTTP_SERVER_H_
 
