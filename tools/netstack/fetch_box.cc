@@ -211,15 +211,24 @@ InternalsResult FetchBox::Hover(const std::string& text) {
   return InternalsResult::Ok({{"url", url.spec()}, {"actions", std::move(actions)}});
 }
 
+void FetchBox::AnswerLater(std::function<void(InternalsResult)> done, InternalsResult result) {
+  std::weak_ptr<bool> alive = alive_;
+  context_->scheduler().PostTask([alive, done = std::move(done), result = std::move(result)] {
+    if (!alive.expired() && *alive.lock()) done(result);
+  });
+}
+
 void FetchBox::Resolve(const std::string& host, std::function<void(InternalsResult)> done) {
   if (host.empty() || host.size() > kMaxTextBytes) {
-    done(InternalsResult::Fail(
-        400, "host: empty or longer than " + std::to_string(kMaxTextBytes) + " bytes"));
+    AnswerLater(std::move(done),
+                InternalsResult::Fail(
+                    400, "host: empty or longer than " + std::to_string(kMaxTextBytes) + " bytes"));
     return;
   }
   if (lookups_.size() >= kMaxLookups) {
-    done(InternalsResult::Fail(
-        429, "too many lookups in flight (" + std::to_string(kMaxLookups) + "); try again later"));
+    AnswerLater(std::move(done),
+                InternalsResult::Fail(429, "too many lookups in flight (" +
+                                               std::to_string(kMaxLookups) + "); try again later"));
     return;
   }
   uint64_t id = next_id_++;
@@ -253,9 +262,11 @@ void FetchBox::Resolve(const std::string& host, std::function<void(InternalsResu
     done(std::move(r));
   });
   if (rv == ERR_IO_PENDING) return;
+  // Answered at once (the host cache, an IP literal, a refused name): still answered later, as
+  // InternalsHost::Resolve promises.
   InternalsResult r = answer(raw, rv);
   lookups_.erase(id);
-  done(std::move(r));
+  AnswerLater(std::move(done), std::move(r));
 }
 
 }  // namespace netstack

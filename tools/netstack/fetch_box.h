@@ -47,8 +47,9 @@ class FetchBox {
   InternalsResult Omnibox(const std::string& text);
   // InternalsHost::Hover: {"url", "actions"}; 400 for a bad URL.
   InternalsResult Hover(const std::string& text);
-  // InternalsHost::Resolve: at most kMaxLookups at once (more answer 429 at once); lookups
-  // still running when the box goes are cancelled and never answer.
+  // InternalsHost::Resolve: `done` runs once, from a later task, never inside this call; at
+  // most kMaxLookups at once (more are answered 429); lookups still running (or answers not
+  // yet delivered) when the box goes are cancelled and never answer.
   void Resolve(const std::string& host, std::function<void(InternalsResult)> done);
   // InternalsHost::FetchHistory: {"loads": [...]}, newest first.
   nlohmann::json History() const;
@@ -70,6 +71,8 @@ class FetchBox {
     nlohmann::json requests;  // [PageRequestReportToJson...], once done
   };
   void OnLoadDone(uint64_t id, const PageLoadResult& result);
+  // Calls `done` with `result` from a posted task, unless the box is gone by then.
+  void AnswerLater(std::function<void(InternalsResult)> done, InternalsResult result);
   void Trim();
   size_t InFlight() const;
   // The suggestion candidates: this box's history, then the predictor's omnibox table.

@@ -25,8 +25,10 @@ ReplayInternals::ReplayInternals(int port, std::string command_line, std::string
 
 ReplayInternals::~ReplayInternals() {
   server_.reset();
-  // The server's handles are freed in their close callbacks.
-  uv_run(&loop_, UV_RUN_DEFAULT);
+  // The server's handles are freed in their close callbacks. A Quit outside the loop left a
+  // stop request that ends the first run at once: run until nothing is left.
+  while (uv_run(&loop_, UV_RUN_DEFAULT) != 0) {
+  }
   if (uv_loop_close(&loop_) != 0)
     std::fprintf(stderr, "netstack: internal: the internals page's loop did not close\n");
 }
@@ -145,7 +147,9 @@ void ReplayInternals::Quit() {
 }
 
 nlohmann::json ReplayInternals::State() const {
-  std::string state = finished_ ? "finished" : paused_ ? "paused" : "running";
+  // Before the first event the replay is about to pause (it starts paused).
+  bool pausing = paused_ || (points_ == 0 && pause_at_ == 0 && !quit_ && server_);
+  std::string state = finished_ ? "finished" : pausing ? "paused" : "running";
   return {{"state", state},
           {"position", position_},
           {"pass", pass_},
