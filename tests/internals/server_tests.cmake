@@ -4,6 +4,7 @@
 netstack_test(internals_server_tests
   http_request_reader_test.cc
   uv_http_server_test.cc
+  uv_http_server_limits_test.cc
   ${PROJECT_SOURCE_DIR}/tools/internals/http_server_message.cc
   ${PROJECT_SOURCE_DIR}/tools/internals/http_request_reader.cc
   ${PROJECT_SOURCE_DIR}/tools/internals/uv_http_server.cc
