@@ -3,8 +3,11 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <utility>
 
@@ -37,17 +40,26 @@ constexpr unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
 // The system store, as SSL_CTX_set_default_verify_paths defines it, but without parsing the
 // whole bundle file up front (about 60 ms for Debian's 140 CAs, paid by every process, even one
 // that only speaks plain HTTP): the hashed certificate directory is looked up lazily, per
-// issuer. The bundle file is loaded only when SSL_CERT_FILE names one (the user asked for it),
-// or when there is no usable directory.
-int LoadSystemTrustStore(SSL_CTX* ctx) {
+// issuer. The bundle file SSL_CERT_FILE names is only checked for readability here; its parsing
+// is left in `*deferred_file` for the first TLS connection (EnsureTrustStore). When there is no
+// usable directory and no SSL_CERT_FILE, OpenSSL's defaults are loaded at once. Returns 0 with
+// `*deferred_file` set (and errno) when SSL_CERT_FILE cannot be read.
+int LoadSystemTrustStore(SSL_CTX* ctx, std::string* deferred_file) {
   const char* file = std::getenv(X509_get_default_cert_file_env());
   const char* dir = std::getenv(X509_get_default_cert_dir_env());
   if (!dir) dir = X509_get_default_cert_dir();
   struct stat st;
   const bool dir_usable = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
   if (!dir_usable && !file) return SSL_CTX_set_default_verify_paths(ctx);
-  if (file && SSL_CTX_load_verify_file(ctx, file) != 1) return 0;
-  if (dir_usable && SSL_CTX_load_verify_dir(ctx, dir) != 1) return 0;
+  if (file) {
+    // Unreadable is an error now (naming the file), as it was when the file was parsed here.
+    *deferred_file = file;
+    if (access(file, R_OK) != 0) return 0;
+  }
+  if (dir_usable && SSL_CTX_load_verify_dir(ctx, dir) != 1) {
+    deferred_file->clear();  // The failure is OpenSSL's (its error queue says why), not the file's.
+    return 0;
+  }
   return 1;
 }
 
@@ -78,10 +90,17 @@ std::unique_ptr<SslClientContext> SslClientContext::Create(const SslConfig& conf
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
 
+  std::string deferred_trust_file;
   if (config.verify_peer) {
     int ok = config.ca_file.empty()
-                 ? LoadSystemTrustStore(ctx)
+                 ? LoadSystemTrustStore(ctx, &deferred_trust_file)
                  : SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr);
+    if (ok != 1 && !deferred_trust_file.empty()) {
+      *error = "cannot read the CA bundle SSL_CERT_FILE names (" + deferred_trust_file +
+               "): " + std::strerror(errno);
+      SSL_CTX_free(ctx);
+      return nullptr;
+    }
     if (ok != 1) {
       *error = config.ca_file.empty() ? "cannot load the system CA store: "
                                       : "cannot load CA file " + config.ca_file + ": ";
@@ -107,7 +126,21 @@ std::unique_ptr<SslClientContext> SslClientContext::Create(const SslConfig& conf
 
   auto context = std::unique_ptr<SslClientContext>(new SslClientContext(config, ctx, max_sessions));
   SSL_CTX_set_ex_data(ctx, ContextIndex(), context.get());
+  context->deferred_trust_file_ = std::move(deferred_trust_file);
   return context;
+}
+
+SSL_CTX* SslClientContext::ssl_ctx() {
+  EnsureTrustStore();
+  return ctx_;
+}
+
+void SslClientContext::EnsureTrustStore() {
+  if (deferred_trust_file_.empty()) return;
+  std::string file = std::move(deferred_trust_file_);
+  deferred_trust_file_.clear();
+  if (SSL_CTX_load_verify_file(ctx_, file.c_str()) != 1)
+    trust_store_error_ = "cannot load the system CA store: " + file + ": " + LastOpenSslError();
 }
 
 SslClientContext::SslClientContext(const SslConfig& config, SSL_CTX* ctx, size_t max_sessions)

@@ -42,7 +42,14 @@ class SslClientContext {
   SslClientContext& operator=(const SslClientContext&) = delete;
 
   const SslConfig& config() const { return config_; }
-  SSL_CTX* ssl_ctx() const { return ctx_; }
+  // The SSL_CTX for a new connection. The first call parses the CA bundle SSL_CERT_FILE names
+  // (deferred from Create so that a process speaking only plain HTTP never pays for it); if
+  // that fails, trust_store_error() says why and connections must not proceed.
+  SSL_CTX* ssl_ctx();
+  // Empty, or a one-line message when the deferred CA bundle could not be loaded.
+  const std::string& trust_store_error() const { return trust_store_error_; }
+  // Whether a CA bundle is still waiting to be parsed (for tests of the deferral).
+  bool trust_store_deferred() const { return !deferred_trust_file_.empty(); }
 
   // The session cache key of a server: "host:port" ("[::1]:443" for IPv6 literals).
   static std::string SessionKey(const std::string& host, uint16_t port);
@@ -75,6 +82,10 @@ class SslClientContext {
   const SslConfig config_;
   SSL_CTX* ctx_;  // One reference owned.
   const size_t max_sessions_;
+  // Parses deferred_trust_file_ into ctx_ once.
+  void EnsureTrustStore();
+  std::string deferred_trust_file_;  // SSL_CERT_FILE, not parsed yet.
+  std::string trust_store_error_;
   std::list<Entry> lru_;  // Front = most recently used.
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
 };

@@ -66,6 +66,12 @@ TlsClientEngine::TlsClientEngine(SslClientContext* context, const std::string& h
     name = name.substr(1, name.size() - 2);
   }
   ssl_ = SSL_new(context_->ssl_ctx());
+  if (!context_->trust_store_error().empty()) {
+    // Without its trust anchors no certificate can verify: fail before the handshake, saying why.
+    init_result_ = ERR_CERT_AUTHORITY_INVALID;
+    last_error_detail_ = context_->trust_store_error();
+    return;
+  }
   BIO* internal_bio = nullptr;
   if (!ssl_ || BIO_new_bio_pair(&internal_bio, kBufferSize, &network_bio_, kBufferSize) != 1) {
     init_result_ = ERR_OUT_OF_MEMORY;

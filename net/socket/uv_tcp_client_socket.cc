@@ -4,16 +4,54 @@
 #include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "net/base/uv_error.h"
 #include "net/socket/socket_callback_util.h"
 
 namespace netstack {
 
-// Everything libuv may touch after this object is gone: the handle, its requests and the read
-// buffer (libuv writes into it between alloc and read callbacks). Freed only in the close
-// callback, which runs after libuv has cancelled the pending requests (their callbacks see
-// `owner == nullptr` and return).
+namespace {
+
+// Read buffers of sockets with nothing buffered come back here instead of to malloc, so an idle
+// keep-alive socket holds none (its pages would stay resident) while busy sockets reuse warm
+// buffers (no page faults, no zeroing). Per thread: sockets live on their loop's thread. At most
+// kMaxCachedBuffers are kept; the rest are freed.
+constexpr size_t kMaxCachedBuffers = 16;
+
+struct ReadBufferCache {
+  std::vector<char*> buffers;
+  ~ReadBufferCache() {
+    for (char* b : buffers) delete[] b;
+  }
+};
+
+thread_local ReadBufferCache g_read_buffer_cache;
+
+char* TakeReadBuffer() {
+  std::vector<char*>& cache = g_read_buffer_cache.buffers;
+  if (cache.empty()) return new char[UvTcpClientSocket::kReadBufferSize];  // Not zero-filled.
+  char* b = cache.back();
+  cache.pop_back();
+  return b;
+}
+
+void ReturnReadBuffer(char* b) {
+  std::vector<char*>& cache = g_read_buffer_cache.buffers;
+  if (cache.size() < kMaxCachedBuffers) {
+    cache.push_back(b);
+  } else {
+    delete[] b;
+  }
+}
+
+}  // namespace
+
+// Everything libuv may touch after this object is gone: the handle and its requests. Freed only
+// in the close callback, which runs after libuv has cancelled the pending requests (their
+// callbacks see `owner == nullptr` and return). The read buffer is held only while it has unread
+// bytes or libuv is reading into it (between the alloc and read callbacks, which libuv calls
+// back to back); it is taken in OnAlloc and given back when drained.
 struct UvTcpClientSocket::Core {
   uv_tcp_t tcp;
   uv_connect_t connect_req;
@@ -22,10 +60,21 @@ struct UvTcpClientSocket::Core {
   // Unread bytes are buffer[begin, end).
   size_t begin = 0;
   size_t end = 0;
-  char buffer[kReadBufferSize];
+  char* buffer = nullptr;  // kReadBufferSize bytes, or null when nothing is buffered.
+
+  ~Core() {
+    // Unread bytes die with the socket.
+    if (buffer) ReturnReadBuffer(buffer);
+  }
 
   size_t buffered() const { return end - begin; }
   uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp); }
+  void ReleaseBufferIfEmpty() {
+    if (!buffer || begin != end) return;
+    ReturnReadBuffer(buffer);
+    buffer = nullptr;
+    begin = end = 0;
+  }
 };
 
 namespace {
@@ -134,6 +183,7 @@ void UvTcpClientSocket::MaybeStartReading() {
 
 void UvTcpClientSocket::OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
   auto* core = static_cast<Core*>(handle->data);
+  if (!core->buffer) core->buffer = TakeReadBuffer();
   // Move unread bytes to the front when little room is left at the end, so the free space is
   // one span. Bounded by kReadBufferSize per call.
   if (core->begin > 0 && kReadBufferSize - core->end < kReadBufferSize / 4) {
@@ -151,7 +201,10 @@ void UvTcpClientSocket::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_
 }
 
 void UvTcpClientSocket::DidRead(ssize_t nread) {
-  if (nread == 0) return;  // EAGAIN: libuv returns the buffer unused.
+  if (nread == 0) {  // EAGAIN: libuv returns the buffer unused.
+    core_->ReleaseBufferIfEmpty();
+    return;
+  }
   if (nread > 0) {
     core_->end += static_cast<size_t>(nread);
     if (core_->buffered() >= kReadBufferSize) {
@@ -168,7 +221,8 @@ void UvTcpClientSocket::DidRead(ssize_t nread) {
     }
   }
 
-  if (!read_buf_) return;  // No Read() pending: the bytes wait in the buffer.
+  core_->ReleaseBufferIfEmpty();  // EOF or an error with nothing buffered.
+  if (!read_buf_) return;         // No Read() pending: the bytes wait in the buffer.
   int result;
   if (core_->buffered() > 0) {
     result = CopyBuffered(read_buf_, read_buf_len_);
@@ -189,7 +243,7 @@ int UvTcpClientSocket::CopyBuffered(char* buf, int len) {
   size_t n = std::min(core_->buffered(), static_cast<size_t>(len));
   std::memcpy(buf, core_->buffer + core_->begin, n);
   core_->begin += n;
-  if (core_->begin == core_->end) core_->begin = core_->end = 0;
+  core_->ReleaseBufferIfEmpty();
   was_ever_used_ = true;
   LogBytes(NetLogEventType::SOCKET_BYTES_RECEIVED, static_cast<int>(n));
   MaybeStartReading();
@@ -294,5 +348,7 @@ int UvTcpClientSocket::GetPeerAddress(IPEndPoint* address) const {
 }
 
 size_t UvTcpClientSocket::buffered_bytes() const { return core_ ? core_->buffered() : 0; }
+
+bool UvTcpClientSocket::holds_read_buffer() const { return core_ && core_->buffer; }
 
 }  // namespace netstack

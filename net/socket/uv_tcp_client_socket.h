@@ -2,7 +2,8 @@
 //
 // The socket reads continuously into a bounded internal buffer (back-pressure with uv_read_stop
 // when it is full), so that a peer's FIN or RST is noticed even while the socket sits idle in a
-// pool: that is how IsConnectedAndIdle() answers what Chrome's peek answers.
+// pool: that is how IsConnectedAndIdle() answers what Chrome's peek answers. The buffer is taken
+// when bytes arrive and given back once they are read, so an idle socket holds no buffer.
 //
 // Lifetime: the uv_tcp_t and its requests live in a heap block that only the handle's close
 // callback frees. Destroying the socket (or Disconnect) closes the handle and detaches the block
@@ -71,6 +72,9 @@ class UvTcpClientSocket : public StreamSocket {
 
   // Bytes buffered and not yet read (for tests and the internals page).
   size_t buffered_bytes() const;
+  // Whether the socket holds a read buffer now: only while bytes are buffered (an idle socket
+  // holds none; buffers are reused through a small per-thread cache). For tests.
+  bool holds_read_buffer() const;
 
  private:
   struct Core;  // The heap block shared with libuv; see the .cc.

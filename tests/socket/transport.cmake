@@ -10,6 +10,7 @@ netstack_test(transport_tests
   ${CMAKE_CURRENT_SOURCE_DIR}/tls_test_certs.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/tls_test_server.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/tls_test_util.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/tls_trust_store_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/transport_tcp_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/transport_test_util.cc
   LIBS net_socket_live OpenSSL::SSL OpenSSL::Crypto Threads::Threads)

@@ -236,6 +236,46 @@ TEST_CASE("tcp: unread data makes a socket not idle but still connected") {
   REQUIRE(loop.Close() == 0);
 }
 
+TEST_CASE("tcp: a socket holds a read buffer only while bytes wait to be read") {
+  TestLoop loop;
+  {
+    LoopbackTcpServer server(loop.get(), {});
+    UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
+    REQUIRE(ConnectAndWait(loop, socket) == OK);
+    REQUIRE(loop.RunUntil([&] { return server.connection_count() == 1; }));
+    CHECK_FALSE(socket.holds_read_buffer());  // Connected and idle: no buffer.
+
+    // A response arrives with no Read pending: it waits in the buffer.
+    server.Write(0, "response one");
+    REQUIRE(loop.RunUntil([&] { return socket.buffered_bytes() == 12; }));
+    CHECK(socket.holds_read_buffer());
+    std::string data;
+    REQUIRE(ReadOnce(loop, socket, &data, 5) == 5);  // Partly read: still held.
+    CHECK(socket.holds_read_buffer());
+    REQUIRE(ReadOnce(loop, socket, &data) == 7);  // Drained: given back.
+    CHECK(data == "response one");
+    CHECK_FALSE(socket.holds_read_buffer());
+    CHECK(socket.IsConnectedAndIdle());
+
+    // A pending Read gets the next bytes directly; the buffer goes back at once.
+    data.clear();
+    std::vector<char> buf(64);
+    std::optional<int> result;
+    REQUIRE(socket.Read(buf.data(), static_cast<int>(buf.size()), [&](int rv) { result = rv; }) ==
+            ERR_IO_PENDING);
+    server.Write(0, "response two");
+    REQUIRE(loop.RunUntil([&] { return result.has_value(); }));
+    CHECK(std::string(buf.data(), static_cast<size_t>(*result)) == "response two");
+    CHECK_FALSE(socket.holds_read_buffer());
+
+    // The peer's FIN on an idle socket leaves no buffer behind either.
+    server.CloseWithFin(0);
+    REQUIRE(loop.RunUntil([&] { return !socket.IsConnectedAndIdle(); }));
+    CHECK_FALSE(socket.holds_read_buffer());
+  }
+  REQUIRE(loop.Close() == 0);
+}
+
 TEST_CASE("tcp: reading pauses when the internal buffer is full, and nothing is lost") {
   TestLoop loop;
   {

@@ -1,5 +1,7 @@
 #include "tools/netstack/fetch_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -114,7 +116,7 @@ class FetchJob : public UrlRequest::Delegate {
     PageRequestRecord request;
     request.url = r.original_url();
     FillRequestRecord(r, result, &request);
-    record_ = FetchRecordFromRequest(request, options_.method);
+    record_ = FetchRecordFromRequest(std::move(request), options_.method);
     if (result == OK && write_failed_) {
       record_.error = ERR_FAILED;
       record_.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
@@ -192,6 +194,21 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   bool body_to_stdout = false;
   for (const std::string& out : options.outputs) body_to_stdout |= out == "-";
   FILE* report = body_to_stdout ? stderr : stdout;
+  // Lines reach a terminal at once. To a file or pipe they are flushed at most every 100 ms and
+  // at the end: one write(2) per URL was a system call per request in a run of many URLs.
+  const bool report_is_tty = isatty(fileno(report)) == 1;
+  bool flush_pending = false;
+  auto flush_soon = [&] {
+    if (report_is_tty) {
+      std::fflush(report);
+    } else if (!flush_pending) {
+      flush_pending = true;
+      stack->scheduler().PostDelayedTask(Milliseconds(100), [&flush_pending, report] {
+        flush_pending = false;
+        std::fflush(report);
+      });
+    }
+  };
 
   std::list<std::unique_ptr<FetchJob>> active;
   std::vector<FetchJob*> finished;
@@ -204,12 +221,15 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
                                     : FetchRecordToLine(rec);
     // A human error line on stderr would only repeat the one below.
     if (options.json || rec.error == OK || report != stderr) {
-      std::fprintf(report, "%s\n", line.c_str());
-      std::fflush(report);
+      std::fputs(line.c_str(), report);
+      std::fputc('\n', report);
+      flush_soon();
     }
     if (rec.error != OK) {
       any_failed = true;
-      // Every failure is also one line on stderr, in one format scripts can grep.
+      // Every failure is also one line on stderr, in one format scripts can grep; the lines
+      // before it go out first, so a combined stream keeps the order.
+      std::fflush(report);
       std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(rec.url).c_str(),
                    TerminalSafe(rec.error_message).c_str(), ErrorToString(rec.error).c_str());
     }
@@ -252,6 +272,7 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   }
   // Reported: their requests must not complete (and report again) in the loop runs below.
   active.clear();
+  std::fflush(report);
 
   if (internals) {
     internals->ServeUntilQuit();

@@ -45,6 +45,9 @@ struct FetchRecord {
 // its UrlRequest: the one copy both a plain fetch and a page load's report go through.
 // `speculative` is left null.
 FetchRecord FetchRecordFromRequest(const PageRequestRecord& request, const std::string& method);
+// The same, taking the record's strings, headers and redirects instead of copying them (a plain
+// fetch's record is not used afterwards).
+FetchRecord FetchRecordFromRequest(PageRequestRecord&& request, const std::string& method);
 
 nlohmann::json FetchRecordToJson(const FetchRecord& record);
 
