@@ -24,6 +24,13 @@ void CacheIndex::SetHot(size_t slot) {
   hot_[slot] = {ToUnixMicros(info.last_used), info.total_size(), info.use_count, next_touch_seq_++};
 }
 
+void CacheIndex::Reserve(size_t n) {
+  entries_.reserve(n);
+  hot_.reserve(n);
+  slot_refs_.reserve(n);
+  slots_.reserve(n);
+}
+
 bool CacheIndex::Insert(IndexEntry entry, IndexEntry* replaced) {
   auto [it, inserted] = slots_.try_emplace(entry.info.key, entries_.size());
   total_bytes_ += entry.info.total_size();

@@ -37,6 +37,10 @@ class CacheIndex {
   CacheIndex(const CacheIndex&) = delete;
   CacheIndex& operator=(const CacheIndex&) = delete;
 
+  // Makes room for `n` entries in all, so that loading a large index at open does not grow
+  // (and rehash) its tables step by step. Changes nothing else.
+  void Reserve(size_t n);
+
   // The entry for `key`, or null. The pointer is valid until the next change to the index.
   const IndexEntry* Find(const std::string& key) const;
 

@@ -72,43 +72,64 @@ int DiskEntry::ReadBody(int64_t offset, char* buf, int len, CompletionCallback c
     std::memcpy(buf, prefix_.data() + offset, static_cast<size_t>(n));
     return static_cast<int>(n);
   }
+  const int64_t ahead_end = ahead_offset_ + static_cast<int64_t>(ahead_.size());
+  if (offset >= ahead_offset_ && offset < ahead_end) {
+    n = std::min<int64_t>(n, ahead_end - offset);
+    std::memcpy(buf, ahead_.data() + (offset - ahead_offset_), static_cast<size_t>(n));
+    if (offset + n == body_size_) {
+      std::string().swap(ahead_);  // read to the end: the buffer is not needed any more
+      if (crc_mismatch_) return FailRead(ERR_CACHE_CHECKSUM_MISMATCH);
+    }
+    return static_cast<int>(n);
+  }
   DiskBackend* backend = backend_.get();
   if (!backend || !file_) return FailRead(ERR_CACHE_READ_FAILURE);
-  // Sequential reads extend the running checksum; a read that skips ahead cannot be checked.
-  bool extend = offset == crc_offset_;
+  // Sequential reads extend the running checksum, and read ahead; a read that skips ahead
+  // cannot be checked.
+  const bool extend = offset == crc_offset_;
+  const int64_t fetch = extend ? std::max(n, std::min(kReadAheadBytes, body_size_ - offset)) : n;
   read_pending_ = true;
   backend->thread_->PostRead([worker = backend->worker_.get(), poster = backend->poster_,
-                              file = file_, offset, n, size = body_size_, crc = crc_, extend,
+                              file = file_, offset, n, fetch, size = body_size_, crc = crc_, extend,
                               weak = weak_factory_.GetWeakPtr(), buf,
                               callback = std::move(callback)]() mutable {
     auto result = std::make_shared<DiskWorker::ReadResult>(
-        worker->ReadBody(*file, offset, static_cast<int>(n), size, crc, extend));
+        worker->ReadBody(*file, offset, static_cast<int>(fetch), size, crc, extend));
     poster->PostToLoop(
-        [weak = std::move(weak), result, extend, buf, callback = std::move(callback)] {
+        [weak = std::move(weak), result, extend, offset, n, buf, callback = std::move(callback)] {
           if (DiskEntry* entry = weak.get())
-            entry->OnRead(std::move(*result), extend, buf, callback);
+            entry->OnRead(std::move(*result), extend, offset, n, buf, callback);
         });
   });
   return ERR_IO_PENDING;
 }
 
-void DiskEntry::OnRead(DiskWorker::ReadResult result, bool extend_crc, char* buf,
-                       CompletionCallback callback) {
+void DiskEntry::OnRead(DiskWorker::ReadResult result, bool extend_crc, int64_t offset, int64_t len,
+                       char* buf, CompletionCallback callback) {
   read_pending_ = false;
   if (result.rv < 0) {
     callback(FailRead(result.rv));
     return;
   }
-  std::memcpy(buf, result.data.data(), result.data.size());
+  const int64_t got = static_cast<int64_t>(result.data.size());
+  const int64_t served = std::min(got, len);
+  std::memcpy(buf, result.data.data(), static_cast<size_t>(served));
   if (extend_crc) {
     crc_ = result.crc32;
-    crc_offset_ += result.rv;
-    if (crc_offset_ == body_size_ && crc_ != body_crc32_) {
-      callback(FailRead(ERR_CACHE_CHECKSUM_MISMATCH));
-      return;
-    }
+    crc_offset_ += got;
+    if (crc_offset_ == body_size_ && crc_ != body_crc32_) crc_mismatch_ = true;
   }
-  callback(result.rv);
+  if (served < got) {
+    ahead_ = std::move(result.data);
+    ahead_offset_ = offset;
+  } else {
+    std::string().swap(ahead_);
+  }
+  if (crc_mismatch_ && offset + served == body_size_) {
+    callback(FailRead(ERR_CACHE_CHECKSUM_MISMATCH));
+    return;
+  }
+  callback(static_cast<int>(served));
 }
 
 int DiskEntry::FailRead(int error) {

@@ -45,6 +45,30 @@ CacheConfig Config(int64_t max, EvictionPolicy policy) {
   return config;
 }
 
+TEST_CASE("CacheIndex keeps its entries across Reserve", "[cache]") {
+  CacheIndex index(Config(1'000'000, EvictionPolicy::kSizeWeightedLru));
+  index.Insert(MakeEntry("a", 100, 0, 0, 1), nullptr);
+  index.Insert(MakeEntry("b", 200, 0, 0, 2), nullptr);
+  index.Reserve(1000);
+  for (int i = 0; i < 500; ++i) {
+    index.Insert(MakeEntry("f" + std::to_string(i), 10, 1, 0, 10 + i), nullptr);
+  }
+  index.Reserve(10);  // smaller than the index: nothing changes
+  IndexEntry removed;
+  REQUIRE(index.Remove("a", 1, &removed));
+  CHECK(removed.info.body_size == 100);
+  CHECK(index.Find("a") == nullptr);
+  REQUIRE(index.Find("b") != nullptr);
+  CHECK(index.Find("b")->id == 2);
+  for (int i = 0; i < 500; ++i) {
+    const IndexEntry* e = index.Find("f" + std::to_string(i));
+    REQUIRE(e != nullptr);
+    CHECK(e->id == static_cast<uint64_t>(10 + i));
+  }
+  CHECK(index.entry_count() == 501);
+  CHECK(index.total_bytes() == 200 + 500 * 10);
+}
+
 TEST_CASE("CacheIndex ranks by size-weighted LRU", "[cache]") {
   CacheEntryInfo info;
   info.body_size = 488;

@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include "cache/disk_entry.h"
+#include "cache/disk_worker.h"
 #include "cache/sqlite_store.h"
 #include "tests/cache/backend_test_util.h"
 #include "tests/cache/disk_test_util.h"
@@ -171,6 +173,84 @@ TEST_CASE("DiskBackend reports a corrupted body file at the end of the read", "[
   CHECK(ListDir(BodiesDir(h)).empty());
   REQUIRE(h.Reopen());
   CHECK(OpenSync(h, "k", &entry) == ERR_CACHE_MISS);
+}
+
+// Reads `len` bytes at `offset`, waiting if needed; counts the reads that had to wait.
+int ReadAt(DiskHarness& h, CacheEntry& entry, int64_t offset, char* buf, int len, int* trips) {
+  std::optional<int> result;
+  int rv = entry.ReadBody(offset, buf, len, [&](int r) { result = r; });
+  if (rv != ERR_IO_PENDING) return rv;
+  ++*trips;
+  if (!h.RunUntil([&] { return result.has_value(); })) return ERR_TIMED_OUT;
+  return *result;
+}
+
+TEST_CASE("SqliteStore names body files by 16 lowercase hex digits of the id", "[cache]") {
+  CHECK(SqliteStore::BodyFileName(0) == "0000000000000000");
+  CHECK(SqliteStore::BodyFileName(0x1a2b3c) == "00000000001a2b3c");
+  CHECK(SqliteStore::BodyFileName(INT64_MAX) == "7fffffffffffffff");
+}
+
+TEST_CASE("DiskBackend reads a large body ahead, one trip per read-ahead", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  const int64_t kSize = 600000;
+  const std::string body = MakeBody(kSize, 9);
+  REQUIRE(Store(h, "k", "h", body) == OK);
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+
+  // Sequential 16 KiB reads: the prefetched start, then one trip per kReadAheadBytes.
+  std::string read;
+  std::string buf(16384, '\0');
+  int trips = 0;
+  for (;;) {
+    int rv = ReadAt(h, *entry, static_cast<int64_t>(read.size()), buf.data(), 16384, &trips);
+    REQUIRE(rv >= 0);
+    if (rv == 0) break;
+    CHECK(rv <= 16384);
+    read.append(buf.data(), static_cast<size_t>(rv));
+  }
+  CHECK(read == body);
+  const int64_t after_prefetch = kSize - DiskWorker::kPrefetchBytes;
+  CHECK(trips == (after_prefetch + DiskEntry::kReadAheadBytes - 1) / DiskEntry::kReadAheadBytes);
+
+  // A read that skips ahead fetches only what it asks for: the next read waits again.
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  trips = 0;
+  REQUIRE(ReadAt(h, *entry, 100000, buf.data(), 1000, &trips) == 1000);
+  CHECK(buf.compare(0, 1000, body, 100000, 1000) == 0);
+  REQUIRE(ReadAt(h, *entry, 101000, buf.data(), 1000, &trips) == 1000);
+  CHECK(buf.compare(0, 1000, body, 101000, 1000) == 0);
+  CHECK(trips == 2);
+}
+
+TEST_CASE("DiskBackend fails only the read reaching the end of a body read ahead", "[cache]") {
+  TempDir dir;
+  DiskHarness h(Config(), &dir.path());
+  const int64_t kStart = DiskWorker::kPrefetchBytes;  // where reads go to the cache thread
+  const std::string body = MakeBody(static_cast<size_t>(kStart) + 70000, 5);
+  REQUIRE(Store(h, "k", "h", body) == OK);
+  std::string path = BodiesDir(h) + "/" + SqliteStore::BodyFileName(IdOf(h, "k"));
+  h.Close();
+  std::string damaged = ReadFile(path);
+  damaged[static_cast<size_t>(kStart) + 20000] ^= 0x55;  // past the prefetched start
+  WriteFile(path, damaged);
+  REQUIRE(h.Open() == OK);
+
+  std::unique_ptr<CacheEntry> entry;
+  REQUIRE(OpenSync(h, "k", &entry) == OK);
+  char buf[40000];
+  int trips = 0;
+  // The first trip reads (and checks) the rest of the body; the mismatch waits for the end.
+  CHECK(ReadAt(h, *entry, kStart, buf, 40000, &trips) == 40000);
+  CHECK(trips == 1);
+  CacheEntryInfo info;
+  CHECK(h.backend().GetEntryInfo("k", &info));  // not doomed yet
+  CHECK(ReadAt(h, *entry, kStart + 40000, buf, 40000, &trips) == ERR_CACHE_CHECKSUM_MISMATCH);
+  CHECK(trips == 1);
+  CHECK_FALSE(h.backend().GetEntryInfo("k", &info));
+  CHECK(h.backend().GetStats().read_failures == 1);
 }
 
 TEST_CASE("DiskBackend checks small bodies' checksums at open", "[cache]") {
