@@ -69,16 +69,18 @@ class AresDnsTransport::Transaction : public DnsTransaction {
   }
 
   void Start(const std::string& hostname, AddressFamily family) {
-    std::vector<int> families;
-    if (family != AddressFamily::kIPv4) families.push_back(AF_INET6);
-    if (family != AddressFamily::kIPv6) families.push_back(AF_INET);
-    parts_.resize(families.size());
+    // At most two families, so fixed arrays: no allocation beyond the Queries c-ares holds.
+    int families[2];
+    size_t count = 0;
+    if (family != AddressFamily::kIPv4) families[count++] = AF_INET6;
+    if (family != AddressFamily::kIPv6) families[count++] = AF_INET;
+    parts_.resize(count);
     // Register every query before issuing any: c-ares may complete one inside
     // ares_getaddrinfo() (a bad name, no memory), and completion counts the pending ones.
-    std::vector<Query*> queries;
-    for (size_t i = 0; i < families.size(); ++i) queries.push_back(new Query{this, i});
-    pending_ = queries;
-    for (size_t i = 0; i < families.size(); ++i) {
+    pending_.reserve(count);
+    for (size_t i = 0; i < count; ++i) pending_.push_back(new Query{this, i});
+    Query* queries[2] = {pending_[0], count > 1 ? pending_[1] : nullptr};
+    for (size_t i = 0; i < count; ++i) {
       ares_addrinfo_hints hints = {};
       hints.ai_family = families[i];
       // We order addresses ourselves; 1.18's RFC 6724 sort would open a probe socket per address.
@@ -188,7 +190,18 @@ std::unique_ptr<AresDnsTransport> AresDnsTransport::Create(uv_loop_t* loop, Sche
     return nullptr;
   }
   std::unique_ptr<AresDnsTransport> transport(new AresDnsTransport(loop, scheduler, options));
+  if (!transport->InitChannel(error)) return nullptr;  // The destructor destroys any channel.
+  std::string servers;
+  for (const std::string& server : transport->ServerStrings()) {
+    if (!servers.empty()) servers += ", ";
+    servers += server;
+  }
+  transport->server_info_ = {servers.empty() ? "the system's DNS servers" : servers,
+                             std::max(options.tries, 1)};
+  return transport;
+}
 
+bool AresDnsTransport::InitChannel(std::string* error) {
   ares_options opts = {};
   int optmask = ARES_OPT_FLAGS | ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES |
                 ARES_OPT_LOOKUPS;
@@ -196,51 +209,72 @@ std::unique_ptr<AresDnsTransport> AresDnsTransport::Create(uv_loop_t* loop, Sche
   // this flag c-ares 1.18 retries every server on them and then reports ARES_ECONNREFUSED,
   // hiding the server's answer; distinct errors were chosen over failing over on these two
   // answers. Timeouts and unreachable servers still fail over to the next server.
-  opts.flags = ARES_FLAG_NOCHECKRESP;
+  //
+  // STAYOPEN: without it c-ares closes its socket whenever its last query is answered, and a
+  // resolver that starts the next lookup from the answer's task (always: answers are delivered
+  // from tasks) closed and reopened a socket every few lookups: socket, connect, fcntl, ioctl,
+  // epoll_ctl and close for about one lookup in six at six in flight. The sockets are closed
+  // instead when the transport has no transaction left (RecycleChannel()).
+  opts.flags = ARES_FLAG_NOCHECKRESP | ARES_FLAG_STAYOPEN;
   opts.sock_state_cb = &AresDnsTransport::OnSockState;
-  opts.sock_state_cb_data = transport.get();
-  opts.timeout =
-      static_cast<int>(std::clamp<int64_t>(options.timeout.count() / 1000, 1, 24 * 3600 * 1000));
-  opts.tries = std::max(options.tries, 1);
+  opts.sock_state_cb_data = this;
+  opts.timeout = static_cast<int>(ToMilliseconds(first_try_timeout_));
+  opts.tries = std::max(options_.tries, 1);
   // c-ares copies the string.
   char lookups_dns[] = "b";
   char lookups_hosts_then_dns[] = "fb";
-  opts.lookups = options.use_hosts_file ? lookups_hosts_then_dns : lookups_dns;
-  if (!options.use_search_domains) {
+  opts.lookups = options_.use_hosts_file ? lookups_hosts_then_dns : lookups_dns;
+  if (!options_.use_search_domains) {
     // An explicit empty domain list keeps c-ares from reading one from resolv.conf.
     optmask |= ARES_OPT_DOMAINS;
     opts.domains = nullptr;
     opts.ndomains = 0;
   }
-  status = ares_init_options(&transport->channel_, &opts, optmask);
+  int status = ares_init_options(&channel_, &opts, optmask);
   if (status != ARES_SUCCESS) {
-    transport->channel_ = nullptr;
+    channel_ = nullptr;
     if (error) *error = std::string("c-ares init failed: ") + ares_strerror(status);
-    return nullptr;
+    return false;
   }
-  if (!options.servers.empty()) {
+  if (!options_.servers.empty()) {
     std::string csv;
-    for (const IPEndPoint& server : options.servers) {
+    for (const IPEndPoint& server : options_.servers) {
       if (!csv.empty()) csv += ",";
       csv += server.ToString();  // "1.2.3.4:53" or "[::1]:53", the format c-ares parses.
     }
-    status = ares_set_servers_ports_csv(transport->channel_, csv.c_str());
+    status = ares_set_servers_ports_csv(channel_, csv.c_str());
     if (status != ARES_SUCCESS) {
       if (error) *error = "bad DNS server list \"" + csv + "\": " + ares_strerror(status);
-      return nullptr;  // The destructor destroys the channel.
+      return false;  // The channel stays; the caller destroys it.
     }
   }
-  std::string servers;
-  for (const std::string& server : transport->ServerStrings()) {
-    if (!servers.empty()) servers += ", ";
-    servers += server;
+  return true;
+}
+
+void AresDnsTransport::RecycleChannel() {
+  if (!channel_) return;
+  // Every query still in c-ares belongs to a transaction that has failed or gone (callers make
+  // sure), so the ARES_EDESTRUCTION callbacks only free memory; OnSockState(fd, 0, 0) closes the
+  // polls.
+  ares_destroy(channel_);
+  channel_ = nullptr;
+  timer_.Stop();
+  std::string error;
+  if (!InitChannel(&error)) {
+    // Out of memory, most likely. The next StartLookup() tries again and fails its lookup with
+    // this if it cannot.
+    if (channel_) ares_destroy(channel_);
+    channel_ = nullptr;
   }
-  transport->server_info_ = {servers.empty() ? "the system's DNS servers" : servers, opts.tries};
-  return transport;
 }
 
 AresDnsTransport::AresDnsTransport(uv_loop_t* loop, Scheduler& scheduler, const Options& options)
-    : loop_(loop), scheduler_(scheduler), options_(options), timer_(scheduler) {}
+    : loop_(loop),
+      scheduler_(scheduler),
+      options_(options),
+      first_try_timeout_(
+          Milliseconds(std::clamp<int64_t>(options.timeout.count() / 1000, 1, 24 * 3600 * 1000))),
+      timer_(scheduler) {}
 
 AresDnsTransport::~AresDnsTransport() {
   // Detach the transactions first so that the ARES_EDESTRUCTION callbacks only free memory.
@@ -262,6 +296,15 @@ std::unique_ptr<DnsTransaction> AresDnsTransport::StartLookup(const std::string&
                                                               Callback callback) {
   auto transaction = std::make_unique<Transaction>(this, std::move(callback));
   transactions_.insert(transaction.get());
+  std::string error;
+  if (!channel_ && !InitChannel(&error)) {
+    // A recycled channel could not be made again: this lookup fails (from a task, as always)
+    // and the next one tries again.
+    if (channel_) ares_destroy(channel_);
+    channel_ = nullptr;
+    transaction->Fail(ERR_FAILED, error);
+    return transaction;
+  }
   transaction->Start(hostname, family);
   AfterAresCall();
   return transaction;
@@ -272,9 +315,12 @@ void AresDnsTransport::OnTransactionDestroyed(Transaction* transaction) {
   if (!transactions_.empty() || !channel_) return;
   delivery_retry_needed_ = false;
   // Safe here: user code (the only caller) never runs inside c-ares. c-ares 1.18 cannot cancel
-  // one query, only all of them, so this is done when none is wanted any more.
+  // one query, only all of them, so this is done when none is wanted any more. Its sockets stay
+  // open (ARES_FLAG_STAYOPEN) until the channel goes: a new channel drops c-ares's queries and
+  // closes them, so an idle transport holds no socket (nor keeps the loop running), and the
+  // next busy period starts on a fresh socket with a fresh source port.
   timeval tv = {};
-  if (ares_timeout(channel_, nullptr, &tv)) ares_cancel(channel_);
+  if (!polls_.empty() || ares_timeout(channel_, nullptr, &tv)) RecycleChannel();
   timer_.Stop();
 }
 
@@ -418,10 +464,20 @@ void AresDnsTransport::FailInFlightLookups() {
   for (Transaction* transaction : transactions_) {
     if (transaction->in_flight()) transaction->Fail(error, detail);
   }
-  if (channel_) ares_cancel(channel_);  // Only orphaned queries are left: callbacks free memory.
+  // Only orphaned queries are left: their callbacks free memory. A new channel drops them and
+  // closes c-ares's sockets (STAYOPEN keeps them open otherwise), so the next lookup starts on a
+  // fresh socket.
+  RecycleChannel();
 }
 
 void AresDnsTransport::RearmTimer() {
+  // Every query c-ares schedules times out at least one first-try timeout from now, so a timer
+  // due before that is early enough whatever happened; this skips ares_timeout(), which walks
+  // every query in flight (1.18), on almost every call.
+  if (!delivery_retry_needed_ && timer_.IsRunning() &&
+      timer_.desired_run_time() <= scheduler_.Now() + first_try_timeout_) {
+    return;
+  }
   timeval tv = {};
   const bool queries = channel_ && ares_timeout(channel_, nullptr, &tv);
   if (!queries && !delivery_retry_needed_) {
@@ -431,6 +487,11 @@ void AresDnsTransport::RearmTimer() {
   TimeDelta delay =
       queries ? Seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec) : kDeliveryRetryDelay;
   if (delivery_retry_needed_) delay = std::min(delay, kDeliveryRetryDelay);
+  // A timer already due no later than needed is kept: this runs after every c-ares call (each
+  // answer, each new lookup), and re-posting the timer each time was a task posted and
+  // cancelled per call. Firing early is harmless: OnTimer() lets c-ares check its timeouts
+  // (nothing is due yet) and re-arms from ares_timeout().
+  if (timer_.IsRunning() && timer_.desired_run_time() <= scheduler_.Now() + delay) return;
   timer_.Start(delay, [this] { OnTimer(); });
 }
 

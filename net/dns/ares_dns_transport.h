@@ -95,6 +95,14 @@ class AresDnsTransport : public DnsTransport {
 
   AresDnsTransport(uv_loop_t* loop, Scheduler& scheduler, const Options& options);
 
+  // Creates channel_ from options_. False with a message in `*error` (may be null); channel_
+  // may then be set (servers rejected) and the caller destroys it.
+  bool InitChannel(std::string* error);
+  // Destroys the channel, which closes its sockets (ARES_FLAG_STAYOPEN keeps them open while
+  // it lives) and drops its queries, and creates a new one. Only when no transaction waits on
+  // c-ares: when the last transaction goes, and after FailInFlightLookups(). Never inside c-ares.
+  void RecycleChannel();
+
   // c-ares's ARES_OPT_SOCK_STATE_CB: watch `fd` for the given events; both 0 = stop watching
   // (c-ares closes the socket right after this returns).
   static void OnSockState(void* data, ares_socket_t fd, int readable, int writable);
@@ -109,8 +117,8 @@ class AresDnsTransport : public DnsTransport {
   // after a poll failure, retries answer deliveries that could not be posted, re-arms the timer.
   void AfterAresCall() noexcept;
   // A socket could not be watched, so the lookups that may be waiting on it would only time
-  // out: fail every in-flight lookup with the error, then ares_cancel() the (now orphaned)
-  // queries, which also closes c-ares's sockets so the next lookup opens fresh ones.
+  // out: fail every in-flight lookup with the error, then recycle the channel, which drops the
+  // (now orphaned) queries and closes c-ares's sockets so the next lookup opens fresh ones.
   void FailInFlightLookups();
   // Re-arms the single timer from ares_timeout(), or sooner while a delivery waits for a retry.
   void RearmTimer();
@@ -124,6 +132,8 @@ class AresDnsTransport : public DnsTransport {
   uv_loop_t* const loop_;
   Scheduler& scheduler_;
   const Options options_;
+  // ARES_OPT_TIMEOUTMS: options_.timeout in whole milliseconds, at least 1 ms.
+  const TimeDelta first_try_timeout_;
   ares_channel channel_ = nullptr;
   AresServerInfo server_info_;  // For failure details.
   PollFunctions poll_functions_;

@@ -62,42 +62,62 @@ void HostCache::Set(const Key& key, Entry entry, TimeTicks now, int network_gene
 
   auto it = entries_.find(key);
   if (it != entries_.end()) {
-    // Replacing does not grow the cache, so nothing is evicted.
+    // Replacing does not grow the cache, so nothing is evicted. The index orders by the fields
+    // about to change: its node comes out first and goes back after (no allocation).
+    auto node = eviction_order_.extract(EntryMap::const_iterator(it));
     it->second = std::move(entry);
+    eviction_order_.insert(std::move(node));
     return;
   }
   if (entries_.size() >= max_entries_) EvictOneEntry();
-  entries_.emplace(key, std::move(entry));
+  // Both containers or neither: if the index cannot take the new entry (out of memory), the
+  // entry is removed again before the exception leaves.
+  it = entries_.emplace(key, std::move(entry)).first;
+  try {
+    eviction_order_.insert(EntryMap::const_iterator(it));
+  } catch (...) {
+    entries_.erase(it);
+    throw;
+  }
   assert(entries_.size() <= max_entries_);
+  assert(eviction_order_.size() == entries_.size());
+}
+
+bool HostCache::EvictionOrder::operator()(EntryMap::const_iterator a,
+                                          EntryMap::const_iterator b) const {
+  // Oldest network generation first (most network changes), then soonest expiry, then key.
+  if (a->second.network_generation_ != b->second.network_generation_)
+    return a->second.network_generation_ < b->second.network_generation_;
+  if (a->second.expires_ != b->second.expires_) return a->second.expires_ < b->second.expires_;
+  return a->first < b->first;
 }
 
 void HostCache::EvictOneEntry() {
   if (entries_.empty()) return;
-  // A linear scan, as in Chrome: eviction happens only when a new key arrives at a full cache,
-  // and at the default 1000 entries a scan costs less than the DNS lookup that produced the key.
-  auto victim = entries_.begin();
-  for (auto it = std::next(entries_.begin()); it != entries_.end(); ++it) {
-    const Entry& a = it->second;
-    const Entry& b = victim->second;
-    // Oldest network generation first (most network changes), then soonest expiry.
-    if (a.network_generation_ != b.network_generation_) {
-      if (a.network_generation_ < b.network_generation_) victim = it;
-    } else if (a.expires_ < b.expires_) {
-      victim = it;
-    }
-  }
+  auto victim = *eviction_order_.begin();
+  eviction_order_.erase(eviction_order_.begin());
   entries_.erase(victim);
   ++evictions_;
 }
 
 void HostCache::OnNetworkChange() { ++network_generation_; }
 
-bool HostCache::Remove(const Key& key) { return entries_.erase(key) > 0; }
+bool HostCache::Remove(const Key& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return false;
+  eviction_order_.erase(EntryMap::const_iterator(it));
+  entries_.erase(it);
+  return true;
+}
 
-void HostCache::Clear() { entries_.clear(); }
+void HostCache::Clear() {
+  eviction_order_.clear();
+  entries_.clear();
+}
 
 size_t HostCache::EstimateMemoryUsage() const {
-  size_t bytes = entries_.size() * TreeNodeBytes<std::pair<const Key, Entry>>();
+  size_t bytes = entries_.size() * (TreeNodeBytes<std::pair<const Key, Entry>>() +
+                                    TreeNodeBytes<EntryMap::const_iterator>());
   for (const auto& [key, entry] : entries_)
     bytes += netstack::EstimateMemoryUsage(key.hostname) +
              netstack::EstimateMemoryUsage(entry.addresses_);

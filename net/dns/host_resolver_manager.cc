@@ -21,20 +21,22 @@ constexpr size_t kMaxHostnameLength = 254;
 // cannot be resolved by DNS, so it fails synchronously without a query.
 bool CanonicalizeHostname(std::string_view host, std::string* out) {
   if (host.empty() || host.size() > kMaxHostnameLength) return false;
-  out->clear();
+  // One copy, then checked and lower-cased in place (a push_back per character cost more than
+  // the check).
+  out->assign(host);
   size_t label_length = 0;
-  for (size_t i = 0; i < host.size(); ++i) {
-    char c = host[i];
+  for (char& c : *out) {
     if (c == '.') {
       if (label_length == 0) return false;  // Empty label (leading dot or "..").
       label_length = 0;
-    } else {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '-' || c == '_';
-      if (!ok || ++label_length > kMaxLabelLength) return false;
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      continue;
     }
-    out->push_back(c);
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+      return false;
+    }
+    if (++label_length > kMaxLabelLength) return false;
   }
   return true;
 }
@@ -138,7 +140,11 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
-  if (auto literal = IPAddress::Parse(host)) {
+  // An IPv4 literal is digits and dots, an IPv6 one has a ':'; any other name skips the two
+  // inet_pton() calls of IPAddress::Parse() (most names: every request used to pay them).
+  const bool maybe_literal = host.find(':') != std::string_view::npos ||
+                             host.find_first_not_of("0123456789.") == std::string_view::npos;
+  if (auto literal = maybe_literal ? IPAddress::Parse(host) : std::nullopt) {
     request->net_log().AddEvent(NetLogEventType::HOST_RESOLVER_MANAGER_IP_LITERAL);
     request->SetResult(OK, {*literal}, false, false, "ip_literal");
     return OK;
@@ -152,6 +158,7 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
 
   // --resolve overrides: the exact port first, then "any port".
   for (uint16_t port : {request->port(), uint16_t{0}}) {
+    if (overrides_.empty()) break;  // The usual case: no pair (and no name copy) to build.
     auto it = overrides_.find({name, port});
     if (it == overrides_.end()) continue;
     request->SetResult(OK, it->second, false, false, "override");
@@ -166,7 +173,7 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
     return OK;
   }
 
-  *key = HostCache::Key(name, config_.family);
+  *key = HostCache::Key(std::move(name), config_.family);
   const TimeTicks now = scheduler_.Now();
   if (const HostCache::Entry* entry = cache_.Lookup(*key, now)) {
     request->net_log().AddEvent(NetLogEventType::HOST_RESOLVER_MANAGER_CACHE_HIT, [&] {
@@ -174,9 +181,10 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
                             {"addresses", IPAddressesToJson(entry->addresses())},
                             {"ttl_ms", ToMilliseconds(entry->ttl())}};
     });
-    request->SetResult(
-        entry->error(), entry->addresses(), true, false, "cache",
-        entry->error() == OK ? std::string() : name + ": negative answer from the host cache");
+    request->SetResult(entry->error(), entry->addresses(), true, false, "cache",
+                       entry->error() == OK
+                           ? std::string()
+                           : key->hostname + ": negative answer from the host cache");
     return entry->error();
   }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -167,7 +168,14 @@ class HostResolverManager : public HostResolver {
   std::unique_ptr<DnsTransport> transport_;
   std::map<std::pair<std::string, uint16_t>, std::vector<IPAddress>> overrides_;
 
-  std::map<HostCache::Key, std::unique_ptr<Job>> jobs_;  // Queued and running jobs.
+  struct KeyHash {
+    size_t operator()(const HostCache::Key& key) const {
+      return std::hash<std::string>()(key.hostname) ^ static_cast<size_t>(key.family);
+    }
+  };
+  // Queued and running jobs. Hashed: looked up, added and removed once or more per lookup, and
+  // never walked in order.
+  std::unordered_map<HostCache::Key, std::unique_ptr<Job>, KeyHash> jobs_;
   std::set<QueueEntry> queue_;
   size_t running_jobs_ = 0;
   // Running non-refresh jobs whose last request left, oldest first (at most

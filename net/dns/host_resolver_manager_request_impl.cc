@@ -59,6 +59,9 @@ void HostResolverManager::RequestImpl::SetResult(int error, const std::vector<IP
   if (error == OK) {
     for (const IPAddress& address : addresses) addresses_.emplace_back(address, port_);
   }
+  // Only while capturing: the params callback captures too much for std::function's inline
+  // storage, and building it allocated once per request with nobody listening.
+  if (!net_log_.IsCapturing()) return;
   net_log_.EndEvent(NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST, [&] {
     nlohmann::json params = {{"source", source}};
     if (error == OK) {

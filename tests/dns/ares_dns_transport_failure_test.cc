@@ -205,3 +205,47 @@ TEST_CASE("c-ares: a socket libuv will not watch fails the lookup with the libuv
     CHECK(live.Shutdown() == 0);
   }
 }
+
+// ARES_FLAG_STAYOPEN: c-ares used to close its socket whenever its last query was answered, so a
+// resolver that starts its next lookup from the answer's task opened a socket every few lookups.
+// The socket now lives while any transaction does, and closes when the last one goes. The
+// single c-ares timer is no longer re-posted after every call; a lookup to a silent server after
+// answered ones must still time out.
+TEST_CASE("c-ares: the socket stays open while transactions live, and timeouts still fire") {
+  LiveLoop live;
+  {
+    FaultDnsServer server(live.loop());
+    REQUIRE(server.Start(FaultDnsServer::Mode::kServfail) == 0);
+    auto transport = MakeTransport(live, live.scheduler(), server.port(), Milliseconds(200), 1);
+    auto first = StartLookup(*transport, "a.test", AddressFamily::kIPv4);
+    REQUIRE(live.RunUntil([&] { return first->result.has_value(); }));
+    CHECK(first->result->error == ERR_DNS_SERVER_FAILED);
+    // Answered, but `first` still holds its transaction: the socket is kept for the next one.
+    CHECK(transport->open_sockets() == 1);
+    auto second = StartLookup(*transport, "b.test", AddressFamily::kIPv4);
+    REQUIRE(live.RunUntil([&] { return second->result.has_value(); }));
+    CHECK(second->result->error == ERR_DNS_SERVER_FAILED);
+    CHECK(transport->open_sockets() == 1);
+
+    server.set_mode(FaultDnsServer::Mode::kSilent);
+    auto silent = StartLookup(*transport, "c.test", AddressFamily::kIPv4);
+    REQUIRE(live.RunUntil([&] { return silent->result.has_value(); }, 5000ms));
+    CHECK(silent->result->error == ERR_DNS_TIMED_OUT);
+    CHECK(silent->callbacks == 1);
+
+    // The last transaction gone, the socket closes (and the loop has nothing to keep it alive).
+    first.reset();
+    second.reset();
+    CHECK(transport->open_sockets() == 1);
+    silent.reset();
+    CHECK(transport->open_sockets() == 0);
+    CHECK(transport->active_transactions() == 0);
+
+    // And the recycled channel works.
+    server.set_mode(FaultDnsServer::Mode::kServfail);
+    auto next = StartLookup(*transport, "d.test", AddressFamily::kIPv4);
+    REQUIRE(live.RunUntil([&] { return next->result.has_value(); }));
+    CHECK(next->result->error == ERR_DNS_SERVER_FAILED);
+  }
+  CHECK(live.Shutdown() == 0);
+}

@@ -135,6 +135,80 @@ TEST_CASE("host cache: replacing a key neither grows the cache nor evicts") {
   CHECK(cache.Lookup(KeyFor("a.test"), At(2s))->addresses()[0].ToString() == "10.0.0.3");
 }
 
+TEST_CASE("host cache: a replaced entry is evicted by its new expiry, a removed one never") {
+  HostCache cache(3);
+  cache.Set(KeyFor("a.test"), Addresses("10.0.0.1", 10s), At(0s));  // Expires at 10 s.
+  cache.Set(KeyFor("b.test"), Addresses("10.0.0.2", 20s), At(0s));  // 20 s.
+  cache.Set(KeyFor("c.test"), Addresses("10.0.0.3", 30s), At(0s));  // 30 s.
+  // a is replaced with a later expiry (100 s): b is now the soonest to expire.
+  cache.Set(KeyFor("a.test"), Addresses("10.0.0.4", 99s), At(1s));
+  cache.Set(KeyFor("d.test"), Addresses("10.0.0.5", 50s), At(1s));
+  CHECK(cache.Peek(KeyFor("b.test")) == nullptr);
+  CHECK(cache.Peek(KeyFor("a.test")) != nullptr);
+  // A removed entry leaves the eviction order too: c (30 s) goes next, and the cache refills.
+  CHECK(cache.Remove(KeyFor("d.test")));
+  cache.Set(KeyFor("e.test"), Addresses("10.0.0.6", 50s), At(1s));
+  CHECK(cache.evictions() == 1);
+  cache.Set(KeyFor("f.test"), Addresses("10.0.0.7", 50s), At(1s));
+  CHECK(cache.Peek(KeyFor("c.test")) == nullptr);
+  CHECK(cache.evictions() == 2);
+  cache.Clear();
+  for (int i = 0; i < 5; ++i)
+    cache.Set(KeyFor("g" + std::to_string(i) + ".test"), Addresses("10.0.0.8", 5s), At(2s));
+  CHECK(cache.size() == 3);
+  CHECK(cache.evictions() == 4);
+}
+
+// The indexed eviction must pick what a scan of every entry would (the rule in Set()'s
+// comment, ties in key order), through replacements, removals, network changes and clears.
+TEST_CASE("host cache: eviction matches a scan of every entry under a random workload") {
+  HostCache cache(16);
+  uint32_t seed = 12345;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+  };
+  for (int step = 0; step < 5000; ++step) {
+    const TimeTicks now = At(TimeDelta(std::chrono::seconds(step / 50)));
+    const HostCache::Key key("h" + std::to_string(next(64)) + ".test",
+                             next(2) ? AddressFamily::kUnspecified : AddressFamily::kIPv4);
+    const uint32_t op = next(100);
+    if (op < 2) {
+      cache.OnNetworkChange();
+    } else if (op < 3) {
+      cache.Clear();
+    } else if (op < 13) {
+      cache.Remove(key);
+    } else {
+      // What a scan would evict if this Set adds a key to a full cache.
+      const HostCache::Key* expected = nullptr;
+      const HostCache::Entry* best = nullptr;
+      cache.ForEach([&](const HostCache::Key& k, const HostCache::Entry& e) {
+        if (!best || e.network_generation() < best->network_generation() ||
+            (e.network_generation() == best->network_generation() &&
+             e.expires() < best->expires())) {
+          best = &e;
+          expected = &k;
+        }
+      });
+      const bool evicts = cache.Peek(key) == nullptr && cache.size() == cache.max_entries();
+      const HostCache::Key victim = expected ? *expected : HostCache::Key();
+      const uint64_t evictions_before = cache.evictions();
+      // Coarse TTLs so that expiry ties (broken by key order) happen often.
+      cache.Set(key, Addresses("10.0.0.1", TimeDelta(std::chrono::seconds(next(4)))), now);
+      if (evicts) {
+        REQUIRE(cache.evictions() == evictions_before + 1);
+        REQUIRE(cache.Peek(victim) == nullptr);
+      } else {
+        REQUIRE(cache.evictions() == evictions_before);
+      }
+      REQUIRE(cache.Peek(key) != nullptr);
+    }
+    REQUIRE(cache.size() <= cache.max_entries());
+  }
+  CHECK(cache.evictions() > 100);  // The workload did exercise eviction.
+}
+
 TEST_CASE("host cache: the family asked for is part of the key") {
   HostCache cache;
   cache.Set(HostCache::Key("a.test", AddressFamily::kIPv4), Addresses("10.0.0.1", 10s), At(0s));

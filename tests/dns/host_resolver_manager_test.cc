@@ -33,6 +33,55 @@ TEST_CASE("resolver: IP literals answer synchronously without DNS") {
   CHECK(v4->callbacks == 0);  // A synchronous result never calls back.
 }
 
+// Only a name of digits and dots, or one with a ':', is tried as an IP literal; every other name
+// skips the parse. Either way, what is not an address goes to DNS.
+TEST_CASE("resolver: only names that can be IP literals are parsed as one") {
+  ResolverEnv env;
+  for (const char* literal : {"192.168.0.1", "FD00::1", "::ffff:10.0.0.1"}) {
+    auto r = env.Resolve(literal, 80);
+    CHECK(r->start_result == OK);
+  }
+  CHECK(env.transport->calls().empty());
+  env.transport->SetAddresses("1.2.3", {"10.0.0.7"}, 60s);
+  env.transport->SetAddresses("1e100.test", {"10.0.0.8"}, 60s);
+  env.transport->SetAddresses("abcd.test", {"10.0.0.9"}, 60s);
+  auto digits = env.Resolve("1.2.3", 80);  // Digits and dots, but not an address.
+  auto hex = env.Resolve("1E100.test", 80);
+  auto letters = env.Resolve("abcd.test", 80);
+  CHECK(digits->start_result == ERR_IO_PENDING);
+  CHECK(hex->start_result == ERR_IO_PENDING);
+  CHECK(letters->start_result == ERR_IO_PENDING);
+  env.scheduler.RunAll();
+  CHECK(digits->AddressStrings() == Strings{"10.0.0.7:80"});
+  CHECK(hex->AddressStrings() == Strings{"10.0.0.8:80"});
+  CHECK(letters->AddressStrings() == Strings{"10.0.0.9:80"});
+  CHECK(env.transport->calls().size() == 3);
+}
+
+// Without a NetLog observer the request's end event is not built at all; the answer must be
+// complete all the same.
+TEST_CASE("resolver: a request on a NetLog nobody observes still gets its answer") {
+  ResolverEnv env;
+  env.net_log.RemoveObserver(&env.observer);
+  env.transport->SetAddresses("a.test", {"10.0.0.1", "fd00::1"}, 60s);
+  std::unique_ptr<HostResolver::Request> request =
+      env.resolver->CreateRequest("a.test", 443, MEDIUM, NetLogWithSource());
+  int result = ERR_IO_PENDING;
+  REQUIRE(request->Start([&](int rv) { result = rv; }) == ERR_IO_PENDING);
+  env.scheduler.RunAll();
+  CHECK(result == OK);
+  REQUIRE(request->addresses().size() == 2);
+  CHECK(request->addresses()[0].ToString() == "[fd00::1]:443");
+  CHECK(request->addresses()[1].ToString() == "10.0.0.1:443");
+  auto failed = env.resolver->CreateRequest("gone.test", 443, MEDIUM, NetLogWithSource());
+  result = ERR_IO_PENDING;
+  REQUIRE(failed->Start([&](int rv) { result = rv; }) == ERR_IO_PENDING);
+  env.scheduler.RunAll();
+  CHECK(result == ERR_NAME_NOT_RESOLVED);
+  CHECK(failed->error_detail().rfind("gone.test", 0) == 0);
+  env.net_log.AddObserver(&env.observer);  // The destructor removes it.
+}
+
 TEST_CASE("resolver: localhost is loopback without DNS") {
   ResolverEnv env;
   for (const char* name : {"localhost", "LOCALHOST", "localhost.", "app.localhost"}) {
