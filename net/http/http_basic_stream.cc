@@ -194,7 +194,6 @@ int HttpBasicStream::DoReadBodyLoop() {
       // The socket read into the caller's buffer and every byte was body: already in place.
       const int rv = direct_ready_;
       direct_ready_ = 0;
-      parser_->ConsumeBody(static_cast<size_t>(rv));
       body_bytes_read_ += rv;
       LogFilteredBytes(rv);
       return FinishOp(rv);
@@ -276,15 +275,13 @@ int HttpBasicStream::HandleReadResult(int rv) {
   if (first_byte_ == TimeTicks{}) first_byte_ = scheduler_.Now();
   if (direct_read_) {
     direct_read_ = false;
-    const int64_t before = parser_->body_bytes_received();
-    int result = parser_->Consume(user_buf_, static_cast<size_t>(rv));
-    if (result != OK) return SetError(result, parser_->error_message());
     // All of it body (no framing, nothing after the response): the caller's buffer already
-    // holds the answer. Otherwise the parser's copy is decoded into it as usual.
-    if (parser_->body_bytes_received() - before == rv &&
-        parser_->buffered_body_bytes() == static_cast<size_t>(rv)) {
-      direct_ready_ = rv;
-    }
+    // holds the answer and the parser only counts it (no copy). Otherwise the parser's copy
+    // is decoded into it as usual.
+    bool all_body = false;
+    int result = parser_->ConsumeInPlace(user_buf_, static_cast<size_t>(rv), &all_body);
+    if (result != OK) return SetError(result, parser_->error_message());
+    if (all_body) direct_ready_ = rv;
     return OK;
   }
   int result = parser_->Consume(read_buf_.get(), static_cast<size_t>(rv));

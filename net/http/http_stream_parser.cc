@@ -191,6 +191,35 @@ int HttpStreamParser::CountFraming(int64_t framing) {
   return OK;
 }
 
+int HttpStreamParser::ConsumeInPlace(const char* data, size_t len, bool* all_body) {
+  *all_body = false;
+  if (buffered_body_bytes() != 0 || len == 0 || state_ == State::kError) {
+    return Consume(data, len);
+  }
+  body_.clear();
+  body_offset_ = 0;
+  in_place_ = true;
+  in_place_base_ = data;
+  in_place_body_ = 0;
+  const int rv = Consume(data, len);
+  const bool deferred = in_place_;
+  in_place_ = false;
+  if (!deferred) return rv;  // HandleBody met a gap and buffered everything itself.
+  if (rv == OK && in_place_body_ == len) {
+    *all_body = true;
+    return OK;
+  }
+  // Part of `data` was not body: buffer the body bytes deferred so far, as Consume would have.
+  if (in_place_body_ > 0) {
+    try {
+      body_.append(data, in_place_body_);
+    } catch (const std::bad_alloc&) {
+      return Fail(ERR_OUT_OF_MEMORY, "out of memory while parsing the response");
+    }
+  }
+  return rv;
+}
+
 int HttpStreamParser::ConsumeEof() {
   if (state_ == State::kError) return error_;
   if (eof_seen_) return state_ == State::kDone ? OK : error_;
@@ -366,6 +395,17 @@ int HttpStreamParser::HandleHeadersComplete() {
 }
 
 int HttpStreamParser::HandleBody(const char* at, size_t len) {
+  if (in_place_) {
+    if (at == in_place_base_ + in_place_body_) {
+      in_place_body_ += len;
+      body_bytes_received_ += static_cast<int64_t>(len);
+      return 0;
+    }
+    // Body bytes after a gap (framing, headers): from here on the bytes are buffered, the
+    // deferred ones first so the order holds. body_ is empty (ConsumeInPlace's precondition).
+    in_place_ = false;
+    body_.append(in_place_base_, in_place_body_);
+  }
   if (body_offset_ == body_.size()) {
     body_.clear();
     body_offset_ = 0;

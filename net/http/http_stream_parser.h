@@ -93,6 +93,15 @@ class HttpStreamParser {
   // much it feeds before reading.
   int Consume(const char* data, size_t len);
 
+  // Consume for bytes the caller read straight into the buffer it will hand out as body
+  // (HttpBasicStream's direct read). When nothing is buffered before the call and all `len`
+  // bytes turn out to be body (an identity body, no headers, framing or bytes after the
+  // response among them), they are counted but not copied: *all_body is true,
+  // buffered_body_bytes() stays 0, and `data` holds the body bytes in order. Otherwise it is
+  // exactly Consume (the body bytes among `data` are buffered) and *all_body is false. The
+  // result, the counters and every later call behave as Consume's would.
+  int ConsumeInPlace(const char* data, size_t len, bool* all_body);
+
   // The connection reached end of stream. Returns OK if that ends the response (a body
   // delimited by the close) or it was already complete; otherwise ERR_EMPTY_RESPONSE (nothing
   // at all was received), ERR_INVALID_HTTP_RESPONSE (the headers were cut),
@@ -203,6 +212,12 @@ class HttpStreamParser {
   std::shared_ptr<const HttpResponseHeaders> headers_;
   std::string body_;
   size_t body_offset_ = 0;
+  // ConsumeInPlace: while in_place_, the body bytes of the current call that start at
+  // in_place_base_ and are contiguous from there (in_place_body_ of them) are counted, not
+  // copied. The first body byte anywhere else ends it (what was deferred is buffered first).
+  bool in_place_ = false;
+  const char* in_place_base_ = nullptr;
+  size_t in_place_body_ = 0;
 
   int64_t bytes_received_ = 0;
   size_t header_bytes_ = 0;

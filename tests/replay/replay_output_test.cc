@@ -112,8 +112,12 @@ TEST_CASE("ReplaySummary prints pages up to its bound, then the totals", "[repla
   t.dns_ms = 100;
   t.ttfb_ms = 300;
   t.virtual_ms = 12345;
+  t.scheduler_tasks = 2500;
   ReplayConfig config;
   std::string text = summary.Format(t, config, 0.5, 0.25);
+  // 0.25 s of CPU over 2,500 events.
+  CHECK(text.find("events      2,500 simulated (scheduler tasks), 100000 ns of cpu per event") !=
+        std::string::npos);
   CHECK(text.find("https://site.example/?[31mpage0") != std::string::npos);  // no escape byte
   CHECK(text.find("page4") == std::string::npos);
   CHECK(text.find("... 3 more pages") != std::string::npos);

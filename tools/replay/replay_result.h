@@ -92,6 +92,7 @@ struct ReplayTotals {
   double dns_ms = 0, connect_ms = 0, tls_ms = 0, queued_ms = 0, send_ms = 0, ttfb_ms = 0,
          receive_ms = 0;
   double virtual_ms = 0;  // virtual time from the session's start to the last completion
+  // Scheduler tasks the replay ran (its simulated events; the divisor of "ns per event").
   uint64_t scheduler_tasks = 0;
   // Sum over pages of PageResult::connect_wait_ms.
   double connect_wait_ms = 0;

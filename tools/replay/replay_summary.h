@@ -49,8 +49,10 @@ class ReplaySummary : public ReplayObserver {
 
   // The summary: page lines, then totals (page load median/p90, time in each phase with its
   // share, sockets, cache, failures), the predictor block (when its policy is not "off"), the
-  // network line, and virtual, wall and CPU time (wall/cpu < 0: not printed). Lines end in
-  // '\n'.
+  // network line, virtual, wall and CPU time (wall/cpu < 0: not printed), and the simulated
+  // events (totals.scheduler_tasks) with the CPU nanoseconds per event when cpu_s > 0 (the
+  // line "  events      N simulated (scheduler tasks), X ns of cpu per event", which
+  // tools/bench/replay-bench reads). Lines end in '\n'.
   std::string Format(const ReplayTotals& totals, const ReplayConfig& config, double wall_s,
                      double cpu_s);
   // {"median_ms", "p90_ms", "mean_ms"} of page loads, for the --json summary.

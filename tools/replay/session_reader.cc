@@ -21,7 +21,10 @@ constexpr size_t kMaxDefinedPages = 10'000;
 constexpr size_t kMaxCachedHarFiles = 64;
 constexpr uint64_t kMaxCachedHarBytes = 256ull << 20;
 constexpr size_t kMaxPageIdLength = 256;
-constexpr double kMaxEventMs = kMaxTraceMs;  // about 115 days
+// About 31.7 years. Not kMaxTraceMs (115 days, a bound on one recorded page): a synthetic
+// session of a million requests with think times spans longer than that (replay-bench's
+// 1M trace reaches about 2.5e10 ms). In microseconds it stays far inside TimeTicks' int64.
+constexpr double kMaxEventMs = 1e12;
 // Defined pages are held for the whole session (a navigation may name them at any time), so
 // their memory is bounded on its own, apart from the HAR cache: a page taken from a HAR file
 // stays alive here after its file leaves the cache.
