@@ -38,7 +38,9 @@ void NetLog::AddEntry(NetLogEventType type, const NetLogSource& source, NetLogEv
                       const NetLogParamsCallback& params) {
   if (observers_.empty()) return;
   NetLogEntry entry{type, source, phase, clock_.Now(), params ? params() : nlohmann::json()};
-  for (Observer* o : observers_) o->OnAddEntry(entry);
+  const size_t last = observers_.size() - 1;
+  for (size_t i = 0; i < last; ++i) observers_[i]->OnAddEntry(entry);
+  observers_[last]->OnAddEntryAsLast(entry);
 }
 
 NetLogWithSource NetLogWithSource::Make(NetLog* net_log, NetLogSourceType type) {

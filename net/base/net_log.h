@@ -61,6 +61,11 @@ class NetLog {
     virtual ~Observer() = default;
     // Called synchronously for every entry while registered. Must not add or remove observers.
     virtual void OnAddEntry(const NetLogEntry& entry) = 0;
+    // For observers that keep entries (the internals page's ring): NetLog calls this instead of
+    // OnAddEntry for the last registered observer, which no other observer follows for this
+    // entry, so it may move entry.params away instead of copying them. Same rules as
+    // OnAddEntry. The default calls OnAddEntry.
+    virtual void OnAddEntryAsLast(NetLogEntry& entry) { OnAddEntry(entry); }
   };
 
   // `clock` gives event times; it must outlive the NetLog.
@@ -74,7 +79,9 @@ class NetLog {
   void RemoveObserver(Observer* observer);
   bool IsCapturing() const { return !observers_.empty(); }
 
-  // Builds params (if capturing) and hands the entry to each observer.
+  // Builds params (if capturing) and hands the entry to each observer in registration order
+  // (the last one through OnAddEntryAsLast). Without observers it returns at once: params are
+  // never built.
   void AddEntry(NetLogEventType type, const NetLogSource& source, NetLogEventPhase phase,
                 const NetLogParamsCallback& params = {});
 

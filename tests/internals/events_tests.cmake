@@ -8,6 +8,7 @@ netstack_test(internals_events_tests
   ${PROJECT_SOURCE_DIR}/tools/internals/stack_histograms.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/../sim/sim_test_env.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/net_log_ring_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/net_log_ring_capture_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/histogram_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/stack_histograms_test.cc
   LIBS netstack_predictor_context netstack_predictor net_sim net_http net_socket net_dns net_base)

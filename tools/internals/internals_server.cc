@@ -32,8 +32,9 @@ std::string InternalsServer::url() const {
 }
 
 void InternalsServer::AttachNetLog(NetLog* net_log) {
-  ring_.Attach(net_log);
+  // The ring last: as the NetLog's last observer it moves each entry's params in (no copy).
   histograms_.Attach(net_log);
+  ring_.Attach(net_log);
 }
 
 std::string InternalsReadyLine(const InternalsServer& server) {

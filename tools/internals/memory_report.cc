@@ -104,7 +104,7 @@ json EventsPart(const NetLogRing* ring) {
   if (!ring) return Unavailable("internals_events", "estimate", "no event buffer");
   return Part(
       "internals_events", "estimate", static_cast<int64_t>(ring->EstimateMemoryUsage()),
-      {{"events", ring->size()}, {"json_bytes", ring->bytes()}, {"dropped", ring->dropped()}});
+      {{"events", ring->size()}, {"stored_bytes", ring->bytes()}, {"dropped", ring->dropped()}});
 }
 
 json HistogramsPart(const StackHistograms* histograms) {

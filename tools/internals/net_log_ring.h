@@ -4,10 +4,15 @@
 // it, show one source's events as a timeline, and export the whole buffer as a NetLog file
 // Chrome's viewer opens (the same constants and entry format as NetLogFileWriter).
 //
-// Each entry is serialized once, on arrival; the views read the stored text. Source ids restart
-// at 1 in every NetLog, so entries remember which attached NetLog ("pass") they came from:
-// SourceEvents shows the newest pass holding the id, and the export renumbers the sources of
-// earlier passes past the newest pass's ids so Chrome's viewer keeps them apart.
+// Capture is cheap: an entry is kept unserialized, as a compact struct (numbers only; the type
+// names are the static strings of NetLogEventTypeToString/NetLogSourceTypeToString) plus its
+// params as the json value the producer built, moved in when the ring is the NetLog's last
+// observer (OnAddEntryAsLast). JSON text is written only when the page asks (/api/events,
+// /api/events/source, /api/netlog), and is the same as serializing on arrival would give.
+//
+// Source ids restart at 1 in every NetLog, so entries remember which attached NetLog ("pass")
+// they came from: SourceEvents shows the newest pass holding the id, and the export renumbers
+// the sources of earlier passes past the newest pass's ids so Chrome's viewer keeps them apart.
 #ifndef TOOLS_INTERNALS_NET_LOG_RING_H_
 #define TOOLS_INTERNALS_NET_LOG_RING_H_
 
@@ -25,7 +30,9 @@ class NetLogRing : public NetLog::Observer {
  public:
   struct Limits {
     size_t max_entries = 50'000;
-    size_t max_bytes = 32 * 1024 * 1024;  // of the entries' serialized JSON
+    // Of the entries as stored: each entry's struct plus the heap its params hold
+    // (StoredBytes), so the bound is on memory, not on text that is never written.
+    size_t max_bytes = 32 * 1024 * 1024;
   };
   NetLogRing() : NetLogRing(Limits{}) {}
   explicit NetLogRing(Limits limits);
@@ -34,13 +41,16 @@ class NetLogRing : public NetLog::Observer {
   // Starts observing `net_log` (stops observing the previous one). Null just stops. The ring
   // keeps its entries across NetLogs (a replay's passes); sequence numbers keep growing.
   // Attaching the NetLog already observed does nothing. `net_log` must outlive the attachment
-  // (until the next Attach or the ring's destruction, which detaches).
+  // (until the next Attach or the ring's destruction, which detaches). Attach the ring after
+  // the NetLog's other observers so it is the last and takes params without a copy.
   void Attach(NetLog* net_log);
 
-  // NetLog::Observer: stores the entry (serialized once, with NetLogEntryToJson), then evicts
-  // the oldest while over a limit. An entry larger than max_bytes by itself is dropped (counted)
-  // at once; its sequence number is used up.
+  // NetLog::Observer: stores the entry (params copied), then evicts the oldest while over a
+  // limit. An entry larger than max_bytes by itself is dropped (counted) at once; its sequence
+  // number is used up.
   void OnAddEntry(const NetLogEntry& entry) override;
+  // As OnAddEntry, but moves entry.params into the ring (nothing reads them after it).
+  void OnAddEntryAsLast(NetLogEntry& entry) override;
 
   // /api/events: {"first_seq": oldest kept, "next_seq": the next to come, "dropped": evicted so
   // far, "events": [entries with seq > `after`, oldest first, at most `limit` (clamped to
@@ -67,33 +77,46 @@ class NetLogRing : public NetLog::Observer {
                            const nlohmann::json& polled_data) const;
 
   size_t size() const { return entries_.size(); }
+  // The stored bytes of the kept entries (what max_bytes bounds).
   size_t bytes() const { return bytes_; }
   uint64_t dropped() const { return dropped_; }
-  // For the Memory view: the bytes the ring holds (entries, strings, bookkeeping).
+  // For the Memory view: the bytes the ring holds (entries, params, bookkeeping).
   size_t EstimateMemoryUsage() const;
 
+  // The heap bytes `value` owns below itself (containers, long strings), estimated from
+  // libstdc++'s layouts; what an entry's params add to its stored size. Exposed for tests.
+  static size_t JsonHeapBytes(const nlohmann::json& value);
+
  private:
+  // One kept entry: 56 bytes plus the params' heap.
   struct Stored {
     uint64_t seq;
-    uint64_t pass;  // which attached NetLog it came from (source ids restart per NetLog)
+    int64_t time_us;          // the entry's time (TimeTicks microseconds)
+    int64_t source_start_us;  // its source's start time
+    uint32_t pass;            // which attached NetLog it came from (source ids restart per NetLog)
     uint32_t source_id;
-    int type;                   // NetLogEventType
-    int source_type;            // NetLogSourceType
-    int64_t time_us;            // the entry's time, for offsets
-    uint32_t params_begin = 0;  // [begin, end) of the params text inside `json` (empty: none)
-    uint32_t params_end = 0;
-    std::string json;  // NetLogEntryToJson(entry) plus seq, type_name, source_type_name
+    uint32_t bytes;         // this entry's share of bytes_ (sizeof(Stored) + JsonHeapBytes(params))
+    uint16_t type;          // NetLogEventType
+    uint8_t source_type;    // NetLogSourceType
+    uint8_t phase;          // NetLogEventPhase
+    nlohmann::json params;  // null when the entry has none (null or empty params)
   };
+  // Fills everything but params and bytes.
+  Stored MakeStored(const NetLogEntry& entry);
+  // Accounts for `stored` (params in place) and keeps it, or drops it when over the budget.
+  void Keep(Stored stored);
   void EvictOldest();
   bool Matches(const Stored& stored, const std::string& lower_filter, bool id_filter,
                uint32_t filter_id) const;
-  // The export's text of `stored`: as stored, or re-serialized with its source ids shifted by
-  // `id_offset` (an earlier pass's entries).
-  static std::string ExportText(const Stored& stored, uint32_t id_offset);
+  // The entry as the page's JSON (NetLogEntryToJson plus seq and the type names).
+  static nlohmann::json ToJson(const Stored& stored);
+  // Appends the export's text of `stored` to `out`, with its source ids (the entry's, and a
+  // params "source_dependency") shifted by `id_offset` (an earlier pass's entries).
+  static void AppendText(const Stored& stored, uint32_t id_offset, std::string* out);
 
   const Limits limits_;
   NetLog* net_log_ = nullptr;
-  uint64_t pass_ = 0;
+  uint32_t pass_ = 0;
   std::deque<Stored> entries_;
   size_t bytes_ = 0;
   uint64_t next_seq_ = 1;
