@@ -213,20 +213,23 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // backup_job_timer_is_running, is_stalled}}}. For NetLog polledData and the internals page.
   nlohmann::json GetInfoAsJson() const;
 
-  // What one socket is estimated to hold (see EstimateMemoryUsage): the live TCP socket's object
-  // and its 64 KiB read buffer (uv_tcp_client_socket.h); a TLS socket adds its two 17 KiB
-  // ciphertext buffers (ssl_client_socket.h, TlsClientEngine::kBufferSize) and its object.
+  // What one socket is estimated to hold (see EstimateMemoryUsage): a busy live TCP socket's
+  // object and its 64 KiB read buffer (uv_tcp_client_socket.h); an idle one gives the buffer
+  // back once drained, leaving its object, its uv handle and the pool's entry (measured with
+  // tools/bench/idle-sockets: about 2.5 KiB per idle socket in all, BENCHMARKS.md); a TLS socket
+  // adds its two 17 KiB ciphertext buffers (ssl_client_socket.h, TlsClientEngine::kBufferSize).
   static constexpr size_t kEstimatedSocketBytes = 64 * 1024 + 512;
+  static constexpr size_t kEstimatedIdleSocketBytes = 2 * 1024;
   static constexpr size_t kEstimatedTlsSocketExtraBytes = 2 * 17 * 1024 + 512;
 
   // For the internals page's Memory view: an estimate of the heap bytes the pool accounts for,
   // not counting sizeof(ClientSocketPool) (net/base/memory_usage_estimator.h's conventions):
   //  - bookkeeping: groups (their keys and state), pending requests, connect jobs
   //    (sizeof(ConnectJob) each), idle-socket entries, posted callbacks, observer lists;
-  //  - sockets as the pool knows them: each idle socket, each socket waiting in the pool's
-  //    deletion list and each connect job (its transport socket) at kEstimatedSocketBytes, plus
-  //    kEstimatedTlsSocketExtraBytes for an idle socket that negotiated TLS (TlsVersion() not
-  //    empty); handed-out sockets (handed_out_socket_count(): their handles hold them, so the
+  //  - sockets as the pool knows them: each idle socket at kEstimatedIdleSocketBytes, each
+  //    socket waiting in the pool's deletion list and each connect job (its transport socket)
+  //    at kEstimatedSocketBytes, plus kEstimatedTlsSocketExtraBytes for an idle socket that
+  //    negotiated TLS (TlsVersion() not empty); handed-out sockets (handed_out_socket_count(): their handles hold them, so the
   //    pool cannot tell TCP from TLS) at kEstimatedSocketBytes each.
   // OpenSSL's own share of a TLS socket (its SSL object, BIO pair and record buffers) is not in
   // this estimate: the library counter (tools/internals/library_memory.h) counts it separately

@@ -44,8 +44,8 @@ bool ClientSocketPool::IsStalled() const {
 }
 
 size_t ClientSocketPool::EstimateMemoryUsage() const {
-  const auto socket_bytes = [](const StreamSocket& socket) {
-    return kEstimatedSocketBytes +
+  const auto idle_socket_bytes = [](const StreamSocket& socket) {
+    return kEstimatedIdleSocketBytes +
            (socket.TlsVersion().empty() ? 0 : kEstimatedTlsSocketExtraBytes);
   };
   const size_t job_bytes = sizeof(ConnectJob) + kEstimatedSocketBytes;
@@ -55,7 +55,7 @@ size_t ClientSocketPool::EstimateMemoryUsage() const {
     bytes += group->request_count() * (ListNodeBytes<std::unique_ptr<Request>>() + sizeof(Request));
     bytes += group->jobs().size() * (ListNodeBytes<std::unique_ptr<ConnectJob>>() + job_bytes);
     for (const IdleSocket& idle : group->idle_sockets())
-      bytes += ListNodeBytes<IdleSocket>() + socket_bytes(*idle.socket);
+      bytes += ListNodeBytes<IdleSocket>() + idle_socket_bytes(*idle.socket);
   }
   bytes += static_cast<size_t>(handed_out_socket_count_) * kEstimatedSocketBytes;
   bytes +=

@@ -78,7 +78,7 @@ TEST_CASE("socket pool estimate counts idle sockets and drops after CloseIdleSoc
   REQUIRE(pool->handed_out_socket_count() == 0);
   const size_t with_idle = pool->EstimateMemoryUsage();
   // Three idle sockets, one of them TLS.
-  CHECK(with_idle >= 3 * ClientSocketPool::kEstimatedSocketBytes +
+  CHECK(with_idle >= 3 * ClientSocketPool::kEstimatedIdleSocketBytes +
                          ClientSocketPool::kEstimatedTlsSocketExtraBytes);
   pool->CloseIdleSockets();
   env.Advance(1s);

@@ -117,7 +117,7 @@ TEST_CASE("memory report follows the stack's pools, host cache, predictor and ev
   const json& pools = FindPart(after, "socket_pools");
   CHECK(pools["detail"]["idle_sockets"].get<int>() >= 5);
   CHECK(pools["bytes"].get<int64_t>() >=
-        5 * static_cast<int64_t>(ClientSocketPool::kEstimatedSocketBytes));
+        5 * static_cast<int64_t>(ClientSocketPool::kEstimatedIdleSocketBytes));
   CHECK(FindPart(after, "host_cache")["detail"]["entries"].get<int>() >= 5);
   CHECK(FindPart(after, "host_cache")["bytes"].get<int64_t>() > 0);
   const json& predictor_part = FindPart(after, "predictor");

@@ -63,6 +63,7 @@ json SocketPoolsPart(const UrlRequestContext* context) {
                {"idle_sockets", pool->IdleSocketCount()},
                {"connecting_sockets", pool->connecting_socket_count()},
                {"bytes_per_socket", ClientSocketPool::kEstimatedSocketBytes},
+               {"bytes_per_idle_socket", ClientSocketPool::kEstimatedIdleSocketBytes},
                {"tls_extra_bytes_per_socket", ClientSocketPool::kEstimatedTlsSocketExtraBytes}});
 }
 
