@@ -44,9 +44,14 @@ bool ClientSocketPool::IsStalled() const {
 }
 
 size_t ClientSocketPool::EstimateMemoryUsage() const {
-  const auto idle_socket_bytes = [](const StreamSocket& socket) {
-    return kEstimatedIdleSocketBytes +
-           (socket.TlsVersion().empty() ? 0 : kEstimatedTlsSocketExtraBytes);
+  const auto tls_bytes = [](const StreamSocket& socket) {
+    return socket.TlsVersion().empty() ? 0 : kEstimatedTlsSocketExtraBytes;
+  };
+  const auto idle_socket_bytes = [&](const StreamSocket& socket) {
+    return kEstimatedIdleSocketBytes + tls_bytes(socket);
+  };
+  const auto socket_bytes = [&](const StreamSocket& socket) {
+    return kEstimatedSocketBytes + tls_bytes(socket);
   };
   const size_t job_bytes = sizeof(ConnectJob) + kEstimatedSocketBytes;
   size_t bytes = groups_.size() * TreeNodeBytes<GroupMap::value_type>();
