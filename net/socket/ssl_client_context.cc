@@ -11,6 +11,8 @@
 #include <ctime>
 #include <utility>
 
+#include "net/base/net_error.h"
+
 namespace netstack {
 
 namespace {
@@ -37,30 +39,20 @@ std::string LastOpenSslError() {
 // ALPN wire format: length-prefixed protocol names. HTTP/1.1 is all the stack speaks.
 constexpr unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
 
-// The system store, as SSL_CTX_set_default_verify_paths defines it, but without parsing the
-// whole bundle file up front (about 60 ms for Debian's 140 CAs, paid by every process, even one
-// that only speaks plain HTTP): the hashed certificate directory is looked up lazily, per
-// issuer. The bundle file SSL_CERT_FILE names is only checked for readability here; its parsing
-// is left in `*deferred_file` for the first TLS connection (EnsureTrustStore). When there is no
-// usable directory and no SSL_CERT_FILE, OpenSSL's defaults are loaded at once. Returns 0 with
-// `*deferred_file` set (and errno) when SSL_CERT_FILE cannot be read.
-int LoadSystemTrustStore(SSL_CTX* ctx, std::string* deferred_file) {
-  const char* file = std::getenv(X509_get_default_cert_file_env());
-  const char* dir = std::getenv(X509_get_default_cert_dir_env());
-  if (!dir) dir = X509_get_default_cert_dir();
+// Where the system store is, as SSL_CTX_set_default_verify_paths defines it: the bundle file
+// SSL_CERT_FILE names (`*file`, empty if unset) and the hashed certificate directory (`*dir`,
+// empty if it is not a directory). Nothing is parsed here. Returns false (errno set) when
+// SSL_CERT_FILE names a file that cannot be read: the user's environment is wrong, which is an
+// error at start, naming the file.
+bool FindSystemTrustStore(std::string* file, std::string* dir) {
+  const char* file_env = std::getenv(X509_get_default_cert_file_env());
+  const char* dir_env = std::getenv(X509_get_default_cert_dir_env());
+  const char* dir_path = dir_env ? dir_env : X509_get_default_cert_dir();
   struct stat st;
-  const bool dir_usable = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-  if (!dir_usable && !file) return SSL_CTX_set_default_verify_paths(ctx);
-  if (file) {
-    // Unreadable is an error now (naming the file), as it was when the file was parsed here.
-    *deferred_file = file;
-    if (access(file, R_OK) != 0) return 0;
-  }
-  if (dir_usable && SSL_CTX_load_verify_dir(ctx, dir) != 1) {
-    deferred_file->clear();  // The failure is OpenSSL's (its error queue says why), not the file's.
-    return 0;
-  }
-  return 1;
+  if (stat(dir_path, &st) == 0 && S_ISDIR(st.st_mode)) *dir = dir_path;
+  if (!file_env) return true;
+  *file = file_env;
+  return access(file_env, R_OK) == 0;
 }
 
 }  // namespace
@@ -77,76 +69,98 @@ std::unique_ptr<SslClientContext> SslClientContext::Create(const SslConfig& conf
     *error = "unsupported TLS version \"" + config.max_version + "\" (use 1.2 or 1.3)";
     return nullptr;
   }
+  auto context =
+      std::unique_ptr<SslClientContext>(new SslClientContext(config, max_version, max_sessions));
 
-  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-  if (!ctx) {
-    *error = "cannot create a TLS context: " + LastOpenSslError();
+  if (!config.verify_peer) return context;  // Nothing to load: the SSL_CTX waits.
+  if (config.ca_file.empty()) {
+    if (!FindSystemTrustStore(&context->trust_file_, &context->trust_dir_)) {
+      *error = "cannot read the CA bundle SSL_CERT_FILE names (" + context->trust_file_ +
+               "): " + std::strerror(errno);
+      return nullptr;
+    }
+    return context;  // Parsed with the SSL_CTX, at the first TLS connection.
+  }
+  // The user named the file: it is read now, so a bad one stops the run before any request.
+  std::string failure = context->NewSslCtx();
+  if (!failure.empty()) {
+    *error = failure;
     return nullptr;
   }
+  if (SSL_CTX_load_verify_locations(context->ctx_, config.ca_file.c_str(), nullptr) != 1) {
+    *error = "cannot load CA file " + config.ca_file + ": " + LastOpenSslError();
+    return nullptr;  // The destructor frees ctx_.
+  }
+  return context;
+}
+
+std::string SslClientContext::NewSslCtx() {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (!ctx) return "cannot create a TLS context: " + LastOpenSslError();
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  SSL_CTX_set_max_proto_version(ctx, max_version);
+  SSL_CTX_set_max_proto_version(ctx, max_version_);
   // Partial writes let SslClientSocket::Write return after one record; the moving buffer lets a
   // retried SSL_write come from the same bytes at another address (the contract allows it).
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
-
-  std::string deferred_trust_file;
-  if (config.verify_peer) {
-    int ok = config.ca_file.empty()
-                 ? LoadSystemTrustStore(ctx, &deferred_trust_file)
-                 : SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr);
-    if (ok != 1 && !deferred_trust_file.empty()) {
-      *error = "cannot read the CA bundle SSL_CERT_FILE names (" + deferred_trust_file +
-               "): " + std::strerror(errno);
-      SSL_CTX_free(ctx);
-      return nullptr;
-    }
-    if (ok != 1) {
-      *error = config.ca_file.empty() ? "cannot load the system CA store: "
-                                      : "cannot load CA file " + config.ca_file + ": ";
-      *error += LastOpenSslError();
-      SSL_CTX_free(ctx);
-      return nullptr;
-    }
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
-  } else {
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
-  }
-
+  SSL_CTX_set_verify(ctx, config_.verify_peer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
   if (SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof(kAlpn)) != 0) {  // 0 is success here.
-    *error = "cannot set ALPN: " + LastOpenSslError();
+    std::string failure = "cannot set ALPN: " + LastOpenSslError();
     SSL_CTX_free(ctx);
-    return nullptr;
+    return failure;
   }
-
   // Sessions are stored by our callback only (keyed by host:port), never in OpenSSL's internal
   // cache, which would key them by session id.
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
   SSL_CTX_sess_set_new_cb(ctx, &SslClientContext::OnNewSession);
-
-  auto context = std::unique_ptr<SslClientContext>(new SslClientContext(config, ctx, max_sessions));
-  SSL_CTX_set_ex_data(ctx, ContextIndex(), context.get());
-  context->deferred_trust_file_ = std::move(deferred_trust_file);
-  return context;
+  SSL_CTX_set_ex_data(ctx, ContextIndex(), this);
+  ctx_ = ctx;
+  return std::string();
 }
 
 SSL_CTX* SslClientContext::ssl_ctx() {
-  EnsureTrustStore();
-  return ctx_;
+  if (!ctx_ && ssl_ctx_error_ == OK) CreateDeferredSslCtx();
+  return ssl_ctx_error_ == OK ? ctx_ : nullptr;
 }
 
-void SslClientContext::EnsureTrustStore() {
-  if (deferred_trust_file_.empty()) return;
-  std::string file = std::move(deferred_trust_file_);
-  deferred_trust_file_.clear();
-  if (SSL_CTX_load_verify_file(ctx_, file.c_str()) != 1)
-    trust_store_error_ = "cannot load the system CA store: " + file + ": " + LastOpenSslError();
+void SslClientContext::CreateDeferredSslCtx() {
+  std::string failure = NewSslCtx();
+  if (!failure.empty()) {
+    ssl_ctx_error_ = ERR_FAILED;
+    ssl_ctx_error_detail_ = std::move(failure);
+    return;
+  }
+  if (!config_.verify_peer) return;
+  // The directory is looked up lazily, per issuer; the bundle is parsed now (about 60 ms for
+  // Debian's 140 CAs). Without either, OpenSSL's built-in defaults.
+  bool ok = true;
+  std::string what;
+  if (trust_dir_.empty() && trust_file_.empty()) {
+    ok = SSL_CTX_set_default_verify_paths(ctx_) == 1;
+    what = "OpenSSL's default paths";
+  }
+  if (ok && !trust_dir_.empty()) {
+    ok = SSL_CTX_load_verify_dir(ctx_, trust_dir_.c_str()) == 1;
+    what = trust_dir_;
+  }
+  if (ok && !trust_file_.empty()) {
+    ok = SSL_CTX_load_verify_file(ctx_, trust_file_.c_str()) == 1;
+    what = trust_file_;
+  }
+  if (!ok) {
+    // Without its trust anchors no certificate can verify.
+    ssl_ctx_error_ = ERR_CERT_AUTHORITY_INVALID;
+    ssl_ctx_error_detail_ = "cannot load the system CA store: " + what + ": " + LastOpenSslError();
+  }
 }
 
-SslClientContext::SslClientContext(const SslConfig& config, SSL_CTX* ctx, size_t max_sessions)
-    : config_(config), ctx_(ctx), max_sessions_(max_sessions == 0 ? 1 : max_sessions) {}
+SslClientContext::SslClientContext(const SslConfig& config, int max_version, size_t max_sessions)
+    : config_(config),
+      max_version_(max_version),
+      max_sessions_(max_sessions == 0 ? 1 : max_sessions) {}
 
 SslClientContext::~SslClientContext() {
+  if (!ctx_) return;
   // Live SSL objects may still hold the SSL_CTX: make their session callbacks find no cache.
   SSL_CTX_set_ex_data(ctx_, ContextIndex(), nullptr);
   SSL_CTX_free(ctx_);

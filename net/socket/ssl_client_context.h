@@ -1,5 +1,6 @@
 // The TLS client settings of one stack: one OpenSSL SSL_CTX built from an SslConfig (versions,
-// trust store, ALPN) and the client session cache, keyed by "host:port" like Chrome's
+// trust store, ALPN; made at the first TLS connection unless a CA file was named) and the client
+// session cache, keyed by "host:port" like Chrome's
 // SSLClientSessionCache, so a second connection to the same server resumes its session.
 #ifndef NET_SOCKET_SSL_CLIENT_CONTEXT_H_
 #define NET_SOCKET_SSL_CLIENT_CONTEXT_H_
@@ -28,10 +29,13 @@ class SslClientContext {
   // Chrome's session cache holds 1000 entries; the least recently used one is evicted first.
   static constexpr size_t kDefaultMaxSessions = 1000;
 
-  // Builds the SSL_CTX: TLS 1.2 minimum, `config.max_version` ("1.2" or "1.3") maximum, trust
-  // from `config.ca_file` or the system store, no verification when `!config.verify_peer`,
-  // ALPN "http/1.1". Returns null and sets `*error` (a one-line message) when the config cannot
-  // be applied: an unknown max_version or an unreadable/invalid CA file.
+  // Checks `config` and prepares the SSL_CTX: TLS 1.2 minimum, `config.max_version` ("1.2" or
+  // "1.3") maximum, trust from `config.ca_file` or the system store, no verification when
+  // `!config.verify_peer`, ALPN "http/1.1". Returns null and sets `*error` (a one-line message)
+  // when the config cannot be applied: an unknown max_version, an unreadable/invalid CA file
+  // (`ca_file`, loaded here because the user named it), or an unreadable SSL_CERT_FILE.
+  // Without a `ca_file` the SSL_CTX itself is made at the first TLS connection (ssl_ctx()):
+  // SSL_CTX_new and the system store cost more than the rest of a cached or plain-HTTP run.
   static std::unique_ptr<SslClientContext> Create(const SslConfig& config, std::string* error,
                                                   size_t max_sessions = kDefaultMaxSessions);
   // Sockets still alive keep the SSL_CTX itself (OpenSSL reference counting), but their new
@@ -42,14 +46,22 @@ class SslClientContext {
   SslClientContext& operator=(const SslClientContext&) = delete;
 
   const SslConfig& config() const { return config_; }
-  // The SSL_CTX for a new connection. The first call parses the CA bundle SSL_CERT_FILE names
-  // (deferred from Create so that a process speaking only plain HTTP never pays for it); if
-  // that fails, trust_store_error() says why and connections must not proceed.
+  // The SSL_CTX for a new connection (owned by this context). The first call makes it if Create
+  // did not: SSL_CTX_new, the system store's directory, and the CA bundle SSL_CERT_FILE names.
+  // Returns null when that failed, then and on every later call: ssl_ctx_error() and
+  // ssl_ctx_error_detail() say why, and connections must fail with them.
   SSL_CTX* ssl_ctx();
-  // Empty, or a one-line message when the deferred CA bundle could not be loaded.
-  const std::string& trust_store_error() const { return trust_store_error_; }
-  // Whether a CA bundle is still waiting to be parsed (for tests of the deferral).
-  bool trust_store_deferred() const { return !deferred_trust_file_.empty(); }
+  // OK, or the net error of a failed ssl_ctx(): ERR_CERT_AUTHORITY_INVALID when the system
+  // trust store could not be loaded (no certificate could verify), ERR_FAILED when OpenSSL
+  // could not make the context at all.
+  int ssl_ctx_error() const { return ssl_ctx_error_; }
+  // Empty, or a one-line message naming what failed ("cannot load the system CA store: FILE:
+  // ...", "cannot create a TLS context: ...").
+  const std::string& ssl_ctx_error_detail() const { return ssl_ctx_error_detail_; }
+  // Whether the SSL_CTX exists yet (for tests of the deferral).
+  bool ssl_ctx_created() const { return ctx_ != nullptr; }
+  // Whether a CA bundle (SSL_CERT_FILE) is still waiting to be parsed (for tests).
+  bool trust_store_deferred() const { return !ctx_ && !trust_file_.empty(); }
 
   // The session cache key of a server: "host:port" ("[::1]:443" for IPv6 literals).
   static std::string SessionKey(const std::string& host, uint16_t port);
@@ -75,17 +87,25 @@ class SslClientContext {
     SslSessionPtr session;
   };
 
-  SslClientContext(const SslConfig& config, SSL_CTX* ctx, size_t max_sessions);
+  SslClientContext(const SslConfig& config, int max_version, size_t max_sessions);
+  // Makes ctx_ with every setting but trust; returns an empty string or why it failed.
+  std::string NewSslCtx();
+  // Makes ctx_ and loads the system store (directory, then the SSL_CERT_FILE bundle) at the
+  // first ssl_ctx() call; on failure sets ssl_ctx_error_ and its detail.
+  void CreateDeferredSslCtx();
   // OpenSSL's new-session callback: takes the session's reference when it stores it.
   static int OnNewSession(SSL* ssl, SSL_SESSION* session);
 
   const SslConfig config_;
-  SSL_CTX* ctx_;  // One reference owned.
+  const int max_version_;  // TLS1_2_VERSION or TLS1_3_VERSION
   const size_t max_sessions_;
-  // Parses deferred_trust_file_ into ctx_ once.
-  void EnsureTrustStore();
-  std::string deferred_trust_file_;  // SSL_CERT_FILE, not parsed yet.
-  std::string trust_store_error_;
+  SSL_CTX* ctx_ = nullptr;  // One reference owned; null until made.
+  // The system store, found at Create: the bundle SSL_CERT_FILE names (empty if unset) and the
+  // hashed certificate directory (empty if none is usable).
+  std::string trust_file_;
+  std::string trust_dir_;
+  int ssl_ctx_error_ = 0;  // OK
+  std::string ssl_ctx_error_detail_;
   std::list<Entry> lru_;  // Front = most recently used.
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
 };

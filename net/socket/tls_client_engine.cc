@@ -65,13 +65,15 @@ TlsClientEngine::TlsClientEngine(SslClientContext* context, const std::string& h
   if (name.size() >= 2 && name.front() == '[' && name.back() == ']') {
     name = name.substr(1, name.size() - 2);
   }
-  ssl_ = SSL_new(context_->ssl_ctx());
-  if (!context_->trust_store_error().empty()) {
-    // Without its trust anchors no certificate can verify: fail before the handshake, saying why.
-    init_result_ = ERR_CERT_AUTHORITY_INVALID;
-    last_error_detail_ = context_->trust_store_error();
+  SSL_CTX* ctx = context_->ssl_ctx();  // Made at the first connection.
+  if (!ctx) {
+    // No context (or no trust anchors: no certificate could verify): fail before the
+    // handshake, saying what failed.
+    init_result_ = context_->ssl_ctx_error();
+    last_error_detail_ = context_->ssl_ctx_error_detail();
     return;
   }
+  ssl_ = SSL_new(ctx);
   BIO* internal_bio = nullptr;
   if (!ssl_ || BIO_new_bio_pair(&internal_bio, kBufferSize, &network_bio_, kBufferSize) != 1) {
     init_result_ = ERR_OUT_OF_MEMORY;

@@ -38,7 +38,9 @@ class TlsClientEngine {
   TlsClientEngine(const TlsClientEngine&) = delete;
   TlsClientEngine& operator=(const TlsClientEngine&) = delete;
 
-  // OK once the engine could be created; an error (ERR_OUT_OF_MEMORY...) means it is unusable.
+  // OK once the engine could be created; an error means it is unusable and last_error_detail()
+  // says why: the context's ssl_ctx_error() when its deferred SSL_CTX or trust store could not be
+  // made (ERR_CERT_AUTHORITY_INVALID, ERR_FAILED), ERR_OUT_OF_MEMORY, ERR_INVALID_ARGUMENT.
   int init_result() const { return init_result_; }
 
   // Advances the handshake. OK when done; ERR_IO_PENDING when blocked (see want()); otherwise a

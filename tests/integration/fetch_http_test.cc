@@ -1,5 +1,5 @@
 // HTTP/1.1 behaviour against nginx and the fault server: redirects, content decoding, body
-// framings, methods and the human output line.
+// framings, methods, the human output line and the --json headers.
 #include <algorithm>
 
 #include "tests/integration/fault_http_server.h"
@@ -185,6 +185,22 @@ TEST_CASE("the human output is one line per URL", "[fetch][output]") {
   CHECK(run.other_lines[0].find("612 B") != std::string::npos);
   CHECK(run.other_lines[1].rfind("404", 0) == 0);
   CHECK(run.process.err.empty());
+}
+
+TEST_CASE("--json carries the response headers, with and without keep-alive reuse",
+          "[fetch][output]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  // (A plain fetch fills its records without the headers: only --json prints them.)
+  NetstackRun run = RunFetchJson({nginx.HttpUrl("/small.txt"), nginx.HttpUrl("/small.txt?2")});
+  CHECK_FETCH_OK(run, 2u);
+  for (const nlohmann::json& record : run.records) {
+    // (nginx gzips small.txt, so it sends no Content-Length.)
+    CHECK_FALSE(JsonString(record, "headers/etag").empty());
+    CHECK(JsonString(record, "headers/server").rfind("nginx", 0) == 0);
+    CHECK_FALSE(JsonString(record, "headers/content-type").empty());
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// SslClientContext's system trust store: the CA bundle SSL_CERT_FILE names is checked at Create
-// but parsed only when the first TLS connection needs it, so a process that speaks only plain
-// HTTP never pays for it. Certificates are made at test time; the environment is restored.
+// SslClientContext's deferral: the SSL_CTX and the system trust store (the CA bundle
+// SSL_CERT_FILE names is checked at Create) are made only when the first TLS connection needs
+// them, so a process that speaks only plain HTTP (or is answered from its cache) never pays for
+// them; a CA file the user names is still loaded at Create. Certificates are made at test time; the
+// environment is restored.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <memory>
@@ -67,11 +69,14 @@ TEST_CASE("ssl client context: SSL_CERT_FILE is parsed at the first TLS connecti
   auto context = SslClientContext::Create(test::TestSslConfig(""), &error);
   REQUIRE(context);
   CHECK(context->trust_store_deferred());
+  CHECK_FALSE(context->ssl_ctx_created());
 
   test::TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
   TlsClientEngine client(context.get(), "localhost", 443);
   CHECK_FALSE(context->trust_store_deferred());
-  CHECK(context->trust_store_error().empty());
+  CHECK(context->ssl_ctx_created());
+  CHECK(context->ssl_ctx_error() == OK);
+  CHECK(context->ssl_ctx_error_detail().empty());
   REQUIRE(client.init_result() == OK);
   test::TlsMemoryServer server(server_context);
   // The bundle's CA is the only trust anchor: the handshake verifies only if it was loaded.
@@ -89,6 +94,8 @@ TEST_CASE("ssl client context: an SSL_CERT_FILE that is not a bundle fails the c
   TlsClientEngine client(context.get(), "localhost", 443);
   CHECK(client.init_result() == ERR_CERT_AUTHORITY_INVALID);
   CHECK(client.last_error_detail().find(bundle) != std::string::npos);
+  CHECK(client.last_error_detail().find("cannot load the system CA store") != std::string::npos);
+  CHECK(context->ssl_ctx() == nullptr);
   CHECK(client.Handshake() == ERR_CERT_AUTHORITY_INVALID);
   // Every later connection fails the same way.
   TlsClientEngine second(context.get(), "localhost", 443);
@@ -108,6 +115,41 @@ TEST_CASE("ssl client context: no verification loads no trust store") {
   auto context = SslClientContext::Create(test::TestSslConfig("", "1.3", false), &error);
   REQUIRE(context);
   CHECK_FALSE(context->trust_store_deferred());
+  CHECK_FALSE(context->ssl_ctx_created());
+  // The first connection makes the SSL_CTX, verifying nothing.
+  test::TestPki& pki = test::SharedTestPki();
+  test::TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
+  TlsClientEngine client(context.get(), "not-the-certificate-name.test", 443);
+  REQUIRE(client.init_result() == OK);
+  CHECK(context->ssl_ctx_created());
+  test::TlsMemoryServer server(server_context);
+  CHECK(Handshake(client, server) == OK);
+}
+
+TEST_CASE("ssl client context: a named CA file is loaded at Create") {
+  test::TestPki& pki = test::SharedTestPki();
+  std::string error;
+  auto context = SslClientContext::Create(test::TestSslConfig(pki.ca_file), &error);
+  REQUIRE(context);
+  CHECK(context->ssl_ctx_created());
+  CHECK_FALSE(context->trust_store_deferred());
+
+  // Readable but not certificates: an error at Create, naming the file.
+  test::TempDir dir;
+  std::string bad = dir.WriteFile("ca.pem", "not a certificate\n");
+  CHECK(SslClientContext::Create(test::TestSslConfig(bad), &error) == nullptr);
+  CHECK(error.find("cannot load CA file " + bad) != std::string::npos);
+}
+
+TEST_CASE("ssl client context: the session cache works before any SSL_CTX exists") {
+  std::string error;
+  auto context = SslClientContext::Create(test::TestSslConfig("", "1.3", false), &error);
+  REQUIRE(context);
+  CHECK(context->LookupSession("a.test:443") == nullptr);
+  context->RemoveSession("a.test:443");
+  context->ClearSessionCache();
+  CHECK(context->session_count() == 0);
+  CHECK_FALSE(context->ssl_ctx_created());
 }
 
 }  // namespace

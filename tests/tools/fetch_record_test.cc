@@ -1,6 +1,11 @@
 #include "tools/netstack/fetch_record.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "net/base/net_error.h"
 
@@ -57,6 +62,76 @@ TEST_CASE("fetch record: the human line shows status, size, timing and reuse") {
   CHECK(line.find("19.5 KiB") != std::string::npos);
   CHECK(line.find("12.3 ms") != std::string::npos);
   CHECK(line.find("socket 3 reused") != std::string::npos);
+}
+
+TEST_CASE("fetch record: the human line, byte for byte") {
+  FetchRecord r;
+  r.url = "https://a.test/old";
+  r.final_url = "https://a.test/x";
+  r.status = 200;
+  r.status_text = "OK";
+  r.bytes = 20000;
+  r.total_ms = 12.34;
+  r.dns_ms = 1.26;
+  r.tls_ms = 2.44;
+  r.send_ms = 0.05;
+  r.ttfb_ms = 40.1;
+  r.receive_ms = 3.66;
+  r.socket_id = 7;
+  r.tls_version = "TLSv1.3";
+  r.tls_resumed = true;
+  r.redirects = {"https://a.test/old", "https://a.test/older"};
+  r.cache = "miss";
+  CHECK(FetchRecordToLine(r) ==
+        "200 OK  https://a.test/x  19.5 KiB  12.3 ms  [dns 1.3 connect 0.0 tls 2.4 send 0.1 wait "
+        "40.1 receive 3.7]  socket 7 new  TLSv1.3 resumed  (2 redirects)  cache miss");
+  // A cache hit: no socket, no TLS; sizes below 10 KiB in bytes, from 10 MiB in MiB.
+  r.socket_id = 0;
+  r.tls_version.clear();
+  r.redirects.clear();
+  r.cache = "hit";
+  r.bytes = 612;
+  r.total_ms = r.dns_ms = r.tls_ms = r.send_ms = r.ttfb_ms = r.receive_ms = 0;
+  CHECK(FetchRecordToLine(r) ==
+        "200 OK  https://a.test/x  612 B  0.0 ms  [dns 0.0 connect 0.0 tls 0.0 send 0.0 wait 0.0 "
+        "receive 0.0]  cache hit");
+  r.bytes = 12 * 1024 * 1024 + 100 * 1024;
+  r.cache = "bypass";
+  CHECK(FetchRecordToLine(r) ==
+        "200 OK  https://a.test/x  12.1 MiB  0.0 ms  [dns 0.0 connect 0.0 tls 0.0 send 0.0 wait "
+        "0.0 receive 0.0]");
+  FetchRecord e;
+  e.url = "http://nx.test/\x1b";
+  e.error = ERR_NAME_NOT_RESOLVED;
+  e.error_message = "no such host";
+  CHECK(FetchRecordToLine(e) ==
+        "error  http://nx.test/\\x1b  no such host (ERR_NAME_NOT_RESOLVED)");
+}
+
+TEST_CASE("fetch record: timings print as printf's %.1f would, ties included") {
+  std::vector<double> values = {0.0,  -0.0, 0.05,  0.15, 0.25, 0.35, 0.45,  1.25,  2.5,
+                                0.95, 9.95, 99.95, 1e14, 1e15, 1e16, -1.25, -0.04, 123456.789};
+  for (int i = 0; i <= 20000; ++i) values.push_back(i / 1000.0);  // microseconds as ms
+  for (int i = 0; i <= 4000; ++i) values.push_back(i * 0.05 + 0.025);
+  uint64_t x = 88172645463325252ull;  // xorshift: doubles of every magnitude up to ~1e6
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    values.push_back(static_cast<double>(x % 1000000000) / std::pow(10.0, static_cast<int>(x % 7)));
+  }
+  FetchRecord r;
+  r.final_url = "http://a.test/";
+  r.status = 200;
+  int mismatches = 0;
+  for (double v : values) {
+    r.total_ms = v;
+    char expected[64];
+    std::snprintf(expected, sizeof(expected), "  %.1f ms  [", v);
+    if (FetchRecordToLine(r).find(expected) == std::string::npos && ++mismatches <= 5)
+      FAIL_CHECK("value " << v << " not printed as" << expected);
+  }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("fetch record: the human line escapes what the server sent") {

@@ -115,7 +115,8 @@ class FetchJob : public UrlRequest::Delegate {
   void FillRecord(const UrlRequest& r, int result) {
     PageRequestRecord request;
     request.url = r.original_url();
-    FillRequestRecord(r, result, &request);
+    // Only the --json object carries the headers; the human line never shows them.
+    FillRequestRecord(r, result, &request, /*with_headers=*/options_.json);
     record_ = FetchRecordFromRequest(std::move(request), options_.method);
     if (result == OK && write_failed_) {
       record_.error = ERR_FAILED;

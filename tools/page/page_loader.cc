@@ -90,7 +90,8 @@ void PageLoader::Issue(const Url& url, bool is_document, std::string type,
   requests_.back()->Start(context_, params);
 }
 
-void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* record) {
+void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* record,
+                       bool with_headers) {
   PageRequestRecord& rec = *record;
   rec.start = r.start_time();
   rec.end = r.end_time();
@@ -99,7 +100,7 @@ void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* recor
   if (auto headers = r.response_headers()) {
     rec.status = headers->response_code();
     rec.status_text = headers->reason();
-    rec.headers = headers->ToJson();
+    if (with_headers) rec.headers = headers->ToJson();
   }
   rec.final_url = r.url().spec();
   rec.redirects = r.redirect_chain();
@@ -118,7 +119,8 @@ void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* recor
 
 void PageLoader::OnRequestComplete(Request* request, int result) {
   PageRequestRecord& rec = result_.requests[request->index()];
-  FillRequestRecord(request->request(), result, &rec);
+  // With headers: the document's Content-Type decides parsing, and every report prints them.
+  FillRequestRecord(request->request(), result, &rec, /*with_headers=*/true);
   if (result != OK) ++result_.failed;
   if (rec.end > result_.end) result_.end = rec.end;
   --outstanding_;

@@ -44,6 +44,8 @@ struct PageRequestRecord {
   std::string error_message;
   int status = 0;  // 0: no response
   std::string status_text;
+  // The response headers as HttpResponseHeaders::ToJson gives them; left empty when the
+  // record was filled without them (FillRequestRecord's `with_headers`).
   nlohmann::json headers = nlohmann::json::object();
   std::string final_url;
   std::vector<std::string> redirects;
@@ -62,7 +64,11 @@ struct PageRequestRecord {
 // Copies what `request` ended with (`result`, OK or a net error) into `record`: everything but
 // url, is_document, type and priority, which the issuer sets. The one UrlRequest -> record copy:
 // the loader's and a plain `netstack fetch`'s (through FetchRecordFromRequest).
-void FillRequestRecord(const UrlRequest& request, int result, PageRequestRecord* record);
+// `with_headers` false leaves `record->headers` an empty object: converting the response
+// headers to JSON was a fifth of a keep-alive fetch's instructions, and only a consumer that
+// prints or reads them (--json, page loads, the internals fetch box) needs them.
+void FillRequestRecord(const UrlRequest& request, int result, PageRequestRecord* record,
+                       bool with_headers);
 
 struct PageLoadResult {
   Url page;
