@@ -78,6 +78,19 @@ class SqliteStore {
   void MarkDamaged();
   // The connection's last error message.
   std::string LastError() const;
+  // Frames in the WAL after this connection's last commit (0 before its first): what decides
+  // whether closing checkpoints. For tests.
+  int wal_frames() const { return wal_frames_; }
+
+  // Closing checkpoints (copies the WAL into the database, fsyncing both, and removes the
+  // WAL) only when the WAL holds at least this many frames (1 MiB of 4 KiB pages); below it
+  // the WAL is left for the next open, which reads it back (bounded by this). A process that
+  // only read wrote just its use updates (a frame or two, no fsync with synchronous=NORMAL),
+  // so it exits without the two fsyncs of sqlite's default checkpoint on close.
+  static constexpr int kCloseCheckpointFrames = 256;
+  // A commit that leaves at least this many frames checkpoints at once (sqlite's default
+  // auto-checkpoint, which the WAL hook replaces).
+  static constexpr int kAutoCheckpointFrames = 1000;
 
   // SQLITE_CORRUPT or SQLITE_NOTADB (any extended code).
   static bool IsCorruption(int rc);
@@ -93,6 +106,9 @@ class SqliteStore {
   int CreateSchema();
   int PrepareStatements();
   void Close();
+  // sqlite3_wal_hook: records the WAL's frame count after each commit and checkpoints at
+  // kAutoCheckpointFrames.
+  static int OnWalCommit(void* store, sqlite3* db, const char* name, int frames);
   // Moves `path` (and -wal, -shm) aside; the new name, or "" with *error set.
   std::string MoveAside(const std::string& path, Time now, std::string* error);
 
@@ -105,6 +121,7 @@ class SqliteStore {
   sqlite3_stmt* update_use_ = nullptr;
   sqlite3_stmt* update_headers_ = nullptr;
   int64_t malformed_rows_ = 0;
+  int wal_frames_ = 0;
 };
 
 }  // namespace netstack
