@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "net/http/http_cache.h"
 #include "net/http/http_util.h"
@@ -11,7 +12,7 @@ namespace netstack {
 namespace {
 
 // Raw (encoded) body bytes read from the entry or the network at once; also the most held.
-constexpr int kRawBufferBytes = 32 * 1024;
+constexpr int kRawBufferBytes = ReadBuffer::kBytes;
 // A 304 is bodiless (HttpStreamParser), so draining it reads nothing; the buffer is a formality.
 constexpr int kDrainBufferBytes = 1024;
 
@@ -31,14 +32,14 @@ HttpCacheTransaction::~HttpCacheTransaction() {
   writer_.reset();
 }
 
-int HttpCacheTransaction::Start(const HttpRequestInfo& info, CompletionCallback callback) {
-  info_ = info;
+int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callback) {
   network_info_ = info;
+  info_ = std::move(info);
   start_ticks_ = context_->scheduler().Now();
-  key_ = info.url.spec();
-  sent_headers_ = info.extra_headers;
+  key_ = info_.url.spec();
+  sent_headers_ = info_.extra_headers;
   AddDefaultRequestHeaders(&sent_headers_);
-  policy_ = GetRequestCachePolicy(info.method, sent_headers_);
+  policy_ = GetRequestCachePolicy(info_.method, sent_headers_);
   if (policy_.mode != RequestCachePolicy::Mode::kNormal) {
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this] {
       return nlohmann::json{{"key", key_}, {"action", "bypass"}, {"reason", policy_.reason}};
@@ -232,8 +233,8 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
 int HttpCacheTransaction::DoReadFirstChunk() {
   next_state_ = State::kReadFirstChunkComplete;
   source_ = Source::kEntry;
-  if (!raw_buf_) raw_buf_.reset(new char[kRawBufferBytes]);
-  return entry_->ReadBody(0, raw_buf_.get(), kRawBufferBytes,
+  raw_buf_.Allocate();
+  return entry_->ReadBody(0, raw_buf_.data(), kRawBufferBytes,
                           [weak = weak_factory_.GetWeakPtr()](int rv) {
                             if (weak) weak->OnIoComplete(rv);
                           });
@@ -248,7 +249,7 @@ int HttpCacheTransaction::DoReadFirstChunkComplete(int rv) {
     return FallBackToNetwork("stored body unreadable: " + ErrorToString(rv));
   }
   raw_bytes_read_ = rv;
-  raw_pending_ = std::string_view(raw_buf_.get(), static_cast<size_t>(rv));
+  raw_pending_ = std::string_view(raw_buf_.data(), static_cast<size_t>(rv));
   raw_eof_ = rv == 0;
   if (!response_headers_) response_headers_ = stored_.headers;
   headers_ticks_ = context_->scheduler().Now();
@@ -448,8 +449,8 @@ int HttpCacheTransaction::DoReadBody() {
       if (rv != OK) error_detail_ = decoder_->error_message();
       return FinishBody(rv);
     }
-    if (!raw_buf_) raw_buf_.reset(new char[kRawBufferBytes]);
-    rv = ReadRaw(raw_buf_.get(), kRawBufferBytes);
+    raw_buf_.Allocate();
+    rv = ReadRaw(raw_buf_.data(), kRawBufferBytes);
     if (rv == ERR_IO_PENDING) return rv;
     rv = HandleRawResult(rv);
     if (rv < 0) return FinishBody(rv);
@@ -500,8 +501,8 @@ int HttpCacheTransaction::HandleRawResult(int rv) {
     return OK;
   }
   raw_bytes_read_ += rv;
-  raw_pending_ = std::string_view(raw_buf_.get(), static_cast<size_t>(rv));
-  if (writer_) writer_->Append(raw_buf_.get(), rv);
+  raw_pending_ = std::string_view(raw_buf_.data(), static_cast<size_t>(rv));
+  if (writer_) writer_->Append(raw_buf_.data(), rv);
   return OK;
 }
 

@@ -40,6 +40,7 @@
 #include "net/http/http_network_transaction.h"
 #include "net/http/http_response_info.h"
 #include "net/http/http_transaction.h"
+#include "net/http/read_buffer_pool.h"
 
 namespace netstack {
 
@@ -65,7 +66,7 @@ class HttpCacheTransaction : public HttpTransaction {
 
   // HttpTransaction. Start also returns ERR_CACHE_MISS for only-if-cached with nothing usable
   // stored (error_detail() says why).
-  int Start(const HttpRequestInfo& info, CompletionCallback callback) override;
+  int Start(HttpRequestInfo info, CompletionCallback callback) override;
   int Read(char* buf, int len, CompletionCallback callback) override;
   std::shared_ptr<const HttpResponseHeaders> response_headers() const override;
   LoadTimingInfo GetLoadTimingInfo() const override;
@@ -150,6 +151,9 @@ class HttpCacheTransaction : public HttpTransaction {
   CacheDisposition disposition_ = CacheDisposition::kBypass;
 
   // The opened entry and what its stream 0 said.
+  // Declared before entry_ and network_ so it outlives them: their destruction cancels any
+  // read into it before it goes back to the pool.
+  ReadBuffer raw_buf_;  // ReadBuffer::kBytes, taken on the first read that needs it
   std::unique_ptr<CacheEntry> entry_;
   HttpResponseInfo stored_;
   bool open_event_pending_ = false;
@@ -166,7 +170,6 @@ class HttpCacheTransaction : public HttpTransaction {
   std::shared_ptr<const HttpResponseHeaders> response_headers_;
   Source source_ = Source::kNone;
   std::unique_ptr<ContentDecoder> decoder_;
-  std::unique_ptr<char[]> raw_buf_;
   std::string_view raw_pending_;  // undecoded bytes in raw_buf_
   bool raw_eof_ = false;
   int body_result_ = 1;  // 0 or an error once the body ended

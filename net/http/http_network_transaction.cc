@@ -1,5 +1,7 @@
 #include "net/http/http_network_transaction.h"
 
+#include <utility>
+
 #include "net/http/url_request_context.h"
 #include "net/socket/client_socket_pool.h"
 
@@ -29,8 +31,8 @@ HttpNetworkTransaction::~HttpNetworkTransaction() {
   handle_.Reset();
 }
 
-int HttpNetworkTransaction::Start(const HttpRequestInfo& info, CompletionCallback callback) {
-  info_ = info;
+int HttpNetworkTransaction::Start(HttpRequestInfo info, CompletionCallback callback) {
+  info_ = std::move(info);
   message_.method = info_.method;
   message_.target = info_.url.path_and_query();
   message_.host = info_.url.HostHeader();

@@ -46,7 +46,7 @@ class HttpNetworkTransaction : public HttpTransaction {
 
   // Gets a socket, sends the request and reads the response headers. Returns OK, an error, or
   // ERR_IO_PENDING (then `callback` gets OK or the error). `info` is copied.
-  int Start(const HttpRequestInfo& info, CompletionCallback callback) override;
+  int Start(HttpRequestInfo info, CompletionCallback callback) override;
 
   // Reads body bytes (decoded of Content-Encoding unless constructed otherwise) after Start
   // succeeded: bytes, 0 at the end (the socket then goes back to the pool), an error, or

@@ -59,8 +59,9 @@ class HttpTransaction {
   virtual ~HttpTransaction() = default;
 
   // Sends the request (or looks it up) and gets the response headers. Returns OK, an error, or
-  // ERR_IO_PENDING (then `callback` gets OK or the error). `info` is copied. Call once.
-  virtual int Start(const HttpRequestInfo& info, CompletionCallback callback) = 0;
+  // ERR_IO_PENDING (then `callback` gets OK or the error). `info` is taken by value (callers
+  // that are done with theirs move it in: no per-hop copy of URL, headers and body). Call once.
+  virtual int Start(HttpRequestInfo info, CompletionCallback callback) = 0;
 
   // Reads body bytes, decoded of Content-Encoding, after Start succeeded: bytes (> 0), 0 at the
   // end, an error, or ERR_IO_PENDING (then `callback` gets one of those; `buf` must stay valid

@@ -126,10 +126,20 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 }  // namespace
 
 std::string SanitizeUtf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
+  // Nearly every header name and value is ASCII: find the first non-ASCII byte with a plain
+  // scan and copy the ASCII prefix in one go, so the common case is one scan and one copy.
   size_t i = 0;
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  if (i == s.size()) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.append(s.substr(0, i));
   while (i < s.size()) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      out.push_back(s[i]);
+      ++i;
+      continue;
+    }
     size_t len = Utf8SequenceLength(s, i);
     if (len == 0) {
       out.append("\xEF\xBF\xBD");

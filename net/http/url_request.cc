@@ -1,12 +1,14 @@
 #include "net/http/url_request.h"
 
+#include <utility>
+
 #include "net/http/http_cache.h"
 #include "net/http/url_request_context.h"
 
 namespace netstack {
 namespace {
 
-constexpr int kReadBufferBytes = 32 * 1024;
+constexpr int kReadBufferBytes = ReadBuffer::kBytes;
 // A redirect body larger than this is not worth draining: the socket is closed instead.
 constexpr int64_t kMaxDrainBytes = 64 * 1024;
 
@@ -20,8 +22,7 @@ UrlRequest::UrlRequest(UrlRequestContext* context, const Params& params, Delegat
       url_(params.request.url),
       method_(params.request.method),
       body_(params.request.body),
-      extra_headers_(params.request.extra_headers),
-      buffer_(new char[kReadBufferBytes]) {}  // not zero-filled: reads write it first
+      extra_headers_(params.request.extra_headers) {}
 
 UrlRequest::~UrlRequest() {
   if (!in_flight_) return;
@@ -34,6 +35,7 @@ UrlRequest::~UrlRequest() {
 
 void UrlRequest::Start() {
   in_flight_ = true;
+  buffer_.Allocate();
   start_time_ = context_->scheduler().Now();
   net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
     return nlohmann::json{{"url", url_.spec()},
@@ -50,17 +52,20 @@ void UrlRequest::StartHop() {
   net_log_.BeginEvent(NetLogEventType::URL_REQUEST_START_JOB, [this] {
     return nlohmann::json{{"url", url_.spec()}, {"method", method_}};
   });
-  HttpRequestInfo info = params_.request;
+  // Built from this hop's fields (not a copy of params_.request overwritten field by field:
+  // that copied URL, headers and body twice per hop), then moved into the transaction.
+  HttpRequestInfo info;
   info.url = url_;
   info.method = method_;
   info.body = body_;
   info.extra_headers = extra_headers_;
+  info.speculative = params_.request.speculative;
   if (HttpCache* cache = context_->http_cache()) {
     transaction_ = cache->CreateTransaction(context_, params_.priority, net_log_);
   } else {
     transaction_ = std::make_unique<HttpNetworkTransaction>(context_, params_.priority, net_log_);
   }
-  int rv = transaction_->Start(info, [weak = weak_factory_.GetWeakPtr()](int rv) {
+  int rv = transaction_->Start(std::move(info), [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnHopStarted(rv);
   });
   if (rv != ERR_IO_PENDING) OnHopStarted(rv);
@@ -113,7 +118,7 @@ void UrlRequest::DrainRedirectBody() {
 void UrlRequest::ReadBody() {
   // Loops while reads complete synchronously; an asynchronous one resumes in OnReadComplete.
   for (;;) {
-    int rv = transaction_->Read(buffer_.get(), kReadBufferBytes,
+    int rv = transaction_->Read(buffer_.data(), kReadBufferBytes,
                                 [weak = weak_factory_.GetWeakPtr()](int rv) {
                                   if (weak) weak->OnReadComplete(rv);
                                 });
@@ -129,7 +134,7 @@ bool UrlRequest::ConsumeRead(int rv) {
   if (rv > 0) {
     if (!draining_) {
       decoded_bytes_ += rv;
-      delegate_->OnReadData(this, buffer_.get(), rv);
+      delegate_->OnReadData(this, buffer_.data(), rv);
       return true;
     }
     drained_bytes_ += rv;
@@ -191,6 +196,7 @@ void UrlRequest::Finish(int result, std::string message) {
     if (!message.empty()) error_message_ += ": " + message;
   }
   transaction_.reset();
+  buffer_.Release();  // after the transaction: nothing reads into it any more
   in_flight_ = false;
   net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, result);
   delegate_->OnComplete(this, result);  // May destroy this.

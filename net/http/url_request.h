@@ -13,6 +13,7 @@
 #include "net/base/net_log.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_transaction.h"
+#include "net/http/read_buffer_pool.h"
 
 namespace netstack {
 
@@ -100,10 +101,12 @@ class UrlRequest {
   std::string body_;
   HttpRequestHeaders extra_headers_;  // the user's headers, less what redirects dropped
   Url redirect_target_;
+  // Before transaction_ so it outlives it: the transaction's destruction cancels any read into
+  // it before it goes back to the pool.
+  ReadBuffer buffer_;  // ReadBuffer::kBytes, taken in Start()
   std::unique_ptr<HttpTransaction> transaction_;
   std::shared_ptr<const HttpResponseHeaders> headers_;
   std::vector<std::string> redirect_chain_;
-  std::unique_ptr<char[]> buffer_;
   bool draining_ = false;
   int64_t drained_bytes_ = 0;
 
