@@ -187,7 +187,7 @@ TEST_CASE("the human output is one line per URL", "[fetch][output]") {
   CHECK(run.process.err.empty());
 }
 
-TEST_CASE("--json carries the response headers, with and without keep-alive reuse",
+TEST_CASE("fetch --json carries the response headers, with and without keep-alive reuse",
           "[fetch][output]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;

@@ -52,7 +52,7 @@ TEST_CASE("Session errors: t", "[trace][session][errors]") {
   CHECK(OnLine2("{\"t\": \"soon\", \"type\": \"wait\"}") ==
         "s.jsonl:2: t: expected a number, got a string");
   CHECK(OnLine2("{\"t\": -1, \"type\": \"wait\"}") ==
-        "s.jsonl:2: t: -1 is out of range (0 to 10000000000)");
+        "s.jsonl:2: t: -1 is out of range (0 to 1000000000000)");
   CHECK(SessionError("{\"t\": 1500, \"type\": \"wait\"}\n{\"t\": 1200, \"type\": \"wait\"}\n") ==
         "s.jsonl:2: 't' goes backwards (1200 after 1500)");
 }
