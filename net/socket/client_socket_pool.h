@@ -229,8 +229,9 @@ class ClientSocketPool : private ConnectJob::Delegate {
   //  - sockets as the pool knows them: each idle socket at kEstimatedIdleSocketBytes, each
   //    socket waiting in the pool's deletion list and each connect job (its transport socket)
   //    at kEstimatedSocketBytes, plus kEstimatedTlsSocketExtraBytes for an idle socket that
-  //    negotiated TLS (TlsVersion() not empty); handed-out sockets (handed_out_socket_count(): their handles hold them, so the
-  //    pool cannot tell TCP from TLS) at kEstimatedSocketBytes each.
+  //    negotiated TLS (TlsVersion() not empty); handed-out sockets (handed_out_socket_count():
+  //    their handles hold them, so the pool cannot tell TCP from TLS) at kEstimatedSocketBytes
+  //    each.
   // OpenSSL's own share of a TLS socket (its SSL object, BIO pair and record buffers) is not in
   // this estimate: the library counter (tools/internals/library_memory.h) counts it separately
   // and exactly. The figures are the live transports'; simulated sockets hold less. Heap held
