@@ -148,5 +148,11 @@ TEST_CASE("DiskBackend keeps a hit's use after a session that only read", "[cach
   CHECK(read == body);
 }
 
+TEST_CASE("SqliteStore names body files by 16 lowercase hex digits of the id", "[cache]") {
+  CHECK(SqliteStore::BodyFileName(0) == "0000000000000000");
+  CHECK(SqliteStore::BodyFileName(0x1a2b3c) == "00000000001a2b3c");
+  CHECK(SqliteStore::BodyFileName(INT64_MAX) == "7fffffffffffffff");
+}
+
 }  // namespace
 }  // namespace netstack
