@@ -10,6 +10,7 @@
 #include "tests/socket/tls_memory_server.h"
 #include "tests/socket/tls_test_certs.h"
 #include "tests/socket/tls_test_util.h"
+#include "tests/socket/tls_wire.h"
 
 namespace netstack {
 namespace {
@@ -24,64 +25,13 @@ std::unique_ptr<SslClientContext> MakeContext(const std::string& ca_file,
   return test::MakeTestSslContext(test::TestSslConfig(ca_file, max_version, verify));
 }
 
-// Moves bytes both ways until neither side makes progress; the client's input is fed only as
-// far as its bounded buffer allows, the rest waits in `to_client`.
-struct Wire {
-  TlsClientEngine& client;
-  TlsMemoryServer& server;
-  std::string to_client = {};
-
-  void Pump() {
-    for (int i = 0; i < 100; ++i) {
-      char buf[4096];
-      std::string to_server;
-      size_t n;
-      while ((n = client.TakeOutput(buf, sizeof(buf))) > 0) to_server.append(buf, n);
-      server.Feed(to_server);
-      server.Handshake();
-      to_client += server.TakeOutput();
-      size_t fed = client.FeedInput(to_client.data(), to_client.size());
-      to_client.erase(0, fed);
-      if (to_server.empty() && fed == 0) return;
-    }
-  }
-
-  // Runs the client handshake to completion or failure.
-  int Handshake() {
-    int rv = ERR_IO_PENDING;
-    for (int i = 0; i < 50 && rv == ERR_IO_PENDING; ++i) {
-      rv = client.Handshake();
-      Pump();
-    }
-    return rv;
-  }
-
-  // Reads what the server sent (processing tickets on the way).
-  std::string ReadAll() {
-    std::string out;
-    char buf[4096];
-    for (int i = 0; i < 100; ++i) {
-      Pump();
-      int rv = client.Read(buf, sizeof(buf));
-      if (rv > 0) {
-        out.append(buf, rv);
-      } else if (rv == ERR_IO_PENDING && to_client.empty()) {
-        return out;
-      } else if (rv != ERR_IO_PENDING) {
-        return out;
-      }
-    }
-    return out;
-  }
-};
-
 TEST_CASE("tls engine: a handshake over bytes only, with SNI, ALPN and data both ways") {
   TestPki& pki = test::SharedTestPki();
   auto context = MakeContext(pki.ca_file);
   TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
   TlsClientEngine client(context.get(), "localhost", 443);
   TlsMemoryServer server(server_context);
-  Wire wire{client, server};
+  test::TlsWire wire{client, server};
   REQUIRE(client.init_result() == OK);
 
   // Nothing happens until the engine is asked: it does no I/O of its own.
@@ -131,7 +81,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
     auto context = MakeContext(pki.other_ca_file);
     TlsClientEngine client(context.get(), "localhost", 443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     CHECK(wire.Handshake() == ERR_CERT_AUTHORITY_INVALID);
     CHECK(client.last_error_detail() == "unable to get local issuer certificate");
   }
@@ -139,7 +89,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
     auto context = MakeContext(pki.ca_file);
     TlsClientEngine client(context.get(), "www.example.test", 443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     CHECK(wire.Handshake() == ERR_CERT_COMMON_NAME_INVALID);
     CHECK(client.last_error_detail() == "hostname mismatch");
   }
@@ -147,7 +97,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
     auto context = MakeContext(pki.ca_file);
     TlsClientEngine client(context.get(), "127.0.0.2", 443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     CHECK(wire.Handshake() == ERR_CERT_COMMON_NAME_INVALID);
     CHECK(server.server_name().empty());  // No SNI for IP literals.
   }
@@ -157,7 +107,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
     auto context = MakeContext(pki.ca_file);
     TlsClientEngine client(context.get(), "localhost", 443);
     TlsMemoryServer server(expired_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     CHECK(wire.Handshake() == ERR_CERT_DATE_INVALID);
     CHECK(client.last_error_detail() == "certificate has expired");
   }
@@ -165,7 +115,7 @@ TEST_CASE("tls engine: verification failures map to Chrome's certificate errors"
     auto context = MakeContext(pki.other_ca_file, "1.3", /*verify=*/false);
     TlsClientEngine client(context.get(), "www.example.test", 443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     CHECK(wire.Handshake() == OK);
   }
 }
@@ -176,7 +126,7 @@ TEST_CASE("tls engine: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH")
   auto context = MakeContext(pki.ca_file, "1.2");
   TlsClientEngine client(context.get(), "localhost", 443);
   TlsMemoryServer server(tls13_only);
-  Wire wire{client, server};
+  test::TlsWire wire{client, server};
   CHECK(wire.Handshake() == ERR_SSL_VERSION_OR_CIPHER_MISMATCH);
   CHECK_FALSE(client.last_error_detail().empty());
 }
@@ -190,7 +140,7 @@ TEST_CASE("tls engine: the second connection to a host:port resumes its session"
   {
     TlsClientEngine client(context.get(), "localhost", 8443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     REQUIRE(wire.Handshake() == OK);
     CHECK_FALSE(client.session_resumed());
     CHECK(client.version() == (tls13 ? "TLSv1.3" : "TLSv1.2"));
@@ -203,14 +153,14 @@ TEST_CASE("tls engine: the second connection to a host:port resumes its session"
     // Another port is another cache key: a full handshake.
     TlsClientEngine client(context.get(), "localhost", 9443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     REQUIRE(wire.Handshake() == OK);
     CHECK_FALSE(client.session_resumed());
   }
   {
     TlsClientEngine client(context.get(), "localhost", 8443);
     TlsMemoryServer server(server_context);
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     REQUIRE(wire.Handshake() == OK);
     CHECK(client.session_resumed());
     CHECK(server.resumed());
@@ -309,7 +259,7 @@ TEST_CASE("tls engine: a resumed TLS 1.2 handshake is one round trip shorter; 1.
     full = HandshakeRoundTrips(client, server);
     CHECK_FALSE(client.session_resumed());
     // Let the client see TLS 1.3's post-handshake tickets so it has a session to resume.
-    Wire wire{client, server};
+    test::TlsWire wire{client, server};
     wire.Pump();  // the client's last flight completes the server's handshake
     server.Write("x");
     CHECK(wire.ReadAll() == "x");

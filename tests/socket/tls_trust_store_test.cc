@@ -14,6 +14,7 @@
 #include "tests/socket/tls_memory_server.h"
 #include "tests/socket/tls_test_certs.h"
 #include "tests/socket/tls_test_util.h"
+#include "tests/socket/tls_wire.h"
 
 namespace netstack {
 namespace {
@@ -40,24 +41,7 @@ class ScopedEnv {
 
 // Runs the handshake of `client` against `server` by moving bytes by hand.
 int Handshake(TlsClientEngine& client, test::TlsMemoryServer& server) {
-  std::string to_client;
-  int rv = ERR_IO_PENDING;
-  for (int i = 0; i < 50 && rv == ERR_IO_PENDING; ++i) {
-    rv = client.Handshake();
-    for (int j = 0; j < 100; ++j) {
-      char buf[4096];
-      std::string to_server;
-      size_t n;
-      while ((n = client.TakeOutput(buf, sizeof(buf))) > 0) to_server.append(buf, n);
-      server.Feed(to_server);
-      server.Handshake();
-      to_client += server.TakeOutput();
-      size_t fed = client.FeedInput(to_client.data(), to_client.size());
-      to_client.erase(0, fed);
-      if (to_server.empty() && fed == 0) break;
-    }
-  }
-  return rv;
+  return test::TlsWire{client, server}.Handshake();
 }
 
 TEST_CASE("ssl client context: SSL_CERT_FILE is parsed at the first TLS connection") {
