@@ -4,8 +4,8 @@
 #include <cstring>
 #include <memory>
 #include <utility>
-#include <vector>
 
+#include "net/base/pooled_buffer.h"
 #include "net/base/uv_error.h"
 #include "net/socket/socket_callback_util.h"
 
@@ -13,37 +13,10 @@ namespace netstack {
 
 namespace {
 
-// Read buffers of sockets with nothing buffered come back here instead of to malloc, so an idle
-// keep-alive socket holds none (its pages would stay resident) while busy sockets reuse warm
-// buffers (no page faults, no zeroing). Per thread: sockets live on their loop's thread. At most
-// kMaxCachedBuffers are kept; the rest are freed.
-constexpr size_t kMaxCachedBuffers = 16;
-
-struct ReadBufferCache {
-  std::vector<char*> buffers;
-  ~ReadBufferCache() {
-    for (char* b : buffers) delete[] b;
-  }
-};
-
-thread_local ReadBufferCache g_read_buffer_cache;
-
-char* TakeReadBuffer() {
-  std::vector<char*>& cache = g_read_buffer_cache.buffers;
-  if (cache.empty()) return new char[UvTcpClientSocket::kReadBufferSize];  // Not zero-filled.
-  char* b = cache.back();
-  cache.pop_back();
-  return b;
-}
-
-void ReturnReadBuffer(char* b) {
-  std::vector<char*>& cache = g_read_buffer_cache.buffers;
-  if (cache.size() < kMaxCachedBuffers) {
-    cache.push_back(b);
-  } else {
-    delete[] b;
-  }
-}
+// Read buffers of sockets with nothing buffered go back to a per-thread list instead of to
+// malloc, so an idle keep-alive socket holds none (its pages would stay resident) while busy
+// sockets reuse warm buffers (no page faults, no zeroing). Sockets live on their loop's thread.
+using SocketReadBuffer = PooledBuffer<UvTcpClientSocket::kReadBufferSize, 16>;
 
 }  // namespace
 
@@ -60,19 +33,13 @@ struct UvTcpClientSocket::Core {
   // Unread bytes are buffer[begin, end).
   size_t begin = 0;
   size_t end = 0;
-  char* buffer = nullptr;  // kReadBufferSize bytes, or null when nothing is buffered.
-
-  ~Core() {
-    // Unread bytes die with the socket.
-    if (buffer) ReturnReadBuffer(buffer);
-  }
+  SocketReadBuffer buffer;  // Empty when nothing is buffered; unread bytes die with the socket.
 
   size_t buffered() const { return end - begin; }
   uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp); }
   void ReleaseBufferIfEmpty() {
     if (!buffer || begin != end) return;
-    ReturnReadBuffer(buffer);
-    buffer = nullptr;
+    buffer.Release();
     begin = end = 0;
   }
 };
@@ -183,16 +150,17 @@ void UvTcpClientSocket::MaybeStartReading() {
 
 void UvTcpClientSocket::OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
   auto* core = static_cast<Core*>(handle->data);
-  if (!core->buffer) core->buffer = TakeReadBuffer();
+  core->buffer.Allocate();
   // Move unread bytes to the front when little room is left at the end, so the free space is
   // one span. Bounded by kReadBufferSize per call.
   if (core->begin > 0 && kReadBufferSize - core->end < kReadBufferSize / 4) {
     size_t n = core->buffered();
-    std::memmove(core->buffer, core->buffer + core->begin, n);
+    std::memmove(core->buffer.data(), core->buffer.data() + core->begin, n);
     core->begin = 0;
     core->end = n;
   }
-  *buf = uv_buf_init(core->buffer + core->end, static_cast<unsigned>(kReadBufferSize - core->end));
+  *buf = uv_buf_init(core->buffer.data() + core->end,
+                     static_cast<unsigned>(kReadBufferSize - core->end));
 }
 
 void UvTcpClientSocket::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
@@ -241,7 +209,7 @@ void UvTcpClientSocket::DidRead(ssize_t nread) {
 
 int UvTcpClientSocket::CopyBuffered(char* buf, int len) {
   size_t n = std::min(core_->buffered(), static_cast<size_t>(len));
-  std::memcpy(buf, core_->buffer + core_->begin, n);
+  std::memcpy(buf, core_->buffer.data() + core_->begin, n);
   core_->begin += n;
   core_->ReleaseBufferIfEmpty();
   was_ever_used_ = true;
