@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "net/base/net_error.h"
+#include "net/base/string_util.h"
 
 namespace netstack {
 namespace {
@@ -15,12 +16,6 @@ namespace {
 std::string Range(const UriTextRangeA& r) {
   if (!r.first || !r.afterLast) return {};
   return std::string(r.first, r.afterLast);
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 // Owns a parsed UriUriA so every return path frees it.
@@ -122,7 +117,7 @@ int Url::Resolve(std::string_view reference, Url* out, std::string* message) con
 namespace {
 
 int FromParsed(const UriUriA& uri, std::string_view original, Url* out, std::string* message) {
-  std::string scheme = Lower(Range(uri.scheme));
+  std::string scheme = ToLowerAscii(Range(uri.scheme));
   if (scheme.empty()) {
     *message = "invalid URL " + Quote(original) + ": no scheme (try http://...)";
     return ERR_INVALID_URL;
@@ -132,7 +127,7 @@ int FromParsed(const UriUriA& uri, std::string_view original, Url* out, std::str
                " (only http and https)";
     return ERR_UNKNOWN_URL_SCHEME;
   }
-  std::string host = Lower(Range(uri.hostText));
+  std::string host = ToLowerAscii(Range(uri.hostText));
   if (host.empty()) {
     *message = "invalid URL " + Quote(original) + ": no host";
     return ERR_INVALID_URL;

@@ -32,8 +32,6 @@ bool IsTokenChar(unsigned char c) {
   }
 }
 
-char ToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
 }  // namespace
 
 bool IsHttpToken(std::string_view s) {
@@ -51,27 +49,7 @@ bool IsValidHeaderValue(std::string_view s) {
   return true;
 }
 
-bool EqualsCaseInsensitiveAscii(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ToLower(a[i]) != ToLower(b[i])) return false;
-  }
-  return true;
-}
-
-std::string ToLowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ToLower(c);
-  return out;
-}
-
-std::string_view TrimHttpWhitespace(std::string_view s) {
-  size_t begin = 0;
-  size_t end = s.size();
-  while (begin < end && (s[begin] == ' ' || s[begin] == '\t')) ++begin;
-  while (end > begin && (s[end - 1] == ' ' || s[end - 1] == '\t')) --end;
-  return s.substr(begin, end - begin);
-}
+std::string_view TrimHttpWhitespace(std::string_view s) { return TrimAscii(s, " \t"); }
 
 std::vector<std::string_view> SplitHttpList(std::string_view value) {
   std::vector<std::string_view> items;

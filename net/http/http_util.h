@@ -1,12 +1,15 @@
 // Small HTTP text helpers shared by the header classes and the stream parser: token and value
-// validation (RFC 9110 section 5), case-insensitive ASCII comparison and whitespace trimming.
-// Pure functions, no state.
+// validation (RFC 9110 section 5), whitespace trimming and list splitting. Pure functions, no
+// state. Case-insensitive ASCII comparison is net/base/string_util.h's (included here for the
+// header classes that use both).
 #ifndef NET_HTTP_HTTP_UTIL_H_
 #define NET_HTTP_HTTP_UTIL_H_
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "net/base/string_util.h"
 
 namespace netstack {
 
@@ -16,11 +19,6 @@ bool IsHttpToken(std::string_view s);
 // True if `s` may be sent as a header value: no NUL, CR or LF (the characters that would let a
 // value smuggle another header or request).
 bool IsValidHeaderValue(std::string_view s);
-
-// ASCII-only case-insensitive equality (header names and tokens are ASCII).
-bool EqualsCaseInsensitiveAscii(std::string_view a, std::string_view b);
-
-std::string ToLowerAscii(std::string_view s);
 
 // Strips leading and trailing optional whitespace (SP and HTAB).
 std::string_view TrimHttpWhitespace(std::string_view s);

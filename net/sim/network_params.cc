@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "net/base/string_util.h"
+
 namespace netstack {
 
 namespace {
@@ -31,10 +33,16 @@ constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000
 constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
 
 constexpr const char* kHostKeys[] = {"rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls"};
-constexpr const char* kLinkKeys[] = {
-    "down_kbps",          "up_kbps",         "init_cwnd",    "mss", "radio",
-    "radio_promotion_ms", "idle_restart_ms", "radio_tail_ms", "radio_disconnect_ms",
-    "radio_reconnect_ms"};
+constexpr const char* kLinkKeys[] = {"down_kbps",
+                                     "up_kbps",
+                                     "init_cwnd",
+                                     "mss",
+                                     "radio",
+                                     "radio_promotion_ms",
+                                     "idle_restart_ms",
+                                     "radio_tail_ms",
+                                     "radio_disconnect_ms",
+                                     "radio_reconnect_ms"};
 
 // LTE: RRC connected with DRX for about 10 s after traffic, then RRC idle; waking takes about
 // 100 ms, and with no traffic for a minute the device is treated as detached (reattaching adds
@@ -188,8 +196,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
   if (size_t colon = full_key.rfind(':'); colon != std::string::npos) {
     host = full_key.substr(0, colon);
     key = full_key.substr(colon + 1);
-    std::transform(host.begin(), host.end(), host.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    host = ToLowerAscii(host);
     if (!IsValidHost(host)) {
       *error = "'" + full_key + "': '" + host + "' is not a host name";
       return false;
@@ -270,15 +277,15 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     return true;
   }
 
-  const NumberKey& spec = key == "down_kbps"            ? kDownKbps
-                          : key == "up_kbps"            ? kUpKbps
-                          : key == "init_cwnd"          ? kInitCwnd
-                          : key == "mss"                ? kMss
-                          : key == "idle_restart_ms"    ? kIdleRestartMs
-                          : key == "radio_promotion_ms" ? kRadioPromotionMs
+  const NumberKey& spec = key == "down_kbps"             ? kDownKbps
+                          : key == "up_kbps"             ? kUpKbps
+                          : key == "init_cwnd"           ? kInitCwnd
+                          : key == "mss"                 ? kMss
+                          : key == "idle_restart_ms"     ? kIdleRestartMs
+                          : key == "radio_promotion_ms"  ? kRadioPromotionMs
                           : key == "radio_disconnect_ms" ? kRadioDisconnectMs
                           : key == "radio_reconnect_ms"  ? kRadioReconnectMs
-                                                        : kRadioTailMs;
+                                                         : kRadioTailMs;
   int64_t n = 0;
   if (!ParseNumber(spec, full_key, value, &n, error)) return false;
   if (key == "down_kbps") downlink_bps = n;

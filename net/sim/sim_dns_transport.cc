@@ -4,6 +4,7 @@
 #include <cctype>
 #include <utility>
 
+#include "net/base/string_util.h"
 #include "net/sim/sim_world.h"
 
 namespace netstack {
@@ -56,9 +57,7 @@ SimDnsTransport::~SimDnsTransport() {
 std::unique_ptr<DnsTransaction> SimDnsTransport::StartLookup(const std::string& hostname,
                                                              AddressFamily family,
                                                              Callback callback) {
-  std::string name = hostname;
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string name = ToLowerAscii(hostname);
   ++world_.stats.dns_lookups;
   DnsTransportResult result;
   SimHost* host = world_.FindOrAddHost(name);

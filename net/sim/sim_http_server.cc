@@ -5,32 +5,18 @@
 #include <string_view>
 #include <utility>
 
+#include "net/base/string_util.h"
 #include "net/sim/sim_world.h"
 
 namespace netstack {
 
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 // True if the comma-separated header value lists `token` (case-insensitive).
 bool HasToken(std::string_view value, std::string_view token) {
   while (!value.empty()) {
     size_t comma = value.find(',');
-    if (EqualsIgnoreCase(Trim(value.substr(0, comma)), token)) return true;
+    if (EqualsCaseInsensitiveAscii(TrimAscii(value.substr(0, comma), " \t\r"), token)) return true;
     if (comma == std::string_view::npos) break;
     value.remove_prefix(comma + 1);
   }
@@ -58,14 +44,14 @@ bool HeadEndsConnection(std::string_view head, const std::string& method) {
     std::string_view line = head.substr(0, eol);
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    std::string_view name = Trim(line.substr(0, colon));
-    std::string_view value = Trim(line.substr(colon + 1));
-    if (EqualsIgnoreCase(name, "connection")) {
+    std::string_view name = TrimAscii(line.substr(0, colon), " \t\r");
+    std::string_view value = TrimAscii(line.substr(colon + 1), " \t\r");
+    if (EqualsCaseInsensitiveAscii(name, "connection")) {
       close |= HasToken(value, "close");
       keep_alive |= HasToken(value, "keep-alive");
-    } else if (EqualsIgnoreCase(name, "content-length")) {
+    } else if (EqualsCaseInsensitiveAscii(name, "content-length")) {
       framed = true;
-    } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
+    } else if (EqualsCaseInsensitiveAscii(name, "transfer-encoding")) {
       framed |= HasToken(value, "chunked");
     }
   }
@@ -75,7 +61,7 @@ bool HeadEndsConnection(std::string_view head, const std::string& method) {
 
 // "host[:port]" lowercase, without the scheme's default port (as Url::HostHeader writes it).
 void NormalizeHost(std::string* host, std::string_view scheme) {
-  for (char& c : *host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : *host) c = ToLowerAscii(c);
   size_t colon = host->rfind(':');
   size_t bracket = host->rfind(']');
   if (colon == std::string::npos || (bracket != std::string::npos && colon < bracket)) return;
@@ -147,7 +133,7 @@ int SimHttpServer::OnHeaderValue(http_parser* p, const char* at, size_t len) {
   if (!s->CountHead(len)) return -1;
   if (!s->in_value_) {
     s->in_value_ = true;
-    s->host_value_ = EqualsIgnoreCase(s->field_, "host");
+    s->host_value_ = EqualsCaseInsensitiveAscii(s->field_, "host");
     if (s->host_value_) s->current_.host.clear();
   }
   if (s->host_value_) s->current_.host.append(at, len);

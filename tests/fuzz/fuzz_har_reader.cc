@@ -1,4 +1,4 @@
-// libFuzzer target for the HAR reader (tools/replay/har_reader.h): any bytes must give either
+// libFuzzer target for the HAR reader (tools/replay/trace/har_reader.h): any bytes must give either
 // pages that keep the reader's promises or a one-line error, and never a crash. Checked
 // promises trap (the fuzzer reports them as crashes). See README.md for how to run it.
 #include <cstddef>
@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "tools/replay/har_estimate.h"
-#include "tools/replay/har_reader.h"
+#include "tools/replay/trace/har_estimate.h"
+#include "tools/replay/trace/har_reader.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// libFuzzer target for the session reader (tools/replay/session_reader.h): any bytes read as a
-// session must give events that keep the reader's promises, then the end or a one-line error
+// libFuzzer target for the session reader (tools/replay/trace/session_reader.h): any bytes read as
+// a session must give events that keep the reader's promises, then the end or a one-line error
 // naming the file and line, and never a crash. HAR paths resolve against the seed corpus, so
 // inputs can refer to the HAR seeds ("../har/minimal.har"). See README.md for how to run it.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 #ifndef FUZZ_SESSION_BASE_DIR
 #define FUZZ_SESSION_BASE_DIR "."

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "net/base/net_log_ring.h"
 #include "predictor/context_speculation_target.h"
 #include "predictor/predictor.h"
 #include "tests/sim/sim_test_env.h"
 #include "tools/internals/library_memory.h"
 #include "tools/internals/memory_report.h"
-#include "tools/internals/net_log_ring.h"
 
 namespace netstack {
 namespace {

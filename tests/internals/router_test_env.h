@@ -13,6 +13,8 @@
 
 #include "cache/memory_backend.h"
 #include "net/base/clock.h"
+#include "net/base/net_log_ring.h"
+#include "net/base/stack_histograms.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_response_info.h"
 #include "predictor/context_speculation_target.h"
@@ -20,8 +22,6 @@
 #include "tests/sim/sim_test_env.h"
 #include "tools/internals/internals_host.h"
 #include "tools/internals/internals_router.h"
-#include "tools/internals/net_log_ring.h"
-#include "tools/internals/stack_histograms.h"
 
 namespace netstack::test {
 

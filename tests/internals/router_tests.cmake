@@ -7,4 +7,4 @@ netstack_test(internals_router_tests
   internals_router_test.cc
   internals_views_test.cc
   LIBS netstack_internals netstack_predictor_context netstack_predictor net_sim net_http
-       netstack_cache net_socket net_dns net_base)
+       netstack_cache_memory net_socket net_dns net_base)

@@ -1,4 +1,4 @@
-#include "tools/replay/replay_compare.h"
+#include "tools/replay/report/replay_compare.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "tests/replay/replay_test_util.h"
-#include "tools/replay/replay_json_writer.h"
+#include "tools/replay/report/replay_json_writer.h"
 
 namespace netstack {
 namespace {

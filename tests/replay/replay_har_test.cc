@@ -4,10 +4,10 @@
 #include <filesystem>
 
 #include "tests/test_skip.h"
-#include "tools/replay/har_estimate.h"
-#include "tools/replay/har_reader.h"
 #include "tools/replay/replay_engine.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/har_estimate.h"
+#include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {

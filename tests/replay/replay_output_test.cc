@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/replay/replay_json_writer.h"
-#include "tools/replay/replay_progress.h"
-#include "tools/replay/replay_summary.h"
+#include "tools/replay/report/replay_json_writer.h"
+#include "tools/replay/report/replay_progress.h"
+#include "tools/replay/report/replay_summary.h"
 
 namespace netstack {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "tests/replay/replay_test_util.h"
 #include "tools/replay/replay_engine.h"
-#include "tools/replay/replay_json_writer.h"
+#include "tools/replay/report/replay_json_writer.h"
 
 namespace netstack {
 namespace {

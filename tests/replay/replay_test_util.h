@@ -9,8 +9,8 @@
 
 #include "tools/replay/replay_config.h"
 #include "tools/replay/replay_result.h"
-#include "tools/replay/session_reader.h"
-#include "tools/replay/trace.h"
+#include "tools/replay/trace/session_reader.h"
+#include "tools/replay/trace/trace.h"
 
 namespace netstack::test {
 

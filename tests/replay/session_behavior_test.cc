@@ -1,4 +1,4 @@
-// gen-session's user model (tools/replay/session_behavior.h) through both generators: the same
+// gen-session's user model (tools/replay/gen/session_behavior.h) through both generators: the same
 // seed gives the same bytes; hovers come about 200 ms before their click and some are not
 // followed; omnibox keystrokes grow the text one character at a time; each day starts with a
 // startup and the routine; --har sessions over ../shared/traces/har replay's reader accepts.
@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "tests/test_skip.h"
-#include "tools/replay/har_session.h"
-#include "tools/replay/session_reader.h"
-#include "tools/replay/synthetic_session.h"
+#include "tools/replay/gen/har_session.h"
+#include "tools/replay/gen/synthetic_session.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/replay/report_histogram.h"
+#include "tools/replay/report/report_histogram.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tools/replay/report_html.h"
+#include "tools/replay/report/report_html.h"
 
 #include <catch2/catch.hpp>
 #include <cstdio>

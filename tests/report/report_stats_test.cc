@@ -1,4 +1,4 @@
-#include "tools/replay/report_stats.h"
+#include "tools/replay/report/report_stats.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tools/replay/report_text.h"
+#include "tools/replay/report/report_text.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

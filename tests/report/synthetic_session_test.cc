@@ -1,4 +1,4 @@
-#include "tools/replay/synthetic_session.h"
+#include "tools/replay/gen/synthetic_session.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "tools/replay/session_reader.h"
-#include "tools/replay/synthetic_random.h"
+#include "tools/replay/gen/synthetic_random.h"
+#include "tools/replay/trace/session_reader.h"
 
 using namespace netstack;
 

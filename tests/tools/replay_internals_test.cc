@@ -15,7 +15,7 @@
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 #include "tools/replay/replay_result.h"
-#include "tools/replay/trace.h"
+#include "tools/replay/trace/trace.h"
 
 namespace netstack {
 namespace {

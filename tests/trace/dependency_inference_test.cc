@@ -1,6 +1,6 @@
 // Which entry revealed which: redirects, recorded initiators (Chrome, Browsertime, WebPageTest)
 // and inference from timing, with the gap kept for dependency-driven placement.
-#include "tools/replay/dependency_inference.h"
+#include "tools/replay/trace/dependency_inference.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "tools/replay/har_date.h"
+#include "tools/replay/trace/har_date.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "tests/trace/trace_test_util.h"
-#include "tools/replay/har_reader.h"
+#include "tools/replay/trace/har_reader.h"
 
 namespace netstack {
 namespace {

@@ -1,6 +1,6 @@
 // The network estimate on a HAR made by hand with known timings, and its sanity on the real
 // HAR files.
-#include "tools/replay/har_estimate.h"
+#include "tools/replay/trace/har_estimate.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

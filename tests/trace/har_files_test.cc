@@ -7,8 +7,8 @@
 #include <map>
 
 #include "tests/trace/trace_test_util.h"
-#include "tools/replay/har_reader.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {

@@ -1,7 +1,7 @@
 // The HAR reader on small HAR documents built in each test: what real writers put in files
 // (byte order marks, -1 timings, several pages, missing pages, pseudo-headers, cache entries,
 // non-http entries, sizes written in different places).
-#include "tools/replay/har_reader.h"
+#include "tools/replay/trace/har_reader.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "tests/trace/trace_test_util.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {

@@ -1,6 +1,6 @@
 // Session traces (docs/trace-format.md): every event type, pages defined once or inline or
 // taken from HAR files, read line by line.
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 #include <catch2/catch.hpp>
 #include <sstream>

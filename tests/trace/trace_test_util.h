@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/replay/har_reader.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack::test {
 

@@ -27,13 +27,13 @@
 #include <string>
 #include <vector>
 
-#include "tools/replay/har_estimate.h"
-#include "tools/replay/har_reader.h"
 #include "tools/replay/replay_config.h"
 #include "tools/replay/replay_engine.h"
-#include "tools/replay/report_stats.h"
-#include "tools/replay/report_text.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/report/report_stats.h"
+#include "tools/replay/report/report_text.h"
+#include "tools/replay/trace/har_estimate.h"
+#include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "cache/backend.h"
 #include "net/base/net_error.h"
+#include "net/base/string_util.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_response_info.h"
 
@@ -23,14 +24,6 @@ nlohmann::json EntryInfoJson(const CacheEntryInfo& info) {
           {"created", UnixMs(info.created)},
           {"last_used", UnixMs(info.last_used)},
           {"use_count", info.use_count}};
-}
-
-char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string AsciiLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = AsciiLower(c);
-  return out;
 }
 
 bool ParseSize(const std::map<std::string, std::string>& query, const char* name, size_t* out,
@@ -227,10 +220,10 @@ nlohmann::json CacheListJson(const HttpCache* cache, const CacheListQuery& query
   }
   const CacheBackend* backend = cache->backend();
   const std::vector<CacheEntryInfo> all = backend->EnumerateEntries();
-  const std::string needle = AsciiLower(query.q);
+  const std::string needle = ToLowerAscii(query.q);
   size_t matched = 0;
   for (const CacheEntryInfo& info : all) {
-    if (!needle.empty() && AsciiLower(info.key).find(needle) == std::string::npos) continue;
+    if (!needle.empty() && ToLowerAscii(info.key).find(needle) == std::string::npos) continue;
     if (matched >= query.offset && entries.size() < query.limit)
       entries.push_back(EntryInfoJson(info));
     ++matched;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/base/string_util.h"
 #include "net/http/http_cache.h"
 #include "net/http/url_request_context.h"
 #include "predictor/predictor.h"
@@ -52,22 +53,15 @@ HttpServerResponse ResultAnswer(const InternalsResult& result) {
   return JsonAnswer(result.status, result.body);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // Rule 1: the Host header names this server. Browsers omit ":80" for port 80.
 bool HostAllowed(const std::string& host_header, const InternalsRouter::Options& options) {
   if (host_header.empty()) return false;
-  std::string host = Lower(host_header);
+  std::string host = ToLowerAscii(host_header);
   std::vector<std::string> names = {"127.0.0.1", "localhost", "[::1]"};
   const std::string& listen = options.listen_address;
   if (!listen.empty()) {
-    names.push_back(Lower(listen.find(':') != std::string::npos ? "[" + listen + "]" : listen));
+    names.push_back(
+        ToLowerAscii(listen.find(':') != std::string::npos ? "[" + listen + "]" : listen));
   }
   const std::string port = std::to_string(options.port);
   for (const std::string& name : names) {
@@ -80,7 +74,7 @@ bool HostAllowed(const std::string& host_header, const InternalsRouter::Options&
 // Rule 2: origin-form, and nothing a file system or a decoder could turn into a traversal.
 bool PathRefused(const HttpServerRequest& request) {
   if (request.target.empty() || request.target[0] != '/') return true;
-  const std::string path = Lower(request.path);
+  const std::string path = ToLowerAscii(request.path);
   if (path.empty() || path[0] != '/') return true;
   if (path.find("..") != std::string::npos || path.find('\\') != std::string::npos) return true;
   for (std::string_view encoded : {"%2e", "%2f", "%5c", "%00"}) {
@@ -372,7 +366,7 @@ bool TokenMatches(const std::string& given, const std::string& token) {
 }
 
 bool IsJsonContentType(const std::string& content_type) {
-  std::string type = Lower(content_type.substr(0, content_type.find(';')));
+  std::string type = ToLowerAscii(content_type.substr(0, content_type.find(';')));
   while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
   return type == "application/json";
 }

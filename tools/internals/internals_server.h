@@ -12,11 +12,11 @@
 #include <string>
 
 #include "net/base/net_log.h"
+#include "net/base/net_log_ring.h"
+#include "net/base/stack_histograms.h"
+#include "net/server/uv_http_server.h"
 #include "tools/internals/internals_host.h"
 #include "tools/internals/internals_router.h"
-#include "tools/internals/net_log_ring.h"
-#include "tools/internals/stack_histograms.h"
-#include "tools/internals/uv_http_server.h"
 
 namespace netstack {
 

@@ -15,14 +15,14 @@
 #include <string>
 
 #include "cache/backend.h"
+#include "net/base/net_log_ring.h"
+#include "net/base/stack_histograms.h"
 #include "net/dns/host_resolver_manager.h"
 #include "net/http/http_cache.h"
 #include "net/http/url_request_context.h"
 #include "net/socket/client_socket_pool.h"
 #include "predictor/predictor.h"
 #include "tools/internals/library_memory.h"
-#include "tools/internals/net_log_ring.h"
-#include "tools/internals/stack_histograms.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "net/base/net_error.h"
+#include "net/base/string_util.h"
 #include "net/http/url_request_context.h"
 #include "predictor/predictor.h"
 #include "tools/netstack/page_record.h"
@@ -13,14 +14,9 @@
 namespace netstack {
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // "https://www.example.com/a" -> "example.com/a": what a user types to mean the same thing.
 std::string StripForMatch(const std::string& text) {
-  std::string s = Lower(text);
+  std::string s = ToLowerAscii(text);
   for (const char* prefix : {"http://", "https://"}) {
     if (s.rfind(prefix, 0) == 0) {
       s.erase(0, std::char_traits<char>::length(prefix));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "net/base/net_error.h"
+#include "net/base/string_util.h"
 
 namespace netstack {
 namespace {
@@ -65,8 +66,7 @@ bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* me
                "and an IP address";
     return false;
   }
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  host = ToLowerAscii(host);
   *out = {host, static_cast<uint16_t>(port), *ip};
   return true;
 }
@@ -77,9 +77,7 @@ bool ParseByteSize(const std::string& text, int64_t max, int64_t* bytes) {
   uint64_t number = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
   if (ec != std::errc() || end == text.data()) return false;
-  std::string suffix(end, text.data() + text.size());
-  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string suffix = ToLowerAscii(std::string_view(end, text.data() + text.size() - end));
   int shift = 0;
   if (suffix.empty() || suffix == "b") {
     shift = 0;

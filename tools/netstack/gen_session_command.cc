@@ -5,8 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "tools/replay/har_session.h"
-#include "tools/replay/report_text.h"
+#include "tools/replay/gen/har_session.h"
+#include "tools/replay/report/report_text.h"
 
 namespace netstack {
 

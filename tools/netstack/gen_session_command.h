@@ -3,8 +3,9 @@
 // [--seed S] [-o FILE]`, both with the user model's [--day-pages N] [--routine-sites N]
 // [--stray-hover P] [--no-user-events]: writes a session trace (docs/trace-format.md) that
 // `netstack replay` can run. Generators: the synthetic browsing model of
-// tools/replay/synthetic_session.h, and HAR pages (tools/replay/har_session.h); the user model
-// they share (startup routine, hovers, omnibox typing) is tools/replay/session_behavior.h.
+// tools/replay/gen/synthetic_session.h, and HAR pages (tools/replay/gen/har_session.h); the user
+// model they share (startup routine, hovers, omnibox typing) is
+// tools/replay/gen/session_behavior.h.
 #ifndef TOOLS_NETSTACK_GEN_SESSION_COMMAND_H_
 #define TOOLS_NETSTACK_GEN_SESSION_COMMAND_H_
 
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/replay/synthetic_session.h"
+#include "tools/replay/gen/synthetic_session.h"
 
 namespace netstack {
 

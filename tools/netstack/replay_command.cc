@@ -13,15 +13,15 @@
 
 #include "tools/netstack/replay_internals.h"
 #include "tools/netstack/terminal_text.h"
-#include "tools/replay/har_estimate.h"
-#include "tools/replay/har_reader.h"
-#include "tools/replay/replay_compare.h"
 #include "tools/replay/replay_engine.h"
-#include "tools/replay/replay_json_writer.h"
-#include "tools/replay/replay_progress.h"
-#include "tools/replay/replay_summary.h"
-#include "tools/replay/report_html.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/report/replay_compare.h"
+#include "tools/replay/report/replay_json_writer.h"
+#include "tools/replay/report/replay_progress.h"
+#include "tools/replay/report/replay_summary.h"
+#include "tools/replay/report/report_html.h"
+#include "tools/replay/trace/har_estimate.h"
+#include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "tools/netstack/terminal_text.h"
-#include "tools/replay/trace.h"
+#include "tools/replay/trace/trace.h"
 
 namespace netstack {
 namespace {

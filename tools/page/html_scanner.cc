@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "net/base/net_error.h"
+#include "net/base/string_util.h"
 
 namespace netstack {
 namespace {
@@ -17,13 +18,6 @@ namespace {
 // Gumbo keeps every parse error it meets; a hostile document would make that list as long as
 // the document. Errors are not used here, so keep few.
 constexpr int kMaxParseErrors = 16;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool IsHtmlSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
@@ -34,7 +28,7 @@ std::vector<std::string> SplitTokens(std::string_view s) {
     while (i < s.size() && IsHtmlSpace(s[i])) ++i;
     size_t start = i;
     while (i < s.size() && !IsHtmlSpace(s[i])) ++i;
-    if (i > start) tokens.push_back(Lower(s.substr(start, i - start)));
+    if (i > start) tokens.push_back(ToLowerAscii(s.substr(start, i - start)));
   }
   return tokens;
 }
@@ -49,7 +43,7 @@ bool HasAttr(const GumboElement& element, const char* name) { return Attr(elemen
 // Scripts a browser would not run (templates, JSON data blocks) are not fetched.
 bool IsJavaScriptType(const char* type) {
   if (!type) return true;
-  std::string t = Lower(type);
+  std::string t = ToLowerAscii(type);
   while (!t.empty() && IsHtmlSpace(t.back())) t.pop_back();
   return t.empty() || t == "module" || t.find("javascript") != std::string::npos ||
          t.find("ecmascript") != std::string::npos;
@@ -110,7 +104,7 @@ size_t DepthLimitedLength(std::string_view html, size_t max_depth) {
     }
     size_t name_start = j;
     while (j < html.size() && IsTagNameChar(html[j])) ++j;
-    const std::string name = Lower(html.substr(name_start, j - name_start));
+    const std::string name = ToLowerAscii(html.substr(name_start, j - name_start));
     // The tag's end, skipping quoted attribute values.
     char quote = 0;
     while (j < html.size() && (quote || html[j] != '>')) {
@@ -132,7 +126,7 @@ size_t DepthLimitedLength(std::string_view html, size_t max_depth) {
       // Up to its end tag (any case); its content holds no tags.
       size_t k = i;
       while ((k = html.find("</", k)) != std::string_view::npos &&
-             Lower(html.substr(k + 2, name.size())) != name) {
+             ToLowerAscii(html.substr(k + 2, name.size())) != name) {
         k += 2;
       }
       if (k == std::string_view::npos) break;
@@ -200,7 +194,7 @@ class Scanner {
         const char* src = Attr(e, "src");
         const char* type = Attr(e, "type");
         if (!src || !IsJavaScriptType(type)) break;
-        const bool module = type && Lower(type) == "module";
+        const bool module = type && ToLowerAscii(type) == "module";
         std::string detail = HasAttr(e, "async")   ? "async"
                              : module              ? "module"
                              : HasAttr(e, "defer") ? "defer"
@@ -221,7 +215,7 @@ class Scanner {
       case GUMBO_TAG_INPUT: {
         const char* type = Attr(e, "type");
         const char* src = Attr(e, "src");
-        if (type && src && Lower(type) == "image")
+        if (type && src && ToLowerAscii(type) == "image")
           AddSubresource(src, SubresourceType::kImage, LOWEST, "");
         break;
       }
@@ -243,7 +237,7 @@ class Scanner {
         // A stylesheet for another medium (print) is not render-blocking: Chrome fetches it
         // at the lowest priority.
         const char* media = Attr(e, "media");
-        bool other_medium = media && Lower(media).find("print") != std::string::npos;
+        bool other_medium = media && ToLowerAscii(media).find("print") != std::string::npos;
         AddSubresource(href, SubresourceType::kStylesheet, other_medium ? IDLE : HIGHEST, "");
       } else if (token == "dns-prefetch") {
         AddHint(href, StaticHintKind::kDnsPrefetch, token);
@@ -251,7 +245,7 @@ class Scanner {
         AddHint(href, StaticHintKind::kPreconnect, token);
       } else if (token == "preload") {
         const char* as_attr = Attr(e, "as");
-        std::string as = as_attr ? Lower(as_attr) : "";
+        std::string as = as_attr ? ToLowerAscii(as_attr) : "";
         std::optional<RequestPriority> priority = PreloadPriority(as);
         if (!priority) continue;  // Chrome ignores a preload without a valid `as`
         // A preload is for this page: the loader requests it (at its `as` priority). It is
@@ -296,7 +290,7 @@ class Scanner {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
       });
       if (is_scheme) {
-        std::string scheme = Lower(std::string_view(ref).substr(0, colon));
+        std::string scheme = ToLowerAscii(std::string_view(ref).substr(0, colon));
         if (scheme != "http" && scheme != "https") {
           ++result_->skipped_schemes;
           return std::nullopt;

@@ -9,18 +9,13 @@
 #include <sstream>
 #include <vector>
 
+#include "net/base/string_util.h"
+
 namespace netstack {
 namespace {
 
 // Config files are small; a bigger one is a mistake (a trace given as --config).
 constexpr std::streamoff kMaxConfigBytes = 1024 * 1024;
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 bool ParseInt(const std::string& key, const std::string& value, int64_t lo, int64_t hi,
               int64_t* out, std::string* error) {
@@ -102,7 +97,8 @@ bool ReplayConfig::Set(const std::string& assignment, std::string* error) {
     *error = "'" + assignment + "' is not KEY=VALUE";
     return false;
   }
-  return SetKey(Trim(assignment.substr(0, eq)), Trim(assignment.substr(eq + 1)), error);
+  return SetKey(std::string(TrimWhitespaceAscii(assignment.substr(0, eq))),
+                std::string(TrimWhitespaceAscii(assignment.substr(eq + 1))), error);
 }
 
 bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std::string* error) {
@@ -261,7 +257,7 @@ bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
     std::ostringstream buffer;
     buffer << in.rdbuf();
     std::string text = buffer.str();
-    std::string first = Trim(text.substr(0, 64));
+    std::string first(TrimWhitespaceAscii(text.substr(0, 64)));
     if (!first.empty() && first[0] == '{') {
       nlohmann::json j;
       try {
@@ -297,7 +293,7 @@ bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
       ++number;
       size_t hash = line.find('#');
       if (hash != std::string::npos) line.erase(hash);
-      line = Trim(line);
+      line = std::string(TrimWhitespaceAscii(line));
       if (line.empty()) continue;
       std::string e;
       if (!Set(line, &e)) {
@@ -311,8 +307,8 @@ bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
     std::string item;
     std::istringstream list(spec);
     while (std::getline(list, item, ',')) {
-      if (Trim(item).empty()) continue;
-      if (!Set(Trim(item), error)) return false;
+      if (TrimWhitespaceAscii(item).empty()) continue;
+      if (!Set(std::string(TrimWhitespaceAscii(item)), error)) return false;
     }
     return true;
   }

@@ -29,7 +29,7 @@
 
 #include "tools/replay/replay_config.h"
 #include "tools/replay/replay_result.h"
-#include "tools/replay/session_reader.h"
+#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 

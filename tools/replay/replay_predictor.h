@@ -29,7 +29,7 @@
 #include "net/socket/client_socket_pool.h"
 #include "predictor/predictor_config.h"
 #include "tools/replay/replay_result.h"
-#include "tools/replay/trace.h"
+#include "tools/replay/trace/trace.h"
 
 namespace netstack {
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "net/base/string_util.h"
 #include "net/base/url.h"
 
 namespace netstack {
@@ -19,20 +20,6 @@ constexpr int64_t kMaxRequestBodyBytes = 16 * 1024 * 1024;
 constexpr int64_t kMaxPageRequestBodyBytes = 64 * 1024 * 1024;
 // Response header bytes kept from the recording (servers commonly refuse more than 64 KiB).
 constexpr size_t kMaxResponseHeaderBytes = 64 * 1024;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
-}
 
 bool IsToken(std::string_view s) {
   if (s.empty()) return false;
@@ -66,9 +53,9 @@ bool DropRequestHeader(std::string_view name) {
                                                                 "cache-control",
                                                                 "pragma"};
   if (name.empty() || name[0] == ':') return true;
-  if (StartsWithIgnoreCase(name, "if-")) return true;
+  if (StartsWithCaseInsensitiveAscii(name, "if-")) return true;
   for (std::string_view d : kDropped)
-    if (EqualsIgnoreCase(name, d)) return true;
+    if (EqualsCaseInsensitiveAscii(name, d)) return true;
   return false;
 }
 
@@ -80,7 +67,7 @@ bool DropResponseHeader(std::string_view name) {
       "connection",       "keep-alive",        "proxy-connection"};
   if (name.empty() || name[0] == ':') return true;
   for (std::string_view d : kDropped)
-    if (EqualsIgnoreCase(name, d)) return true;
+    if (EqualsCaseInsensitiveAscii(name, d)) return true;
   return false;
 }
 

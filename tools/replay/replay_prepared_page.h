@@ -21,7 +21,7 @@
 #include "net/http/http_transaction.h"
 #include "net/http/url_request.h"
 #include "tools/replay/replay_config.h"
-#include "tools/replay/trace.h"
+#include "tools/replay/trace/trace.h"
 
 namespace netstack {
 

@@ -1,0 +1,156 @@
+#include "tools/replay/gen/har_session.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "net/base/net_error.h"
+#include "net/base/url.h"
+#include "tools/replay/gen/synthetic_random.h"
+#include "tools/replay/trace/har_reader.h"
+
+namespace netstack {
+namespace {
+
+constexpr size_t kFlushBytes = 1 << 16;
+
+std::string JsonString(const std::string& s) { return nlohmann::json(s).dump(); }
+
+struct HarSite {
+  std::string path;  // as written in the session
+  std::string name;  // what the user types
+  std::vector<std::string> ids, urls;
+  std::vector<uint64_t> entries;
+};
+
+class HarCatalog : public PageCatalog {
+ public:
+  explicit HarCatalog(std::vector<HarSite> sites)
+      : sites_(std::move(sites)), defined_(sites_.size()) {
+    for (size_t i = 0; i < sites_.size(); ++i) defined_[i].assign(sites_[i].ids.size(), false);
+  }
+  int sites() const override { return static_cast<int>(sites_.size()); }
+  int pages(int site) const override { return static_cast<int>(sites_[site].ids.size()); }
+  std::string Url(int site, int page) const override { return sites_[site].urls[page]; }
+  std::string Name(int site) const override { return sites_[site].name; }
+  uint64_t pages_defined() const override { return pages_defined_; }
+  uint64_t AppendNavigate(int site, int page, int64_t t, uint64_t, std::string* out) override {
+    const HarSite& s = sites_[site];
+    std::string id = "h" + std::to_string(site) + "p" + std::to_string(page);
+    if (!defined_[site][page]) {
+      defined_[site][page] = true;
+      ++pages_defined_;
+      *out += "{\"type\":\"page\",\"id\":\"" + id + "\",\"har\":" + JsonString(s.path) +
+              ",\"page\":" + JsonString(s.ids[page]) + "}\n";
+    }
+    *out += "{\"type\":\"navigate\",\"t\":" + std::to_string(t) + ",\"page\":\"" + id + "\"}\n";
+    return s.entries[page];
+  }
+
+ private:
+  std::vector<HarSite> sites_;
+  std::vector<std::vector<bool>> defined_;
+  uint64_t pages_defined_ = 0;
+};
+
+// `path` as the session (in `dir`) should name it: relative when it can be.
+std::string PathFrom(const std::string& dir, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) return path;
+  fs::path base = fs::absolute(dir.empty() ? fs::path(".") : fs::path(dir), ec);
+  if (ec) return absolute.string();
+  fs::path relative = fs::relative(absolute, base, ec);
+  return ec || relative.empty() ? absolute.string() : relative.string();
+}
+
+}  // namespace
+
+std::string HarSessionOptions::Describe() const {
+  std::string out = "--har";
+  for (const std::string& h : hars) out += " " + h;
+  out += " --seed " + std::to_string(behavior.seed) + " --pages " + std::to_string(behavior.pages);
+  char think[32];
+  std::snprintf(think, sizeof(think), "%g", behavior.think_median_s);
+  out += std::string(" --think-s ") + think + behavior.Describe();
+  return out;
+}
+
+bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SyntheticSessionStats* stats,
+                     std::string* error) {
+  SyntheticSessionStats local;
+  if (!stats) stats = &local;
+  *stats = {};
+  if (options.hars.empty()) {
+    *error = "--har: give at least one HAR file";
+    return false;
+  }
+  if (options.behavior.requests != 0) {
+    *error = "--requests works with --synthetic only (give --pages N)";
+    return false;
+  }
+  if (!options.behavior.Validate(error)) return false;
+  std::vector<HarSite> sites;
+  for (const std::string& path : options.hars) {
+    HarFile har;
+    if (!ReadHarFile(path, &har, error)) return false;
+    HarSite site;
+    site.path = PathFrom(options.output_dir, path);
+    for (const TracePage& page : har.pages) {
+      if (page.entries.empty()) continue;
+      site.ids.push_back(page.id);
+      site.urls.push_back(page.entries[0].url);
+      site.entries.push_back(page.entries.size());
+    }
+    if (site.ids.empty()) {
+      *error = path + ": no page with entries";
+      return false;
+    }
+    Url url;
+    std::string message;
+    if (Url::Parse(site.urls[0], &url, &message) != OK) {
+      *error = path + ": the first page's URL does not parse: " + message;
+      return false;
+    }
+    site.name = url.host();
+    if (site.name.rfind("www.", 0) == 0) site.name = site.name.substr(4);
+    sites.push_back(std::move(site));
+  }
+  // Each seed's user has its own favourite sites (Fisher-Yates, seeded).
+  SyntheticRandom rng(SyntheticHash(options.behavior.seed, "har-order"));
+  for (size_t i = sites.size(); i > 1; --i)
+    std::swap(sites[i - 1],
+              sites[static_cast<size_t>(rng.Between(0, static_cast<int64_t>(i) - 1))]);
+  HarCatalog catalog(std::move(sites));
+
+  bool ok = true;
+  auto write = [&](std::string* text, bool force) {
+    if (!ok || (!force && text->size() < kFlushBytes)) return ok;
+    if (!text->empty() && std::fwrite(text->data(), 1, text->size(), out) != text->size()) {
+      ok = false;
+      *error = std::string("write error: ") + std::strerror(errno);
+    }
+    stats->bytes_written += text->size();
+    text->clear();
+    return ok;
+  };
+  std::string buffer = "# netstack gen-session " + options.Describe() + "\n";
+  BehaviorStats behavior;
+  WriteBehaviorEvents(options.behavior, &catalog, &buffer, &behavior,
+                      [&](std::string* text) { return write(text, false); });
+  write(&buffer, true);
+  stats->navigations = behavior.navigations;
+  stats->requests = behavior.requests;
+  stats->pages_defined = catalog.pages_defined();
+  stats->behavior = behavior;
+  if (ok && std::fflush(out) != 0) {
+    ok = false;
+    *error = std::string("write error: ") + std::strerror(errno);
+  }
+  return ok;
+}
+
+}  // namespace netstack

@@ -1,0 +1,382 @@
+#include "tools/replay/trace/har_entry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "net/base/string_util.h"
+#include "net/base/url.h"
+#include "tools/replay/trace/har_date.h"
+#include "tools/replay/trace/trace_json.h"
+
+namespace netstack {
+
+namespace {
+
+// Percent-encodes what browsers send encoded but recorders write raw ('|', '{', spaces,
+// non-ASCII bytes), as Chrome's URL canonicalizer would, so that the URL parses.
+std::string EscapeUrl(const std::string& url) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(url.size());
+  for (char c : url) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte >= 0x7f ||
+        std::string_view("\"<>\\^`{|}").find(c) != std::string_view::npos) {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Reads a HAR header list ([{"name": ..., "value": ...}]) without pseudo-headers.
+bool ReadHeaders(const nlohmann::json* list, const std::string& path, HeaderList* out,
+                 bool* saw_pseudo, std::string* error) {
+  if (!list) return true;
+  if (list->size() > kMaxHarHeaders) {
+    *error = path + ": " + std::to_string(list->size()) + " headers, more than the limit of " +
+             std::to_string(kMaxHarHeaders);
+    return false;
+  }
+  out->reserve(list->size());
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonFields header((*list)[i], path, i);
+    std::string name, value;
+    header.String("name", &name, /*required=*/true);
+    header.String("value", &value);
+    if (!header.ok()) {
+      *error = header.error();
+      return false;
+    }
+    if (!name.empty() && name[0] == ':') {
+      *saw_pseudo = true;
+      continue;
+    }
+    out->emplace_back(std::move(name), std::move(value));
+  }
+  return true;
+}
+
+const std::string* FindHeader(const HeaderList& headers, const char* lowercase_name) {
+  for (const auto& [name, value] : headers) {
+    if (ToLowerAscii(name) == lowercase_name) return &value;
+  }
+  return nullptr;
+}
+
+// The URL a Chrome-style initiator object names: its own url, else the first stack frame with
+// one (walking async parents, boundedly).
+std::string InitiatorObjectUrl(const nlohmann::json& initiator) {
+  if (!initiator.is_object()) return "";
+  auto url = initiator.find("url");
+  if (url != initiator.end() && url->is_string() && !url->get_ref<const std::string&>().empty()) {
+    return url->get<std::string>();
+  }
+  auto stack_it = initiator.find("stack");
+  const nlohmann::json* stack = stack_it == initiator.end() ? nullptr : &*stack_it;
+  for (int depth = 0; depth < 64 && stack && stack->is_object(); ++depth) {
+    auto frames = stack->find("callFrames");
+    if (frames != stack->end() && frames->is_array()) {
+      for (const nlohmann::json& frame : *frames) {
+        if (!frame.is_object()) continue;
+        auto frame_url = frame.find("url");
+        if (frame_url != frame.end() && frame_url->is_string() &&
+            !frame_url->get_ref<const std::string&>().empty()) {
+          return frame_url->get<std::string>();
+        }
+      }
+    }
+    auto parent = stack->find("parent");
+    stack = parent == stack->end() ? nullptr : &*parent;
+  }
+  return "";
+}
+
+// Chrome's `_initiator` (an object), Browsertime's and WebPageTest's (a URL string), or
+// WebPageTest's `_initiator_detail` (an object, or JSON text of one).
+std::string RecordedInitiator(const nlohmann::json& entry) {
+  auto initiator = entry.find("_initiator");
+  if (initiator != entry.end()) {
+    if (initiator->is_string() && !initiator->get_ref<const std::string&>().empty()) {
+      return initiator->get<std::string>();
+    }
+    std::string url = InitiatorObjectUrl(*initiator);
+    if (!url.empty()) return url;
+  }
+  auto detail = entry.find("_initiator_detail");
+  if (detail != entry.end()) {
+    if (detail->is_object()) return InitiatorObjectUrl(*detail);
+    if (detail->is_string()) {
+      nlohmann::json parsed;
+      JsonSyntaxError ignored;
+      if (ParseJsonText(detail->get_ref<const std::string&>(), &parsed, &ignored)) {
+        return InitiatorObjectUrl(parsed);
+      }
+    }
+  }
+  return "";
+}
+
+// Normalized form of `reference` resolved against `base`, or empty.
+std::string NormalizedUrl(const Url& base, const std::string& reference) {
+  if (reference.empty()) return "";
+  Url resolved;
+  std::string ignored;
+  if (base.Resolve(reference, &resolved, &ignored) != 0) return "";
+  return resolved.spec();
+}
+
+// A phase in ms, -1 when absent or negative (HAR's "does not apply"); more than kMaxTraceMs is
+// an error kept in `timings`.
+double PhaseOrAbsent(JsonFields& timings, const char* key) {
+  double value = -1;
+  timings.Number(key, &value);
+  if (value > kMaxTraceMs) {
+    timings.Fail(
+        key, FormatNumber(value) + " ms is more than the limit of " + FormatNumber(kMaxTraceMs));
+    return -1;
+  }
+  return value < 0 ? -1 : value;
+}
+
+// "<path>: N bytes, more than the limit of 1 GiB per body" for a body over kMaxTraceBodyBytes.
+std::string BodyTooLarge(const std::string& path, double bytes) {
+  static_assert(kMaxTraceBodyBytes == int64_t{1} << 30, "the message says 1 GiB");
+  return path + ": " + FormatNumber(bytes) + " bytes, more than the limit of 1 GiB per body";
+}
+
+}  // namespace
+
+std::string ResourceTypeForMimeType(const std::string& mime_type) {
+  std::string mime = ToLowerAscii(mime_type.substr(0, mime_type.find(';')));
+  if (mime.find("html") != std::string::npos) return "document";
+  if (mime.find("css") != std::string::npos) return "stylesheet";
+  if (mime.find("javascript") != std::string::npos || mime.find("ecmascript") != std::string::npos)
+    return "script";
+  if (mime.starts_with("image/")) return "image";
+  if (mime.starts_with("font/") || mime.find("font") != std::string::npos ||
+      mime.find("woff") != std::string::npos)
+    return "font";
+  if (mime.starts_with("video/") || mime.starts_with("audio/")) return "media";
+  if (mime.find("json") != std::string::npos || mime.find("xml") != std::string::npos) return "xhr";
+  return "other";
+}
+
+HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path, TraceEntry* out,
+                            HarEntryExtras* extras, std::string* error) {
+  JsonFields fields(entry, path);
+  std::string started;
+  fields.String("startedDateTime", &started, /*required=*/true);
+  fields.String("pageref", &extras->pageref);
+  const nlohmann::json* request = fields.Object("request", /*required=*/true);
+  const nlohmann::json* response = fields.Object("response", /*required=*/true);
+  if (!fields.ok()) {
+    *error = fields.error();
+    return HarEntryStatus::kError;
+  }
+  if (!ParseIso8601(started, &extras->start_epoch_ms)) {
+    *error = fields.PathOf("startedDateTime") + ": '" + started.substr(0, 64) +
+             "' is not an ISO 8601 date";
+    return HarEntryStatus::kError;
+  }
+
+  JsonFields req(*request, fields.PathOf("request"));
+  req.String("url", &out->url, /*required=*/true);
+  req.String("method", &out->method);
+  double request_body = -1;
+  req.Number("bodySize", &request_body);
+  const nlohmann::json* request_headers = req.Array("headers");
+  std::string request_version;
+  req.String("httpVersion", &request_version);
+  const nlohmann::json* post_data = req.Object("postData");
+  if (!req.ok()) {
+    *error = req.error();
+    return HarEntryStatus::kError;
+  }
+
+  JsonFields resp(*response, fields.PathOf("response"));
+  int64_t status = 0;
+  resp.Integer("status", 0, 999, &status, /*required=*/true);
+  resp.String("statusText", &out->status_text);
+  resp.String("httpVersion", &out->http_version);
+  const nlohmann::json* response_headers = resp.Array("headers");
+  std::string redirect_url;
+  resp.String("redirectURL", &redirect_url);
+  double body_size = -1, headers_size = -1, transfer_size = -1;
+  resp.Number("bodySize", &body_size);
+  resp.Number("headersSize", &headers_size);
+  bool has_transfer_size = resp.Number("_transferSize", &transfer_size);
+  const nlohmann::json* content = resp.Object("content");
+  if (!resp.ok()) {
+    *error = resp.error();
+    return HarEntryStatus::kError;
+  }
+  double content_size = -1, compression = 0;
+  std::string mime_type;
+  if (content) {
+    JsonFields body(*content, resp.PathOf("content"));
+    body.Number("size", &content_size);
+    body.Number("compression", &compression);
+    body.String("mimeType", &mime_type);
+    if (!body.ok()) {
+      *error = body.error();
+      return HarEntryStatus::kError;
+    }
+  }
+
+  // Timings: every phase optional; negative means "does not apply".
+  double time = -1;
+  fields.Number("time", &time);
+  if (time > kMaxTraceMs) {
+    fields.Fail("time",
+                FormatNumber(time) + " ms is more than the limit of " + FormatNumber(kMaxTraceMs));
+  }
+  if (const nlohmann::json* timings = fields.Object("timings")) {
+    JsonFields phases(*timings, fields.PathOf("timings"));
+    RecordedTimings& t = out->timings;
+    t.blocked = PhaseOrAbsent(phases, "blocked");
+    t.dns = PhaseOrAbsent(phases, "dns");
+    t.connect = PhaseOrAbsent(phases, "connect");
+    t.ssl = PhaseOrAbsent(phases, "ssl");
+    t.send = PhaseOrAbsent(phases, "send");
+    t.wait = PhaseOrAbsent(phases, "wait");
+    t.receive = PhaseOrAbsent(phases, "receive");
+    if (!phases.ok()) {
+      *error = phases.error();
+      return HarEntryStatus::kError;
+    }
+  }
+  std::string resource_type;
+  fields.String("_resourceType", &resource_type);
+  const nlohmann::json* from_cache_field = fields.Get("_fromCache");
+  if (!fields.ok()) {
+    *error = fields.error();
+    return HarEntryStatus::kError;
+  }
+
+  // Only http(s) requests are replayed; others are counted.
+  std::string scheme = ToLowerAscii(out->url.substr(0, out->url.find(':')));
+  if (scheme != "http" && scheme != "https") return HarEntryStatus::kSkipped;
+  out->url = EscapeUrl(out->url);
+  Url url;
+  std::string url_problem;
+  if (Url::Parse(out->url, &url, &url_problem) != 0) return HarEntryStatus::kSkipped;
+  // Keys are compared after Resolve's normalization, which redirect targets also get.
+  extras->hints.url = NormalizedUrl(url, url.spec());
+
+  bool saw_pseudo = false;
+  if (!ReadHeaders(request_headers, req.PathOf("headers"), &out->request_headers, &saw_pseudo,
+                   error) ||
+      !ReadHeaders(response_headers, resp.PathOf("headers"), &out->response_headers, &saw_pseudo,
+                   error)) {
+    return HarEntryStatus::kError;
+  }
+  if (out->method.empty()) out->method = "GET";
+  if (out->http_version.empty() || out->http_version == "unknown") {
+    out->http_version = saw_pseudo ? "h2" : request_version;
+  }
+
+  if (status == 0) {
+    // Firefox records pushed streams without a status; a request that was blocked or aborted
+    // has no response at all and cannot be replayed.
+    if (content_size > 0 || body_size > 0) {
+      status = 200;
+    } else {
+      return HarEntryStatus::kSkipped;
+    }
+  }
+  out->status = static_cast<int>(status);
+
+  const RecordedTimings& t = out->timings;
+  if (time < 0) {
+    time = 0;
+    for (double phase : {t.blocked, t.dns, t.connect, t.send, t.wait, t.receive}) {
+      if (phase > 0) time += phase;
+    }
+  }
+  out->recorded_total_ms = time;
+
+  // Served by the browser's own cache: Chrome says so (_fromCache: "memory" | "disk"), or
+  // nothing was transferred (_transferSize 0), or (other writers) a body appeared in no time.
+  bool from_cache = false;
+  if (from_cache_field) {
+    from_cache = from_cache_field->is_boolean()
+                     ? from_cache_field->get<bool>()
+                     : from_cache_field->is_string() &&
+                           !from_cache_field->get_ref<const std::string&>().empty();
+  } else if (has_transfer_size) {
+    from_cache = transfer_size == 0;
+  } else {
+    from_cache = time <= 0 && body_size <= 0 && content_size > 0;
+  }
+  out->recorded_from_cache = from_cache;
+
+  // Body bytes on the wire. A cached entry's transfer size is 0: keep the resource's own size,
+  // which a replay with a cold cache must fetch.
+  double encoded_content = content_size >= 0 ? std::max(0.0, content_size - compression) : -1;
+  double body = 0;
+  if (from_cache) {
+    body = std::max(0.0, encoded_content);
+  } else if (body_size >= 0) {
+    body = body_size;
+  } else if (has_transfer_size && transfer_size >= 0) {
+    double header_bytes = headers_size;
+    if (header_bytes < 0) {
+      // Estimate the header block as HTTP/1.1 would write it.
+      header_bytes = 17 + out->status_text.size();
+      for (const auto& [name, value] : out->response_headers) {
+        header_bytes += name.size() + value.size() + 4;
+      }
+    }
+    body = std::max(0.0, transfer_size - header_bytes);
+    if (body == 0 && encoded_content > 0) body = std::min(encoded_content, transfer_size);
+  } else {
+    body = std::max(0.0, encoded_content);
+  }
+  if (body > static_cast<double>(kMaxTraceBodyBytes)) {
+    *error = BodyTooLarge(resp.path(), body);
+    return HarEntryStatus::kError;
+  }
+  out->response_body_bytes = static_cast<int64_t>(std::llround(body));
+
+  if (request_body > static_cast<double>(kMaxTraceBodyBytes)) {
+    *error = BodyTooLarge(req.PathOf("bodySize"), request_body);
+    return HarEntryStatus::kError;
+  }
+  if (request_body >= 0) {
+    out->request_body_bytes = static_cast<int64_t>(std::llround(request_body));
+  } else if (post_data) {
+    auto text = post_data->find("text");
+    if (text != post_data->end() && text->is_string()) {
+      out->request_body_bytes = static_cast<int64_t>(text->get_ref<const std::string&>().size());
+    }
+  }
+
+  if (resource_type.empty()) {
+    if (mime_type.empty()) {
+      if (const std::string* content_type = FindHeader(out->response_headers, "content-type")) {
+        mime_type = *content_type;
+      }
+    }
+    resource_type = ResourceTypeForMimeType(mime_type);
+  }
+  out->resource_type = ToLowerAscii(resource_type);
+
+  if (out->status >= 300 && out->status < 400) {
+    if (redirect_url.empty()) {
+      if (const std::string* location = FindHeader(out->response_headers, "location")) {
+        redirect_url = *location;
+      }
+    }
+    extras->hints.redirect_to = NormalizedUrl(url, redirect_url);
+  }
+  out->initiator_url = RecordedInitiator(entry);
+  extras->hints.initiator = NormalizedUrl(url, out->initiator_url);
+  return HarEntryStatus::kRead;
+}
+
+}  // namespace netstack

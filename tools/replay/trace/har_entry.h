@@ -1,0 +1,43 @@
+// Reads one HAR entry (log.entries[i]) into a TraceEntry: headers without HTTP/2
+// pseudo-headers, body bytes as transferred, whether the browser's cache served it, its
+// resource type, and the hints dependency inference needs (its redirect target, its recorded
+// initiator). Part of the HAR reader (har_reader.h).
+#ifndef TOOLS_REPLAY_TRACE_HAR_ENTRY_H_
+#define TOOLS_REPLAY_TRACE_HAR_ENTRY_H_
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/replay/trace/dependency_inference.h"
+#include "tools/replay/trace/trace.h"
+
+namespace netstack {
+
+inline constexpr size_t kMaxHarHeaders = 1000;  // per request or response
+
+struct HarEntryExtras {
+  double start_epoch_ms = 0;  // startedDateTime
+  std::string pageref;        // empty when the entry has none
+  DependencyHints hints;
+};
+
+enum class HarEntryStatus {
+  kRead,
+  kSkipped,  // not http(s), or never answered: counted in TracePage::skipped_entries
+  kError,
+};
+
+// Reads `entry`, whose JSON path is `path` ("log.entries[12]"). On kError, `error` is
+// "<json path>: <problem>" (the caller adds the file name). start_ms is left for the caller
+// (it needs the page's start).
+HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path, TraceEntry* out,
+                            HarEntryExtras* extras, std::string* error);
+
+// The resource type a MIME type suggests ("text/css; charset=utf-8" -> "stylesheet"); "other"
+// when nothing fits.
+std::string ResourceTypeForMimeType(const std::string& mime_type);
+
+}  // namespace netstack
+
+#endif  // TOOLS_REPLAY_TRACE_HAR_ENTRY_H_

@@ -1,0 +1,273 @@
+#include "tools/replay/trace/har_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "tools/replay/trace/dependency_inference.h"
+#include "tools/replay/trace/har_date.h"
+#include "tools/replay/trace/har_entry.h"
+#include "tools/replay/trace/trace_file.h"
+#include "tools/replay/trace/trace_json.h"
+
+namespace netstack {
+
+namespace {
+
+constexpr uint64_t kMaxHarBytes = 512ull << 20;
+constexpr size_t kMaxHarEntries = 100'000;
+constexpr size_t kMaxHarPages = 10'000;
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+struct ReadEntry {
+  TraceEntry entry;
+  HarEntryExtras extras;
+  size_t file_index = 0;
+};
+
+struct PageBuild {
+  TracePage page;
+  bool has_declared_start = false;
+  double declared_start = 0;  // the page's startedDateTime, ms since the epoch
+  std::vector<ReadEntry> entries;
+};
+
+std::string_view StripBom(std::string_view text) {
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  return text;
+}
+
+bool ReadPages(const nlohmann::json& pages, const std::string& name, std::vector<PageBuild>* out,
+               std::string* error) {
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    JsonFields fields(pages[i], "log.pages[" + std::to_string(i) + "]");
+    PageBuild build;
+    std::string started;
+    fields.String("id", &build.page.id, /*required=*/true);
+    fields.String("title", &build.page.title);
+    bool has_started = fields.String("startedDateTime", &started);
+    const nlohmann::json* timings = fields.Object("pageTimings");
+    if (timings) {
+      JsonFields page_timings(*timings, fields.PathOf("pageTimings"));
+      page_timings.Number("onContentLoad", &build.page.recorded_content_load_ms);
+      page_timings.Number("onLoad", &build.page.recorded_onload_ms);
+      if (!page_timings.ok()) {
+        *error = name + ": " + page_timings.error();
+        return false;
+      }
+    }
+    if (!fields.ok()) {
+      *error = name + ": " + fields.error();
+      return false;
+    }
+    if (has_started) {
+      if (!ParseIso8601(started, &build.declared_start)) {
+        *error = name + ": " + fields.PathOf("startedDateTime") + ": '" + started.substr(0, 64) +
+                 "' is not an ISO 8601 date";
+        return false;
+      }
+      build.has_declared_start = true;
+    }
+    if (!seen.emplace(build.page.id, i).second) {
+      *error = name + ": " + fields.PathOf("id") + ": page id '" + build.page.id.substr(0, 64) +
+               "' is already used by log.pages[" + std::to_string(seen[build.page.id]) + "]";
+      return false;
+    }
+    out->push_back(std::move(build));
+  }
+  return true;
+}
+
+// The page an entry without a (known) pageref belongs to: the latest page that started at or
+// before it, else the first.
+size_t PageForOrphan(const std::vector<PageBuild>& pages, double start_epoch_ms) {
+  size_t best = 0;
+  double best_start = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (pages[i].has_declared_start && pages[i].declared_start <= start_epoch_ms &&
+        pages[i].declared_start > best_start) {
+      best = i;
+      best_start = pages[i].declared_start;
+    }
+  }
+  return best;
+}
+
+// Sorts a page's entries by start, makes times relative to the first, and infers dependencies.
+void FinishPage(PageBuild* build, const std::string& name) {
+  std::stable_sort(build->entries.begin(), build->entries.end(),
+                   [](const ReadEntry& a, const ReadEntry& b) {
+                     return a.extras.start_epoch_ms < b.extras.start_epoch_ms;
+                   });
+  TracePage& page = build->page;
+  double start = build->entries.front().extras.start_epoch_ms;
+  page.started_epoch_ms = static_cast<int64_t>(std::floor(start));
+  // pageTimings count from the page's own startedDateTime; entries count from the first entry.
+  double shift = build->has_declared_start ? build->declared_start - start : 0;
+  for (double* t : {&page.recorded_content_load_ms, &page.recorded_onload_ms}) {
+    *t = *t < 0 ? -1 : std::max(0.0, *t + shift);
+  }
+  std::vector<DependencyHints> hints;
+  hints.reserve(build->entries.size());
+  page.entries.reserve(build->entries.size());
+  for (ReadEntry& read : build->entries) {
+    read.entry.start_ms = read.extras.start_epoch_ms - start;
+    page.entries.push_back(std::move(read.entry));
+    hints.push_back(std::move(read.extras.hints));
+  }
+  build->entries.clear();
+  InferDependencies(&page.entries, hints);
+  if (page.title.empty()) page.title = page.entries.front().url;
+  page.source = name + "#" + page.id;
+}
+
+// Parses `text` (see ParseHar); errors may still hold control characters.
+bool ParseHarText(std::string_view text, const std::string& name, HarFile* out, std::string* error);
+
+}  // namespace
+
+bool ParseHar(std::string_view text, const std::string& name, HarFile* out, std::string* error) {
+  if (ParseHarText(text, name, out, error)) return true;
+  MakeOneLine(error);
+  return false;
+}
+
+bool ReadHarFile(const std::string& path, HarFile* out, std::string* error) {
+  std::string text, problem;
+  if (!ReadTraceFile(path, kMaxHarBytes, &text, &problem)) {
+    *error = path + ": " + problem;
+    MakeOneLine(error);
+    return false;
+  }
+  return ParseHar(text, path, out, error);
+}
+
+namespace {
+
+bool ParseHarText(std::string_view text, const std::string& name, HarFile* out,
+                  std::string* error) {
+  *out = HarFile();
+  text = StripBom(text);
+  if (text.size() > kMaxHarBytes) {
+    *error = name + ": larger than the limit of " + FormatByteLimit(kMaxHarBytes);
+    return false;
+  }
+  nlohmann::json doc;
+  JsonSyntaxError syntax;
+  if (!ParseJsonText(text, &doc, &syntax)) {
+    *error = name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
+             ": JSON syntax error: " + syntax.message;
+    return false;
+  }
+  if (!doc.is_object()) {
+    *error = name + ": expected a JSON object with \"log\", got " + JsonTypeName(doc);
+    return false;
+  }
+  JsonFields root(doc, "");
+  const nlohmann::json* log = root.Object("log", /*required=*/true);
+  if (!root.ok()) {
+    *error = name + ": " + root.error();
+    return false;
+  }
+  JsonFields log_fields(*log, "log");
+  const nlohmann::json* creator = log_fields.Object("creator");
+  const nlohmann::json* pages_json = log_fields.Array("pages");
+  const nlohmann::json* entries_json = log_fields.Array("entries", /*required=*/true);
+  if (creator) {
+    JsonFields creator_fields(*creator, "log.creator");
+    creator_fields.String("name", &out->creator);
+    if (!creator_fields.ok()) {
+      *error = name + ": " + creator_fields.error();
+      return false;
+    }
+  }
+  if (!log_fields.ok()) {
+    *error = name + ": " + log_fields.error();
+    return false;
+  }
+  if (pages_json && pages_json->size() > kMaxHarPages) {
+    *error = name + ": log.pages: " + std::to_string(pages_json->size()) +
+             " pages, more than the limit of " + std::to_string(kMaxHarPages);
+    return false;
+  }
+  if (entries_json->size() > kMaxHarEntries) {
+    *error = name + ": log.entries: " + std::to_string(entries_json->size()) +
+             " entries, more than the limit of " + std::to_string(kMaxHarEntries);
+    return false;
+  }
+
+  std::vector<PageBuild> pages;
+  if (pages_json && !ReadPages(*pages_json, name, &pages, error)) return false;
+  std::map<std::string, size_t> page_by_id;
+  for (size_t i = 0; i < pages.size(); ++i) page_by_id[pages[i].page.id] = i;
+  bool made_page = pages.empty();
+  if (made_page) {
+    pages.emplace_back();
+    pages.back().page.id = "(no page)";
+  }
+
+  for (size_t i = 0; i < entries_json->size(); ++i) {
+    ReadEntry read;
+    read.file_index = i;
+    std::string path = "log.entries[" + std::to_string(i) + "]";
+    std::string problem;
+    HarEntryStatus status =
+        ReadHarEntry((*entries_json)[i], path, &read.entry, &read.extras, &problem);
+    if (status == HarEntryStatus::kError) {
+      *error = name + ": " + problem;
+      return false;
+    }
+    size_t page_index = 0;
+    auto it = page_by_id.find(read.extras.pageref);
+    if (it != page_by_id.end()) {
+      page_index = it->second;
+    } else if (!made_page) {
+      page_index = PageForOrphan(pages, read.extras.start_epoch_ms);
+    }
+    if (status == HarEntryStatus::kSkipped) {
+      ++pages[page_index].page.skipped_entries;
+      continue;
+    }
+    pages[page_index].entries.push_back(std::move(read));
+  }
+
+  std::vector<std::pair<double, size_t>> order;  // page start, index
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (pages[i].entries.empty()) continue;  // nothing to replay (or only skipped entries)
+    FinishPage(&pages[i], name);
+    order.emplace_back(static_cast<double>(pages[i].page.started_epoch_ms), i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  out->pages.reserve(order.size());
+  for (const auto& [start, index] : order) out->pages.push_back(std::move(pages[index].page));
+  return true;
+}
+
+}  // namespace
+
+bool LooksLikeHar(std::string_view text_start) {
+  std::string_view text = StripBom(text_start);
+  size_t pos = text.find_first_not_of(" \t\r\n");
+  if (pos == std::string_view::npos || text[pos] != '{') return false;
+  ++pos;
+  size_t line_end = text.find('\n', pos);
+  std::string_view first_line = text.substr(
+      pos, line_end == std::string_view::npos ? std::string_view::npos : line_end - pos);
+  // A pretty-printed object: "{" alone on its line. Session events are one line each.
+  if (first_line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+  // A one-line HAR: a "log" member.
+  for (size_t at = first_line.find("\"log\""); at != std::string_view::npos;
+       at = first_line.find("\"log\"", at + 1)) {
+    size_t after = first_line.find_first_not_of(" \t", at + 5);
+    if (after != std::string_view::npos && first_line[after] == ':') return true;
+  }
+  return false;
+}
+
+}  // namespace netstack

@@ -1,0 +1,128 @@
+// The replay's input model: pages (from HAR files or defined inline in a session) made of
+// entries (one recorded request each), and session events that navigate to pages. Readers
+// (har_reader.h, session_reader.h) produce it; the replay engine consumes it. Plain values.
+#ifndef TOOLS_REPLAY_TRACE_TRACE_H_
+#define TOOLS_REPLAY_TRACE_TRACE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace netstack {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// The largest body (a response, or a request) a trace may describe: 1 GiB. Both readers refuse
+// more with an error naming the entry: a replay pushes every response byte through the real
+// stack as filler, so a recorded 1e15 bytes would take CPU hours.
+constexpr int64_t kMaxTraceBodyBytes = int64_t{1} << 30;
+// The largest time in ms a trace may carry (a HAR entry's "time" and phases, a session's "t"):
+// about 115 days. Larger values are errors, never rounded into overflowing integers.
+constexpr double kMaxTraceMs = 1e10;
+
+// HAR timings in ms; -1 where the recording has none (HAR's "does not apply").
+struct RecordedTimings {
+  double blocked = -1, dns = -1, connect = -1, ssl = -1, send = -1, wait = -1, receive = -1;
+};
+
+// How an entry was discovered, for dependency-driven placement.
+enum class InitiatorKind {
+  kNone,      // the page's first request (the navigation), or nothing known
+  kRecorded,  // the HAR named it (Chrome's _initiator, WebPageTest's _initiator)
+  kRedirect,  // the target of an earlier entry's redirect (Location)
+  kInferred,  // guessed: the latest document/script/stylesheet to finish before it started
+  kExplicit,  // a session page's "after"
+};
+
+struct TraceEntry {
+  // Absolute http(s) URL that Url::Parse accepts (characters browsers send percent-encoded but
+  // recorders write raw, like '|', are encoded by the HAR reader).
+  std::string url;
+  std::string method = "GET";
+  HeaderList request_headers;  // as recorded, HTTP/2 pseudo-headers removed
+  int64_t request_body_bytes = 0;
+
+  int status = 200;
+  std::string status_text;      // may be empty
+  HeaderList response_headers;  // as recorded, pseudo-headers removed
+  // Body bytes as transferred (after content coding); what the modelled server sends.
+  int64_t response_body_bytes = 0;
+  std::string resource_type;  // "document", "script", "stylesheet", "image", "font", "xhr", ...
+  std::string http_version;   // "HTTP/1.1", "h2", ... as recorded
+
+  // The browser served it from its own cache when recorded (no network use).
+  bool recorded_from_cache = false;
+  // When the request started, in ms after the page's start (the first entry's start).
+  double start_ms = 0;
+  // Recorded duration (HAR "time"), and its parts.
+  double recorded_total_ms = 0;
+  RecordedTimings timings;
+  // The server's think time, when known (a session page's server_ms, or estimated from a HAR:
+  // wait minus one round trip); < 0 means "use the host's server_ms".
+  double server_ms = -1;
+
+  // Dependency: the index (in the page) of the entry whose completion revealed this one, or
+  // -1; gap_ms is the recorded time from that entry's end to this one's start (parse and
+  // script time in the browser), kept in dependency-driven placement. When this entry started
+  // while its parent was still arriving (the HTML preload scanner, a streamed parse), gap_ms
+  // counts from the parent's first response byte instead (gap_from), never negative.
+  // Always parent < own index.
+  int parent = -1;
+  double gap_ms = 0;
+  enum class GapFrom { kParentEnd, kParentFirstByte };
+  GapFrom gap_from = GapFrom::kParentEnd;
+  InitiatorKind initiator = InitiatorKind::kNone;
+  std::string initiator_url;  // as recorded, for diagnostics
+
+  // Recorded end (start_ms + recorded_total_ms), and recorded first response byte (start_ms
+  // plus blocked, dns, connect, send and wait, those >= 0; at most the end).
+  double RecordedEndMs() const;
+  double RecordedFirstByteMs() const;
+};
+
+struct TracePage {
+  std::string id;      // HAR page id, or the session's name for it
+  std::string title;   // HAR title, or the URL
+  std::string source;  // where it came from: "trace.har#page_1", "session.jsonl:12"
+  // Wall-clock start (ms since the Unix epoch); 0 when unknown. The simulated clock starts at
+  // the first page's, so recorded Date/Expires headers keep their meaning.
+  int64_t started_epoch_ms = 0;
+  // Recorded onContentLoad / onLoad in ms after the start; -1 when absent.
+  double recorded_content_load_ms = -1;
+  double recorded_onload_ms = -1;
+  // Entries in recorded start order; entries[0] is the navigation's document when present.
+  std::vector<TraceEntry> entries;
+  // Entries the reader skipped, counted so the summary can say so: not http/https (data:,
+  // blob:, ws:, chrome-extension:), not a URL at all, or never answered (status 0 and no
+  // response: blocked by the client, aborted).
+  int skipped_entries = 0;
+
+  // Recorded end of the page's last entry (ms after start): what replay's page load time is
+  // compared with.
+  double RecordedLastEndMs() const;
+};
+
+// One line of a session (docs/trace-format.md). HAR files given to replay become sessions of
+// navigate events, one per page, each starting when the previous page has loaded.
+struct SessionEvent {
+  enum class Type { kStartup, kNavigate, kHover, kOmnibox, kHint, kWait };
+  Type type = Type::kNavigate;
+  double t_ms = 0;   // ms since the session's start (non-decreasing)
+  std::string url;   // navigate/hover/hint target; omnibox: the URL the text leads to
+  std::string text;  // omnibox: the text typed so far
+  std::string hint;  // hint: its motivation ("mouse-over", "preconnect", ...)
+  // wait: hold later events until every page navigated so far has loaded (then later events
+  // keep their spacing, shifted by the wait).
+  // navigate: the page to load (shared: a page may be navigated to many times).
+  std::shared_ptr<const TracePage> page;
+  std::string where;  // "session.jsonl:12" for messages
+};
+
+// "startup" | "navigate" | "hover" | "omnibox" | "hint" | "wait".
+const char* SessionEventTypeName(SessionEvent::Type type);
+
+}  // namespace netstack
+
+#endif  // TOOLS_REPLAY_TRACE_TRACE_H_
