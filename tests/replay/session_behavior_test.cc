@@ -21,7 +21,7 @@
 namespace netstack {
 namespace {
 
-std::string Generate(const SyntheticSessionOptions& options, SyntheticSessionStats* stats) {
+std::string Generate(const SyntheticSessionOptions& options, SessionStats* stats) {
   std::FILE* file = std::tmpfile();
   REQUIRE(file);
   std::string error;
@@ -123,7 +123,7 @@ TEST_CASE("gen-session's user model: same seed, same bytes", "[gen-session][beha
   SyntheticSessionOptions options;
   options.pages = 200;
   options.seed = 5;
-  SyntheticSessionStats stats;
+  SessionStats stats;
   std::string a = Generate(options, &stats), b = Generate(options, &stats);
   CHECK(a == b);
   options.seed = 6;
@@ -136,7 +136,7 @@ TEST_CASE("gen-session's user model: hovers, keystrokes, days and the routine",
   options.pages = 400;
   options.seed = 3;
   options.behavior.day_pages = 20;
-  SyntheticSessionStats stats;
+  SessionStats stats;
   std::string text = Generate(options, &stats);
   Shapes s = Check(Events(text), 3);
   INFO(s.problem);
@@ -164,7 +164,7 @@ TEST_CASE("gen-session without user events is the plain model", "[gen-session][b
   SyntheticSessionOptions options;
   options.requests = 3000;
   options.behavior.user_events = false;
-  SyntheticSessionStats stats;
+  SessionStats stats;
   std::string text = Generate(options, &stats);
   CHECK(text.find("\"hover\"") == std::string::npos);
   CHECK(text.find("\"omnibox\"") == std::string::npos);
@@ -185,7 +185,7 @@ std::string WriteHar(const HarSessionOptions& options, const std::string& path) 
   std::FILE* out = std::fopen(path.c_str(), "wb");
   REQUIRE(out);
   std::string error;
-  SyntheticSessionStats stats;
+  SessionStats stats;
   bool ok = WriteHarSession(options, out, &stats, &error);
   std::fclose(out);
   INFO(error);

@@ -17,7 +17,7 @@ namespace {
 
 // Generates into a temporary file and returns its bytes.
 std::string Generate(const SyntheticSessionOptions& options,
-                     SyntheticSessionStats* stats = nullptr) {
+                     SessionStats* stats = nullptr) {
   std::FILE* file = std::tmpfile();
   REQUIRE(file);
   std::string error;
@@ -137,7 +137,7 @@ TEST_CASE("synthetic session: the request budget is met exactly") {
   for (uint64_t requests : {1ull, 37ull, 1000ull, 12345ull}) {
     SyntheticSessionOptions options;
     options.requests = requests;
-    SyntheticSessionStats stats;
+    SessionStats stats;
     Counted c = CountSession(Generate(options, &stats));
     INFO("requests " << requests);
     CHECK(c.problem == "");
@@ -153,7 +153,7 @@ TEST_CASE("synthetic session: the page budget is met, pages are revisited") {
   options.pages = 300;
   options.sites = 5;
   options.pages_per_site = 4;
-  SyntheticSessionStats stats;
+  SessionStats stats;
   Counted c = CountSession(Generate(options, &stats));
   CHECK(c.problem == "");
   CHECK(c.navigations == 300);

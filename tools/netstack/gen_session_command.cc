@@ -78,7 +78,7 @@ int RunGenSessionCommand(const GenSessionOptions& given) {
                  std::strerror(errno));
     return 2;  // bad output path: bad usage, as replay says (DESIGN.md's exit statuses)
   }
-  SyntheticSessionStats stats;
+  SessionStats stats;
   bool ok = har ? WriteHarSession(har_options, out, &stats, &error)
                 : WriteSyntheticSession(options.model, out, &stats, &error);
   if (!to_stdout && std::fclose(out) != 0 && ok) {

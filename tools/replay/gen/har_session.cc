@@ -1,7 +1,5 @@
 #include "tools/replay/gen/har_session.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -13,8 +11,6 @@
 
 namespace netstack {
 namespace {
-
-constexpr size_t kFlushBytes = 1 << 16;
 
 std::string JsonString(const std::string& s) { return nlohmann::json(s).dump(); }
 
@@ -79,9 +75,9 @@ std::string HarSessionOptions::Describe() const {
   return out;
 }
 
-bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SyntheticSessionStats* stats,
+bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SessionStats* stats,
                      std::string* error) {
-  SyntheticSessionStats local;
+  SessionStats local;
   if (!stats) stats = &local;
   *stats = {};
   if (options.hars.empty()) {
@@ -126,31 +122,7 @@ bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, Synthetic
               sites[static_cast<size_t>(rng.Between(0, static_cast<int64_t>(i) - 1))]);
   HarCatalog catalog(std::move(sites));
 
-  bool ok = true;
-  auto write = [&](std::string* text, bool force) {
-    if (!ok || (!force && text->size() < kFlushBytes)) return ok;
-    if (!text->empty() && std::fwrite(text->data(), 1, text->size(), out) != text->size()) {
-      ok = false;
-      *error = std::string("write error: ") + std::strerror(errno);
-    }
-    stats->bytes_written += text->size();
-    text->clear();
-    return ok;
-  };
-  std::string buffer = "# netstack gen-session " + options.Describe() + "\n";
-  BehaviorStats behavior;
-  WriteBehaviorEvents(options.behavior, &catalog, &buffer, &behavior,
-                      [&](std::string* text) { return write(text, false); });
-  write(&buffer, true);
-  stats->navigations = behavior.navigations;
-  stats->requests = behavior.requests;
-  stats->pages_defined = catalog.pages_defined();
-  stats->behavior = behavior;
-  if (ok && std::fflush(out) != 0) {
-    ok = false;
-    *error = std::string("write error: ") + std::strerror(errno);
-  }
-  return ok;
+  return WriteSessionFile(options.behavior, options.Describe(), &catalog, out, stats, error);
 }
 
 }  // namespace netstack

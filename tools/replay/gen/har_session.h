@@ -32,7 +32,7 @@ struct HarSessionOptions {
 
 // Writes the session to `out` (not closed). False with a one-line `error` ("a.har: cannot
 // open: ...", "a.har:3:17: JSON syntax error ...", "write error: ...").
-bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SyntheticSessionStats* stats,
+bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SessionStats* stats,
                      std::string* error);
 
 }  // namespace netstack

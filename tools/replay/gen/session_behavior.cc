@@ -1,7 +1,9 @@
 #include "tools/replay/gen/session_behavior.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "tools/replay/gen/synthetic_random.h"
@@ -221,6 +223,37 @@ bool WriteBehaviorEvents(const BehaviorOptions& options, PageCatalog* catalog, s
   *stats = {};
   UserModel model(options, catalog);
   return model.Run(out, stats, flush);
+}
+
+bool WriteSessionFile(const BehaviorOptions& options, const std::string& description,
+                      PageCatalog* catalog, std::FILE* out, SessionStats* stats,
+                      std::string* error) {
+  constexpr size_t kFlushBytes = 1 << 16;
+  bool ok = true;
+  auto write = [&](std::string* text, bool force) {
+    if (!ok || (!force && text->size() < kFlushBytes)) return ok;
+    if (!text->empty() && std::fwrite(text->data(), 1, text->size(), out) != text->size()) {
+      ok = false;
+      *error = std::string("write error: ") + std::strerror(errno);
+    }
+    stats->bytes_written += text->size();
+    text->clear();
+    return ok;
+  };
+  std::string buffer = "# netstack gen-session " + description + "\n";
+  BehaviorStats behavior;
+  WriteBehaviorEvents(options, catalog, &buffer, &behavior,
+                      [&](std::string* text) { return write(text, false); });
+  write(&buffer, true);
+  stats->navigations = behavior.navigations;
+  stats->requests = behavior.requests;
+  stats->pages_defined = catalog->pages_defined();
+  stats->behavior = behavior;
+  if (ok && std::fflush(out) != 0) {
+    ok = false;
+    *error = std::string("write error: ") + std::strerror(errno);
+  }
+  return ok;
 }
 
 }  // namespace netstack

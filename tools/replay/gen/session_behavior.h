@@ -31,6 +31,7 @@
 #define TOOLS_REPLAY_GEN_SESSION_BEHAVIOR_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -86,6 +87,21 @@ struct BehaviorStats {
 // far (it may write and clear it); it returns false to stop (a write error): false then.
 bool WriteBehaviorEvents(const BehaviorOptions& options, PageCatalog* catalog, std::string* out,
                          BehaviorStats* stats, const std::function<bool(std::string*)>& flush);
+
+// What a generator wrote (gen-session's summary line).
+struct SessionStats {
+  uint64_t navigations = 0, requests = 0, pages_defined = 0, bytes_written = 0;
+  BehaviorStats behavior;  // startups, hovers, keystrokes
+};
+
+// A whole session file, as both generators write it: the comment line "# netstack gen-session
+// " + `description`, then the events of WriteBehaviorEvents over `catalog`, written to `out`
+// (not closed) in pieces of at most 64 KiB once that much is buffered, then flushed. Fills
+// `stats` (pages_defined from the catalog). False with a one-line `error` ("write error: No
+// space left on device") when a write or the flush fails; nothing more is written after it.
+bool WriteSessionFile(const BehaviorOptions& options, const std::string& description,
+                      PageCatalog* catalog, std::FILE* out, SessionStats* stats,
+                      std::string* error);
 
 }  // namespace netstack
 

@@ -1,8 +1,6 @@
 #include "tools/replay/gen/synthetic_session.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "tools/replay/gen/synthetic_random.h"
@@ -14,8 +12,6 @@ namespace {
 constexpr int kMaxSites = 100'000;
 constexpr int kMaxPagesPerSite = 10'000;
 constexpr int64_t kMaxDefinedPages = 10'000;  // the session reader's limit
-constexpr size_t kFlushBytes = 1 << 16;
-
 // What a resource is; decides its size, server time, type and caching.
 enum class Kind {
   kDocument,
@@ -377,38 +373,13 @@ BehaviorOptions SyntheticSessionOptions::Behavior() const {
 }
 
 bool WriteSyntheticSession(const SyntheticSessionOptions& options, std::FILE* out,
-                           SyntheticSessionStats* stats, std::string* error) {
+                           SessionStats* stats, std::string* error) {
   if (!options.Validate(error)) return false;
-  SyntheticSessionStats local;
+  SessionStats local;
   if (!stats) stats = &local;
   *stats = {};
   SyntheticCatalog catalog(options);
-  std::string buffer;
-  bool ok = true;
-  auto flush = [&](std::string* text, bool force) {
-    if (!ok || (!force && text->size() < kFlushBytes)) return ok;
-    if (!text->empty() && std::fwrite(text->data(), 1, text->size(), out) != text->size()) {
-      ok = false;
-      *error = std::string("write error: ") + std::strerror(errno);
-    }
-    stats->bytes_written += text->size();
-    text->clear();
-    return ok;
-  };
-  buffer += "# netstack gen-session " + options.Describe() + "\n";
-  BehaviorStats behavior;
-  WriteBehaviorEvents(options.Behavior(), &catalog, &buffer, &behavior,
-                      [&](std::string* text) { return flush(text, false); });
-  flush(&buffer, true);
-  stats->navigations = behavior.navigations;
-  stats->requests = behavior.requests;
-  stats->pages_defined = catalog.pages_defined();
-  stats->behavior = behavior;
-  if (ok && std::fflush(out) != 0) {
-    ok = false;
-    *error = std::string("write error: ") + std::strerror(errno);
-  }
-  return ok;
+  return WriteSessionFile(options.Behavior(), options.Describe(), &catalog, out, stats, error);
 }
 
 }  // namespace netstack

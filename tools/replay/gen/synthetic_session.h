@@ -65,15 +65,10 @@ struct SyntheticSessionOptions {
   bool Validate(std::string* error) const;
 };
 
-struct SyntheticSessionStats {
-  uint64_t navigations = 0, requests = 0, pages_defined = 0, bytes_written = 0;
-  BehaviorStats behavior;  // startups, hovers, keystrokes
-};
-
 // Writes the session to `out` (not closed). False with a one-line `error` when the options are
 // invalid or a write fails ("write error: No space left on device").
 bool WriteSyntheticSession(const SyntheticSessionOptions& options, std::FILE* out,
-                           SyntheticSessionStats* stats, std::string* error);
+                           SessionStats* stats, std::string* error);
 
 }  // namespace netstack
 
