@@ -22,6 +22,8 @@ constexpr NumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
 constexpr NumberKey kDnsMs{"dns_ms", 1000, 0, 60'000, false};
 constexpr NumberKey kDnsTtlS{"dns_ttl_s", 1'000'000, 0, 604'800, false};
 constexpr NumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
+// RFC 8446 §4.6.1: a ticket lives at most 7 days.
+constexpr NumberKey kTlsSessionLifetimeS{"tls_session_lifetime_s", 1'000'000, 0, 604'800, false};
 constexpr NumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
 constexpr NumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
 constexpr NumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
@@ -32,7 +34,8 @@ constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
 
-constexpr const char* kHostKeys[] = {"rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls"};
+constexpr const char* kHostKeys[] = {"rtt_ms",    "dns_ms", "dns_ttl_s",
+                                     "server_ms", "tls",    "tls_session_lifetime_s"};
 constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "up_kbps",
                                      "init_cwnd",
@@ -147,11 +150,13 @@ nlohmann::json Scaled(int64_t value, int64_t units) {
 }
 
 nlohmann::json HostJson(const HostParams& p) {
-  return nlohmann::json{{"rtt_ms", Scaled(p.rtt.count(), 1000)},
-                        {"dns_ms", Scaled(p.dns.count(), 1000)},
-                        {"dns_ttl_s", Scaled(p.dns_ttl.count(), 1'000'000)},
-                        {"server_ms", Scaled(p.server_time.count(), 1000)},
-                        {"tls", TlsVersionName(p.tls)}};
+  return nlohmann::json{
+      {"rtt_ms", Scaled(p.rtt.count(), 1000)},
+      {"dns_ms", Scaled(p.dns.count(), 1000)},
+      {"dns_ttl_s", Scaled(p.dns_ttl.count(), 1'000'000)},
+      {"server_ms", Scaled(p.server_time.count(), 1000)},
+      {"tls", TlsVersionName(p.tls)},
+      {"tls_session_lifetime_s", Scaled(p.tls_session_lifetime.count(), 1'000'000)}};
 }
 
 // A profile: round trip and access link; DNS is one round trip to the access network's
@@ -177,6 +182,7 @@ HostParams HostOverrides::ApplyTo(HostParams base) const {
   if (dns_ttl) base.dns_ttl = *dns_ttl;
   if (server_time) base.server_time = *server_time;
   if (tls) base.tls = *tls;
+  if (tls_session_lifetime) base.tls_session_lifetime = *tls_session_lifetime;
   return base;
 }
 
@@ -236,10 +242,11 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     if (key == "tls") {
       if (!ParseTls(full_key, value, &tls, error)) return false;
     } else {
-      const NumberKey& spec = key == "rtt_ms"      ? kRttMs
-                              : key == "dns_ms"    ? kDnsMs
-                              : key == "dns_ttl_s" ? kDnsTtlS
-                                                   : kServerMs;
+      const NumberKey& spec = key == "rtt_ms"                   ? kRttMs
+                              : key == "dns_ms"                 ? kDnsMs
+                              : key == "dns_ttl_s"              ? kDnsTtlS
+                              : key == "tls_session_lifetime_s" ? kTlsSessionLifetimeS
+                                                                : kServerMs;
       if (!ParseNumber(spec, full_key, value, &n, error)) return false;
       duration = TimeDelta(n);
     }
@@ -250,6 +257,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
       if (key == "dns_ttl_s") p.dns_ttl = duration;
       if (key == "server_ms") p.server_time = duration;
       if (key == "tls") p.tls = tls;
+      if (key == "tls_session_lifetime_s") p.tls_session_lifetime = duration;
     } else {
       HostOverrides& o = hosts[host];
       if (key == "rtt_ms") o.rtt = duration;
@@ -257,6 +265,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
       if (key == "dns_ttl_s") o.dns_ttl = duration;
       if (key == "server_ms") o.server_time = duration;
       if (key == "tls") o.tls = tls;
+      if (key == "tls_session_lifetime_s") o.tls_session_lifetime = duration;
     }
     return true;
   }
@@ -346,6 +355,9 @@ nlohmann::json NetworkParams::ToJson() const {
     if (o.dns_ttl) h["dns_ttl_s"] = Scaled(o.dns_ttl->count(), 1'000'000);
     if (o.server_time) h["server_ms"] = Scaled(o.server_time->count(), 1000);
     if (o.tls) h["tls"] = TlsVersionName(*o.tls);
+    if (o.tls_session_lifetime) {
+      h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
+    }
     per_host[host] = std::move(h);
   }
   out["hosts"] = std::move(per_host);

@@ -3,7 +3,7 @@
 // `--set KEY=VALUE` parsing so the CLI, config files and tests share one vocabulary.
 //
 // Keys (`Set`), the host-level ones also accepted with a host prefix "HOST:KEY=VALUE":
-//   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3)
+//   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3), tls_session_lifetime_s
 //   link-level:  down_kbps, up_kbps (0 = unlimited), init_cwnd (segments), mss (bytes),
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
 //                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms,
@@ -39,11 +39,14 @@ struct HostParams {
   TimeDelta server_time = Milliseconds(30);  // request fully received -> first response byte sent
   TlsVersion tls = TlsVersion::kTls13;       // full handshake 2 RTT (1.2) or 1 RTT (1.3);
                                              // a resumed session takes one round trip less
+  // How long a session this server issues may be resumed (the ticket lifetime of TLS 1.3, the
+  // session timeout of 1.2): OpenSSL's default, 2 hours; 0 = the server issues none.
+  TimeDelta tls_session_lifetime = Seconds(7200);
 };
 
 // Per-host overrides: only the fields that were set.
 struct HostOverrides {
-  std::optional<TimeDelta> rtt, dns, dns_ttl, server_time;
+  std::optional<TimeDelta> rtt, dns, dns_ttl, server_time, tls_session_lifetime;
   std::optional<TlsVersion> tls;
   // Applies the set fields to `base`.
   HostParams ApplyTo(HostParams base) const;
@@ -87,9 +90,10 @@ struct NetworkParams {
   // Applies one KEY=VALUE (see the file comment). Returns false with a one-line `error` naming
   // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number") and leaves the
   // params unchanged. Values are checked against bounds: rtt_ms and dns_ms 0..60000,
-  // dns_ttl_s 0..604800, server_ms 0..600000, down_kbps and up_kbps 0..100000000, init_cwnd
-  // 1..1000, mss 500..9000, idle_restart_ms 0..3600000, radio_promotion_ms 0..60000,
-  // radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000, radio_reconnect_ms 0..60000; at most kMaxHostOverrides hosts.
+  // dns_ttl_s 0..604800, server_ms 0..600000, tls_session_lifetime_s 0..604800, down_kbps and
+  // up_kbps 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
+  // radio_promotion_ms 0..60000, radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000,
+  // radio_reconnect_ms 0..60000; at most kMaxHostOverrides hosts.
   bool Set(const std::string& key, const std::string& value, std::string* error);
   // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);

@@ -15,8 +15,8 @@ std::unique_ptr<DnsTransport> SimNetwork::CreateDnsTransport() {
   return std::make_unique<SimDnsTransport>(*world_);
 }
 
-std::unique_ptr<ClientSocketFactory> SimNetwork::CreateSocketFactory() {
-  return std::make_unique<SimSocketFactory>(*world_);
+std::unique_ptr<ClientSocketFactory> SimNetwork::CreateSocketFactory(size_t max_tls_sessions) {
+  return std::make_unique<SimSocketFactory>(*world_, max_tls_sessions);
 }
 
 const NetworkParams& SimNetwork::params() const { return world_->params; }

@@ -7,9 +7,14 @@
 // The model, per connection (the why of each rule is in net/sim/README.md):
 //   - DNS: a lookup of a name takes dns (per host) and answers one IPv4 address per host
 //     (deterministic: 10.x.y.z from the order hosts are first seen) with TTL dns_ttl.
-//   - TCP connect: one round trip. TLS: 2 round trips for 1.2, 1 for 1.3; a resumed session (an
-//     earlier handshake with the same host and port completed) one less (TLS 1.3 resumed: the
-//     request goes as 0-RTT early data).
+//   - TCP connect: one round trip. TLS: 2 round trips for 1.2, 1 for 1.3; a resumed session one
+//     less (TLS 1.3 resumed: the request goes as 0-RTT early data). Resumption is decided by
+//     the stack's session cache (SslClientSessionCache, the live world's: host:port, 1000
+//     servers LRU, one session per server): a server issues a session valid for
+//     tls_session_lifetime (TLS 1.2: at the end of a full handshake, resumed any number of times
+//     until it expires; TLS 1.3: a ticket arriving one round trip after each handshake ends,
+//     two after a 0-RTT one began, used by one connection only). So connections started
+//     together after one ticket resume once, and a session older than its lifetime does not.
 //   - Each direction of a connection sends in slow-start rounds: round k carries up to
 //     cwnd_k segments, cwnd_0 = init_cwnd, growing by the segments each round carried
 //     (doubling when full) up to the receive window (and 2 x BDP on a limited link); the next
@@ -35,6 +40,7 @@
 #ifndef NET_SIM_SIM_NETWORK_H_
 #define NET_SIM_SIM_NETWORK_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -46,6 +52,7 @@
 #include "net/dns/dns_transport.h"
 #include "net/sim/network_params.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/socket/ssl_client_session_cache.h"
 
 namespace netstack {
 
@@ -104,9 +111,11 @@ class SimNetwork {
   SimNetwork& operator=(const SimNetwork&) = delete;
 
   // The edges to give a UrlRequestContext (which then owns them). They reference the network,
-  // which must outlive them and every socket they made.
+  // which must outlive them and every socket they made. Each socket factory holds the TLS
+  // session cache of its stack, bounded by `max_tls_sessions` (the live default).
   std::unique_ptr<DnsTransport> CreateDnsTransport();
-  std::unique_ptr<ClientSocketFactory> CreateSocketFactory();
+  std::unique_ptr<ClientSocketFactory> CreateSocketFactory(
+      size_t max_tls_sessions = kDefaultSslSessionCacheSize);
 
   const NetworkParams& params() const;
   const Stats& stats() const;

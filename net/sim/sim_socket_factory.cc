@@ -8,6 +8,9 @@
 
 namespace netstack {
 
+SimSocketFactory::SimSocketFactory(SimWorld& world, size_t max_tls_sessions)
+    : world_(world), clock_(world.scheduler, Time{}), tls_sessions_(clock_, max_tls_sessions) {}
+
 std::unique_ptr<StreamSocket> SimSocketFactory::CreateTransportClientSocket(
     const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource& creator) {
   return std::make_unique<SimStreamSocket>(world_, world_.HostForAddress(endpoint.address()),
@@ -19,7 +22,8 @@ std::unique_ptr<StreamSocket> SimSocketFactory::CreateSslClientSocket(
     const NetLogWithSource& net_log) {
   (void)net_log;  // The TLS socket logs on its transport's source, as the live one does.
   auto* sim = dynamic_cast<SimStreamSocket*>(transport.get());
-  return std::make_unique<SimSslSocket>(world_, std::move(transport), sim, host, port);
+  return std::make_unique<SimSslSocket>(world_, tls_sessions_, std::move(transport), sim, host,
+                                        port);
 }
 
 }  // namespace netstack

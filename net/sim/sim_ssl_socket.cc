@@ -1,5 +1,6 @@
 #include "net/sim/sim_ssl_socket.h"
 
+#include <optional>
 #include <utility>
 
 #include "net/sim/sim_stream_socket.h"
@@ -8,16 +9,20 @@
 
 namespace netstack {
 
-SimSslSocket::SimSslSocket(SimWorld& world, std::unique_ptr<StreamSocket> transport,
-                           SimStreamSocket* sim_transport, const std::string& host, uint16_t port)
+SimSslSocket::SimSslSocket(SimWorld& world, SimTlsSessionCache& sessions,
+                           std::unique_ptr<StreamSocket> transport, SimStreamSocket* sim_transport,
+                           const std::string& host, uint16_t port)
     : world_(world),
+      sessions_(sessions),
       transport_(std::move(transport)),
       sim_(sim_transport),
       host_(host),
-      port_(port) {}
+      port_(port),
+      session_key_(SslSessionCacheKey(host, port)) {}
 
 SimSslSocket::~SimSslSocket() {
   if (task_ != kNoTask) world_.scheduler.CancelTask(task_);
+  if (ticket_task_ != kNoTask) world_.scheduler.CancelTask(ticket_task_);
   if (state_ == State::kHandshaking) {
     transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
   }
@@ -39,7 +44,11 @@ int SimSslSocket::Connect(CompletionCallback callback) {
   }
   SimHost* host = sim_->host();
   version_ = host->params.tls;
-  resumed_ = world_.HasTlsSession(*host, port_);
+  // As the live engine does when it makes its SSL: a TLS 1.3 ticket is taken here, so a second
+  // connection starting before this one's handshake brings a new ticket makes a full handshake.
+  // A session of another version than the server speaks now is not resumed.
+  std::optional<SimTlsSession> session = sessions_.Lookup(session_key_);
+  resumed_ = session && session->version == version_;
   const int round_trips = (version_ == netstack::TlsVersion::kTls12 ? 2 : 1) - (resumed_ ? 1 : 0);
   state_ = State::kHandshaking;
   const TimeTicks now = world_.scheduler.Now();
@@ -59,8 +68,27 @@ int SimSslSocket::Connect(CompletionCallback callback) {
 
 void SimSslSocket::FinishHandshake() {
   state_ = State::kConnected;
-  SimHost* host = sim_->host();
-  world_.AddTlsSession(host, port_);
+  const SimHost& host = *sim_->host();
+  if (version_ == netstack::TlsVersion::kTls12) {
+    // The session is established with the server's Finished. An abbreviated handshake reuses the
+    // session it resumed, which stays cached with its first lifetime (OpenSSL's client stores
+    // no new session then).
+    if (!resumed_) IssueSession(host);
+  } else {
+    // A TLS 1.3 server sends its ticket (a fresh one after every handshake, RFC 8446 §4.6.1)
+    // once the client's Finished reaches it (OpenSSL's server does): it arrives one round trip
+    // after the client's side of a full handshake ends, two after a 0-RTT one started. Until
+    // then a new connection to the server has no ticket; a socket closed before gets none.
+    const TimeDelta wait = (resumed_ ? 2 : 1) * host.params.rtt;
+    if (wait == TimeDelta::zero()) {
+      IssueSession(host);
+    } else {
+      ticket_task_ = world_.scheduler.PostDelayedTask(wait, [this] {
+        ticket_task_ = kNoTask;
+        IssueSession(*sim_->host());
+      });
+    }
+  }
   ++(resumed_ ? world_.stats.tls_resumed : world_.stats.tls_handshakes);
   world_.radio.Touch(world_.scheduler.Now());
   sim_->SetTls();
@@ -74,6 +102,14 @@ void SimSslSocket::FinishHandshake() {
   if (resumed_) log.AddEvent(NetLogEventType::SSL_SESSION_RESUMED);
 }
 
+void SimSslSocket::IssueSession(const SimHost& host) {
+  const Time now = sessions_.clock().Now();
+  const TimeDelta lifetime = host.params.tls_session_lifetime;
+  sessions_.Insert(session_key_, SimTlsSession{version_, now, lifetime},
+                   SslSessionValidity{now, now + lifetime,
+                                      /*single_use=*/version_ == netstack::TlsVersion::kTls13});
+}
+
 int SimSslSocket::Read(char* buf, int len, CompletionCallback callback) {
   if (state_ != State::kConnected) return ERR_SOCKET_NOT_CONNECTED;
   return transport_->Read(buf, len, std::move(callback));
@@ -85,6 +121,10 @@ int SimSslSocket::Write(const char* data, int len, CompletionCallback callback) 
 }
 
 void SimSslSocket::Disconnect() {
+  if (ticket_task_ != kNoTask) {
+    world_.scheduler.CancelTask(ticket_task_);
+    ticket_task_ = kNoTask;
+  }
   if (task_ != kNoTask) {
     world_.scheduler.CancelTask(task_);
     task_ = kNoTask;

@@ -1,9 +1,12 @@
 // SimSslSocket: the simulator's TLS socket over a SimStreamSocket. The handshake costs round
-// trips, not bytes: TLS 1.2 two, TLS 1.3 one, and one less when the network holds a session
-// for host:port from an earlier completed handshake (TLS 1.3 resumption then sends the request
-// as 0-RTT early data). Afterwards reads and writes pass through to the transport, whose
-// server now sees "https" requests. Logs SSL_CONNECT (and SSL_SESSION_RESUMED) on the
-// transport's source, as SslClientSocket does. Internal to net/sim.
+// trips, not bytes: TLS 1.2 two, TLS 1.3 one, and one less when the stack's session cache
+// (the same SslClientSessionCache the live world uses) offers a session for host:port (TLS 1.3
+// resumption then sends the request as 0-RTT early data; a TLS 1.3 ticket is taken by the
+// lookup). The server issues a session valid for its host's tls_session_lifetime: TLS 1.2 at the
+// end of a full handshake, TLS 1.3 a ticket a round trip after any handshake's end (two after a
+// 0-RTT start), if the socket is still open. Afterwards reads and writes pass through to the
+// transport, whose server now sees "https" requests. Logs SSL_CONNECT (and
+// SSL_SESSION_RESUMED) on the transport's source, as SslClientSocket does. Internal to net/sim.
 #ifndef NET_SIM_SIM_SSL_SOCKET_H_
 #define NET_SIM_SIM_SSL_SOCKET_H_
 
@@ -11,21 +14,34 @@
 #include <memory>
 #include <string>
 
+#include "net/base/clock.h"
 #include "net/base/scheduler.h"
 #include "net/sim/network_params.h"
+#include "net/socket/ssl_client_session_cache.h"
 #include "net/socket/stream_socket.h"
 
 namespace netstack {
 
 class SimStreamSocket;
 class SimWorld;
+struct SimHost;
+
+// A session a modelled server issued: what the client's cache holds in the simulated world.
+struct SimTlsSession {
+  TlsVersion version = TlsVersion::kTls13;
+  Time issued;
+  TimeDelta lifetime;
+};
+using SimTlsSessionCache = SslClientSessionCache<SimTlsSession>;
 
 class SimSslSocket : public StreamSocket {
  public:
   // `sim_transport` is `transport` seen as the simulator's socket, or null if it is not one
-  // (Connect then fails with ERR_SSL_PROTOCOL_ERROR). `world` must outlive the socket.
-  SimSslSocket(SimWorld& world, std::unique_ptr<StreamSocket> transport,
-               SimStreamSocket* sim_transport, const std::string& host, uint16_t port);
+  // (Connect then fails with ERR_SSL_PROTOCOL_ERROR). `world` and `sessions` (the stack's
+  // session cache) must outlive the socket.
+  SimSslSocket(SimWorld& world, SimTlsSessionCache& sessions,
+               std::unique_ptr<StreamSocket> transport, SimStreamSocket* sim_transport,
+               const std::string& host, uint16_t port);
   // Destroys the transport; pending callbacks never run.
   ~SimSslSocket() override;
   SimSslSocket(const SimSslSocket&) = delete;
@@ -53,16 +69,21 @@ class SimSslSocket : public StreamSocket {
   enum class State { kIdle, kHandshaking, kConnected, kClosed };
 
   void FinishHandshake();
+  // The session the server just issued for this host:port, into the cache.
+  void IssueSession(const SimHost& host);
 
   SimWorld& world_;
+  SimTlsSessionCache& sessions_;
   std::unique_ptr<StreamSocket> transport_;
   SimStreamSocket* const sim_;
   const std::string host_;
   const uint16_t port_;
+  const std::string session_key_;  // SslSessionCacheKey(host_, port_)
   State state_ = State::kIdle;
   netstack::TlsVersion version_ = netstack::TlsVersion::kTls13;
   bool resumed_ = false;
-  TaskId task_ = kNoTask;
+  TaskId task_ = kNoTask;         // the handshake's end
+  TaskId ticket_task_ = kNoTask;  // a TLS 1.3 ticket's arrival
   CompletionCallback connect_callback_;
 };
 

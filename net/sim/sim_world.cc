@@ -1,7 +1,5 @@
 #include "net/sim/sim_world.h"
 
-#include <algorithm>
-
 namespace netstack {
 
 SimWorld::SimWorld(Scheduler& scheduler, const NetworkParams& params, SimResponder* responder)
@@ -33,15 +31,6 @@ SimHost* SimWorld::HostForAddress(const IPAddress& address) const {
   const uint32_t n = (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
   if (n == 0 || n > hosts_.size()) return nullptr;
   return hosts_[n - 1].get();
-}
-
-bool SimWorld::HasTlsSession(const SimHost& host, uint16_t port) const {
-  return std::find(host.tls_session_ports.begin(), host.tls_session_ports.end(), port) !=
-         host.tls_session_ports.end();
-}
-
-void SimWorld::AddTlsSession(SimHost* host, uint16_t port) {
-  if (!HasTlsSession(*host, port)) host->tls_session_ports.push_back(port);
 }
 
 }  // namespace netstack

@@ -1,7 +1,7 @@
 // SimWorld: the state a SimNetwork shares with everything it creates: the scheduler, the
 // parameters, the servers' responder, the counters, the two directions of the access link, the
-// radio, the hosts handed out by DNS and their TLS sessions. Internal to net/sim (SimNetwork is
-// its public face).
+// radio and the hosts handed out by DNS. Internal to net/sim (SimNetwork is its public face;
+// TLS sessions are the client's, in each stack's SimSocketFactory).
 #ifndef NET_SIM_SIM_WORLD_H_
 #define NET_SIM_SIM_WORLD_H_
 
@@ -26,8 +26,6 @@ struct SimHost {
   std::string name;   // lowercase
   HostParams params;  // NetworkParams::ForHost(name), computed once
   IPAddress address;  // 10.x.y.z
-  // Ports with a resumable TLS session (a full handshake with host:port completed).
-  std::vector<uint16_t> tls_session_ports;
 };
 
 class SimWorld {
@@ -44,9 +42,6 @@ class SimWorld {
   SimHost* FindOrAddHost(std::string_view name);
   // The host an address stands for, or null if the network did not hand it out.
   SimHost* HostForAddress(const IPAddress& address) const;
-
-  bool HasTlsSession(const SimHost& host, uint16_t port) const;
-  void AddTlsSession(SimHost* host, uint16_t port);
 
   Scheduler& scheduler;
   const NetworkParams params;

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
+#include <optional>
 #include <utility>
 
 #include "net/base/net_error.h"
@@ -58,8 +58,8 @@ bool FindSystemTrustStore(std::string* file, std::string* dir) {
 }  // namespace
 
 std::unique_ptr<SslClientContext> SslClientContext::Create(const SslConfig& config,
-                                                           std::string* error,
-                                                           size_t max_sessions) {
+                                                           std::string* error, size_t max_sessions,
+                                                           const Clock* clock) {
   int max_version;
   if (config.max_version == "1.3") {
     max_version = TLS1_3_VERSION;
@@ -69,8 +69,8 @@ std::unique_ptr<SslClientContext> SslClientContext::Create(const SslConfig& conf
     *error = "unsupported TLS version \"" + config.max_version + "\" (use 1.2 or 1.3)";
     return nullptr;
   }
-  auto context =
-      std::unique_ptr<SslClientContext>(new SslClientContext(config, max_version, max_sessions));
+  auto context = std::unique_ptr<SslClientContext>(
+      new SslClientContext(config, max_version, max_sessions, clock));
 
   if (!config.verify_peer) return context;  // Nothing to load: the SSL_CTX waits.
   if (config.ca_file.empty()) {
@@ -154,21 +154,17 @@ void SslClientContext::CreateDeferredSslCtx() {
   }
 }
 
-SslClientContext::SslClientContext(const SslConfig& config, int max_version, size_t max_sessions)
+SslClientContext::SslClientContext(const SslConfig& config, int max_version, size_t max_sessions,
+                                   const Clock* clock)
     : config_(config),
       max_version_(max_version),
-      max_sessions_(max_sessions == 0 ? 1 : max_sessions) {}
+      sessions_(clock ? *clock : system_clock_, max_sessions) {}
 
 SslClientContext::~SslClientContext() {
   if (!ctx_) return;
   // Live SSL objects may still hold the SSL_CTX: make their session callbacks find no cache.
   SSL_CTX_set_ex_data(ctx_, ContextIndex(), nullptr);
   SSL_CTX_free(ctx_);
-}
-
-std::string SslClientContext::SessionKey(const std::string& host, uint16_t port) {
-  bool ipv6_literal = !host.empty() && host.find(':') != std::string::npos && host.front() != '[';
-  return (ipv6_literal ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
 void SslClientContext::SetSessionKey(SSL* ssl, const std::string* key) {
@@ -187,55 +183,29 @@ int SslClientContext::OnNewSession(SSL* ssl, SSL_SESSION* session) {
 }
 
 SslSessionPtr SslClientContext::LookupSession(const std::string& key) {
-  if (!config_.enable_session_cache) return nullptr;
-  auto it = index_.find(key);
-  if (it == index_.end()) return nullptr;
-  SSL_SESSION* session = it->second->session.get();
-  const long now = static_cast<long>(std::time(nullptr));
-  const long start = static_cast<long>(SSL_SESSION_get_time(session));
-  const long timeout = static_cast<long>(SSL_SESSION_get_timeout(session));
-  // OpenSSL marks a session unresumable after a fatal alert on its connection.
-  if (now < start || now >= start + timeout || !SSL_SESSION_is_resumable(session)) {
-    RemoveSession(key);
-    return nullptr;
+  if (!config_.enable_session_cache) return SslSessionPtr();
+  std::optional<SslSessionPtr> session = sessions_.Lookup(key);
+  if (!session) return SslSessionPtr();
+  // OpenSSL marks a session unresumable after a fatal alert on a connection that used it.
+  if (!SSL_SESSION_is_resumable(session->get())) {
+    sessions_.Remove(key);
+    return SslSessionPtr();
   }
-  if (SSL_SESSION_get_protocol_version(session) >= TLS1_3_VERSION) {
-    SslSessionPtr taken = std::move(it->second->session);
-    lru_.erase(it->second);
-    index_.erase(it);
-    return taken;
-  }
-  lru_.splice(lru_.begin(), lru_, it->second);
-  SSL_SESSION_up_ref(session);
-  return SslSessionPtr(session);
+  return std::move(*session);
 }
 
 void SslClientContext::InsertSession(const std::string& key, SslSessionPtr session) {
   if (!config_.enable_session_cache || !session) return;
-  auto it = index_.find(key);
-  if (it != index_.end()) {
-    it->second->session = std::move(session);
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return;
-  }
-  lru_.push_front(Entry{key, std::move(session)});
-  index_[key] = lru_.begin();
-  while (lru_.size() > max_sessions_) {
-    index_.erase(lru_.back().key);
-    lru_.pop_back();
-  }
+  SSL_SESSION* s = session.get();
+  SslSessionValidity validity;
+  validity.issued = TimeFromUnixSeconds(static_cast<int64_t>(SSL_SESSION_get_time(s)));
+  validity.expires = validity.issued + Seconds(static_cast<int64_t>(SSL_SESSION_get_timeout(s)));
+  validity.single_use = SSL_SESSION_get_protocol_version(s) >= TLS1_3_VERSION;
+  sessions_.Insert(key, std::move(session), validity);
 }
 
-void SslClientContext::RemoveSession(const std::string& key) {
-  auto it = index_.find(key);
-  if (it == index_.end()) return;
-  lru_.erase(it->second);
-  index_.erase(it);
-}
+void SslClientContext::RemoveSession(const std::string& key) { sessions_.Remove(key); }
 
-void SslClientContext::ClearSessionCache() {
-  index_.clear();
-  lru_.clear();
-}
+void SslClientContext::ClearSessionCache() { sessions_.Clear(); }
 
 }  // namespace netstack

@@ -60,7 +60,7 @@ bool IsVersionOrCipherMismatch(unsigned long error) {
 }  // namespace
 
 TlsClientEngine::TlsClientEngine(SslClientContext* context, const std::string& host, uint16_t port)
-    : context_(context), session_key_(SslClientContext::SessionKey(host, port)) {
+    : context_(context), session_key_(SslSessionCacheKey(host, port)) {
   std::string name = host;
   if (name.size() >= 2 && name.front() == '[' && name.back() == ']') {
     name = name.substr(1, name.size() - 2);

@@ -29,6 +29,8 @@ TEST_CASE("params: each key sets its field, decimals kept to the microsecond", "
   REQUIRE(p.Set("dns_ttl_s", "0.25", &error));
   REQUIRE(p.Set("server_ms", "0.0015", &error));  // rounds to 2 us
   REQUIRE(p.Set("tls", "1.2", &error));
+  CHECK(p.defaults.tls_session_lifetime == Seconds(7200));  // OpenSSL's default
+  REQUIRE(p.Set("tls_session_lifetime_s", "300", &error));
   REQUIRE(p.Set("down_kbps", "1638.4", &error));
   REQUIRE(p.Set("up_kbps", "0", &error));
   REQUIRE(p.Set("init_cwnd", "4", &error));
@@ -41,6 +43,7 @@ TEST_CASE("params: each key sets its field, decimals kept to the microsecond", "
   CHECK(p.defaults.dns_ttl == Milliseconds(250));
   CHECK(p.defaults.server_time == TimeDelta(2));
   CHECK(p.defaults.tls == TlsVersion::kTls12);
+  CHECK(p.defaults.tls_session_lifetime == Seconds(300));
   CHECK(p.downlink_bps == 1'638'400);
   CHECK(p.uplink_bps == 0);
   CHECK(p.initial_cwnd_segments == 4);
@@ -67,11 +70,14 @@ TEST_CASE("params: per-host overrides apply to their host only", "[sim][params]"
   REQUIRE(p.Set("CDN.Example:rtt_ms", "15", &error));
   REQUIRE(p.Set("cdn.example:tls", "1.2", &error));
   REQUIRE(p.Set("[::1]:server_ms", "5", &error));
+  REQUIRE(p.Set("[::1]:tls_session_lifetime_s", "0", &error));
   HostParams cdn = p.ForHost("cdn.example");
   CHECK(cdn.rtt == Milliseconds(15));
   CHECK(cdn.tls == TlsVersion::kTls12);
   CHECK(cdn.dns == p.defaults.dns);
   CHECK(p.ForHost("[::1]").server_time == Milliseconds(5));
+  CHECK(p.ForHost("[::1]").tls_session_lifetime == TimeDelta::zero());
+  CHECK(cdn.tls_session_lifetime == p.defaults.tls_session_lifetime);
   CHECK(p.ForHost("other.example").rtt == p.defaults.rtt);
   nlohmann::json json = p.ToJson();
   CHECK(json["hosts"]["cdn.example"] == nlohmann::json{{"rtt_ms", 15}, {"tls", "1.2"}});
@@ -91,6 +97,8 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
                 "dns_ms: 99999999999999999999 is out of range (0..60000)");
   CheckRejected("dns_ttl_s", "604801", "dns_ttl_s: 604801 is out of range (0..604800)");
   CheckRejected("server_ms", "600001", "server_ms: 600001 is out of range (0..600000)");
+  CheckRejected("tls_session_lifetime_s", "604801",
+                "tls_session_lifetime_s: 604801 is out of range (0..604800)");
   CheckRejected("down_kbps", "100000001", "down_kbps: 100000001 is out of range (0..100000000)");
   CheckRejected("init_cwnd", "0", "init_cwnd: 0 is out of range (1..1000)");
   CheckRejected("init_cwnd", "1.5", "init_cwnd: '1.5' is not a whole number");
@@ -169,12 +177,15 @@ TEST_CASE("params: ToJson writes Set's keys, and reads back through Set", "[sim]
   REQUIRE(original.Set("radio", "lte", &error));
   REQUIRE(original.Set("rtt_ms", "62.5", &error));
   REQUIRE(original.Set("x.test:server_ms", "12", &error));
+  REQUIRE(original.Set("x.test:tls_session_lifetime_s", "86400", &error));
   nlohmann::json json = original.ToJson();
   CHECK(json["rtt_ms"] == 62.5);
   CHECK(json["down_kbps"] == 1638.4);
   CHECK(json["up_kbps"] == 750);
   CHECK(json["tls"] == "1.3");
   CHECK(json["radio"] == "on");
+  CHECK(json["tls_session_lifetime_s"] == 7200);
+  CHECK(json["hosts"]["x.test"]["tls_session_lifetime_s"] == 86400);
 
   NetworkParams copy;
   for (const auto& [key, value] : json.items()) {

@@ -239,3 +239,55 @@ TEST_CASE("sim socket: TLS over a sim socket: full, then resumed in no round tri
 
 }  // namespace
 }  // namespace netstack::test
+
+namespace netstack::test {
+namespace {
+
+TEST_CASE("sim socket: a TLS 1.3 ticket arrives a round trip after the handshake, if still open",
+          "[sim][socket][tls]") {
+  Edges edges;  // RTT 100 ms, TLS 1.3
+  auto start_tls = [&](std::unique_ptr<StreamSocket> transport, int* result) {
+    auto tls = edges.factory->CreateSslClientSocket(std::move(transport), "a.test", 443,
+                                                    NetLogWithSource());
+    *result = tls->Connect([result](int rv) { *result = rv; });
+    return tls;
+  };
+  auto first_transport = edges.Connect("a.test", 443);
+  auto second_transport = edges.Connect("a.test", 443);
+  int first_result = ERR_IO_PENDING;
+  auto first = start_tls(std::move(first_transport), &first_result);
+  edges.scheduler.AdvanceBy(Milliseconds(100));
+  REQUIRE(first_result == OK);
+  CHECK_FALSE(first->WasSessionResumed());
+
+  // Half a round trip later the ticket is still on its way: a full handshake.
+  edges.scheduler.AdvanceBy(Milliseconds(50));
+  int second_result = ERR_IO_PENDING;
+  auto second = start_tls(std::move(second_transport), &second_result);
+  CHECK(second_result == ERR_IO_PENDING);
+  edges.scheduler.AdvanceBy(Milliseconds(50));  // The first socket's ticket lands.
+  edges.scheduler.AdvanceBy(Milliseconds(50));
+  REQUIRE(second_result == OK);
+  CHECK_FALSE(second->WasSessionResumed());
+
+  // The second socket closes before its ticket arrives: it brings none. The first one's is
+  // there: the next connection resumes (at once: 0-RTT) and takes it.
+  second.reset();
+  auto third_transport = edges.Connect("a.test", 443);
+  auto fourth_transport = edges.Connect("a.test", 443);
+  int third_result = ERR_IO_PENDING;
+  auto third = start_tls(std::move(third_transport), &third_result);
+  CHECK(third_result == OK);
+  CHECK(third->WasSessionResumed());
+  int fourth_result = ERR_IO_PENDING;
+  auto fourth = start_tls(std::move(fourth_transport), &fourth_result);
+  CHECK(fourth_result == ERR_IO_PENDING);
+  edges.scheduler.AdvanceBy(Milliseconds(100));
+  REQUIRE(fourth_result == OK);
+  CHECK_FALSE(fourth->WasSessionResumed());
+  CHECK(edges.network.stats().tls_handshakes == 3);
+  CHECK(edges.network.stats().tls_resumed == 1);
+}
+
+}  // namespace
+}  // namespace netstack::test

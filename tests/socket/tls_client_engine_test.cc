@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "net/base/clock.h"
 #include "net/socket/ssl_client_context.h"
 #include "tests/socket/tls_memory_server.h"
 #include "tests/socket/tls_test_certs.h"
@@ -167,6 +168,59 @@ TEST_CASE("tls engine: the second connection to a host:port resumes its session"
   }
 }
 
+// One connection to localhost:8443 over bytes: engine and server, kept together.
+struct Connection {
+  Connection(SslClientContext* context, const TlsMemoryServerContext& server_context)
+      : client(context, "localhost", 8443), server(server_context) {}
+
+  // Handshakes; then, if `read`, reads a byte from the server, which stores what tickets
+  // followed the handshake.
+  bool Open(bool read) {
+    REQUIRE(wire.Handshake() == OK);
+    if (read) {
+      server.Write("x");
+      CHECK(wire.ReadAll() == "x");
+    }
+    return client.session_resumed();
+  }
+
+  TlsClientEngine client;
+  TlsMemoryServer server;
+  test::TlsWire wire{client, server};
+};
+
+TEST_CASE("tls engine: a TLS 1.3 ticket resumes once, a TLS 1.2 session again; both expire") {
+  TestPki& pki = test::SharedTestPki();
+  const bool tls13 = GENERATE(true, false);
+  CAPTURE(tls13);
+  ManualClock clock;
+  std::string error;
+  auto context = SslClientContext::Create(test::TestSslConfig(pki.ca_file, tls13 ? "1.3" : "1.2"),
+                                          &error, SslClientContext::kDefaultMaxSessions, &clock);
+  REQUIRE(context);
+  TlsMemoryServerContext server_context(pki.leaf.cert_pem, pki.leaf.key_pem);
+
+  CHECK_FALSE(Connection(context.get(), server_context).Open(/*read=*/true));
+  REQUIRE(context->session_count() == 1);
+  // OpenSSL stamps sessions with the system's time: the test clock starts at or after it.
+  clock.SetNow(SystemClock().Now());
+
+  // Two connections at once after one session: with TLS 1.3 the first takes the ticket and
+  // the second has none left; a TLS 1.2 session serves both.
+  Connection first(context.get(), server_context);
+  CHECK(first.Open(/*read=*/false));
+  CHECK(context->session_count() == (tls13 ? 0u : 1u));
+  Connection second(context.get(), server_context);
+  CHECK(second.Open(/*read=*/true) == !tls13);
+  CHECK(context->session_count() == 1);  // TLS 1.3: the second connection's new ticket.
+
+  // Past any session's lifetime (TLS 1.3 caps tickets at 7 days): a full handshake, and the
+  // expired session is dropped.
+  clock.Advance(Seconds(8 * 24 * 3600));
+  CHECK_FALSE(Connection(context.get(), server_context).Open(/*read=*/false));
+  CHECK(context->session_count() == 0);
+}
+
 TEST_CASE("ssl client context: bad settings are one-line errors") {
   SslConfig config;
   std::string error;
@@ -198,7 +252,7 @@ TEST_CASE("ssl client context: the session cache is bounded, LRU, and can be flu
   std::string error;
   auto context = SslClientContext::Create(config, &error, /*max_sessions=*/2);
   REQUIRE(context);
-  CHECK(SslClientContext::SessionKey("::1", 443) == "[::1]:443");
+  CHECK(SslSessionCacheKey("::1", 443) == "[::1]:443");
   context->InsertSession("a:443", FakeSession());
   context->InsertSession("b:443", FakeSession());
   CHECK(context->LookupSession("a:443") != nullptr);  // "a" is now the most recent.
