@@ -14,10 +14,10 @@ SimSslSocket::SimSslSocket(SimWorld& world, std::unique_ptr<StreamSocket> transp
       transport_(std::move(transport)),
       sim_(sim_transport),
       host_(host),
-      port_(port) {}
+      port_(port),
+      handshake_timer_(world.scheduler) {}
 
 SimSslSocket::~SimSslSocket() {
-  if (task_ != kNoTask) world_.scheduler.CancelTask(task_);
   if (state_ == State::kHandshaking) {
     transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
   }
@@ -49,8 +49,7 @@ int SimSslSocket::Connect(CompletionCallback callback) {
     return OK;
   }
   connect_callback_ = std::move(callback);
-  task_ = world_.scheduler.PostDelayedTask(done - now, [this] {
-    task_ = kNoTask;
+  handshake_timer_.Start(done - now, [this] {
     FinishHandshake();
     RunCallback(connect_callback_, OK);  // may destroy this socket
   });
@@ -85,9 +84,8 @@ int SimSslSocket::Write(const char* data, int len, CompletionCallback callback) 
 }
 
 void SimSslSocket::Disconnect() {
-  if (task_ != kNoTask) {
-    world_.scheduler.CancelTask(task_);
-    task_ = kNoTask;
+  if (handshake_timer_.IsRunning()) {
+    handshake_timer_.Stop();
     transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
   }
   connect_callback_ = nullptr;

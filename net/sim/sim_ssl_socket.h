@@ -62,7 +62,7 @@ class SimSslSocket : public StreamSocket {
   State state_ = State::kIdle;
   netstack::TlsVersion version_ = netstack::TlsVersion::kTls13;
   bool resumed_ = false;
-  TaskId task_ = kNoTask;
+  OneShotTimer handshake_timer_;  // the handshake's last round trip
   CompletionCallback connect_callback_;
 };
 
