@@ -156,29 +156,9 @@ bool TaskQueue::PopDue(TimeTicks now, std::function<void()>* task, TimeTicks* du
   return true;
 }
 
-void OneShotTimer::Start(TimeDelta delay, std::function<void()> task) {
-  Stop();
-  if (delay < TimeDelta::zero()) delay = TimeDelta::zero();
-  due_ = scheduler_.Now() + delay;
-  task_ = std::move(task);
-  id_ = scheduler_.PostDelayedTask(delay, [this] { Fire(); });
-}
-
 void OneShotTimer::Stop() {
-  if (id_ != kNoTask) {
-    scheduler_.CancelTask(id_);
-    id_ = kNoTask;
-  }
-  // Destroyed now, as CancelTask destroys a posted function; last, in case its destructor
-  // restarts this timer.
-  std::function<void()> doomed = std::exchange(task_, nullptr);
-}
-
-void OneShotTimer::Fire() {
-  id_ = kNoTask;
-  // Moved out first: the task may restart this timer (replacing task_) or destroy it.
-  std::function<void()> task = std::exchange(task_, nullptr);
-  task();
+  // Cleared first: the function's destructor (run by CancelTask) may restart this timer.
+  if (id_ != kNoTask) scheduler_.CancelTask(std::exchange(id_, kNoTask));
 }
 
 }  // namespace netstack

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "net/base/time.h"
@@ -137,7 +138,9 @@ class TaskQueue {
 };
 
 // A one-shot timer owned by its user: stopping or destroying it cancels the pending task, so a
-// callback never runs after its owner is gone.
+// callback never runs after its owner is gone. The project's one idiom for delayed work that
+// its owner may cancel or outlive (net/base/README.md); a posted task that may outlive its owner
+// and is never cancelled holds a WeakPtr instead (weak_ptr.h).
 class OneShotTimer {
  public:
   explicit OneShotTimer(Scheduler& scheduler) : scheduler_(scheduler) {}
@@ -145,22 +148,31 @@ class OneShotTimer {
   OneShotTimer(const OneShotTimer&) = delete;
   OneShotTimer& operator=(const OneShotTimer&) = delete;
 
-  // Starts (or restarts) the timer: `task` runs after `delay` unless Stop() is called first.
-  void Start(TimeDelta delay, std::function<void()> task);
+  // Starts (or restarts) the timer: `task` (a copyable callable, void()) runs after `delay`
+  // unless Stop() is called first. The task travels inside the posted function, next to `this`
+  // (a task capturing one pointer fits std::function's inline storage with it: no allocation
+  // per Start), so while it runs it belongs to the scheduler: it may restart or destroy this
+  // timer.
+  template <typename Task>
+  void Start(TimeDelta delay, Task&& task) {
+    Stop();
+    if (delay < TimeDelta::zero()) delay = TimeDelta::zero();
+    due_ = scheduler_.Now() + delay;
+    id_ = scheduler_.PostDelayedTask(delay, [this, task = std::forward<Task>(task)]() mutable {
+      id_ = kNoTask;
+      task();
+    });
+  }
+  // Cancels the pending task; its function (the task) is destroyed now.
   void Stop();
   bool IsRunning() const { return id_ != kNoTask; }
   // When the running timer fires; meaningless if not running.
   TimeTicks desired_run_time() const { return due_; }
 
  private:
-  void Fire();
-
   Scheduler& scheduler_;
   TaskId id_ = kNoTask;
   TimeTicks due_{};
-  // The user's task, held here so that the posted task captures only `this` (small enough for
-  // std::function's inline storage: no allocation per Start).
-  std::function<void()> task_;
 };
 
 }  // namespace netstack

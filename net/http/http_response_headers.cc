@@ -150,19 +150,6 @@ int64_t HttpResponseHeaders::GetContentLength() const {
   return n;
 }
 
-bool HttpResponseHeaders::IsKeepAlive() const {
-  if (version_ < HttpVersion{1, 0}) return false;
-  for (std::string_view header : {"connection", "proxy-connection"}) {
-    size_t iter = 0;
-    std::string token;
-    while (EnumerateHeader(&iter, header, &token)) {
-      if (EqualsCaseInsensitiveAscii(token, "keep-alive")) return true;
-      if (EqualsCaseInsensitiveAscii(token, "close")) return false;
-    }
-  }
-  return version_ != HttpVersion{1, 0};
-}
-
 nlohmann::json HttpResponseHeaders::ToJson() const {
   nlohmann::json out = nlohmann::json::object();
   for (const Header& h : headers_) {

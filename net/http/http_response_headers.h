@@ -75,11 +75,6 @@ class HttpResponseHeaders {
   // headers with different values count as invalid).
   int64_t GetContentLength() const;
 
-  // Whether the server allows the connection to be reused, from the version and the
-  // Connection (and Proxy-Connection) tokens: the first "close" or "keep-alive" token
-  // decides; without one, HTTP/1.1 and later keep alive and HTTP/1.0 does not.
-  bool IsKeepAlive() const;
-
   // {"content-type": "text/html", "set-cookie": ["a=1", "b=2"]}: names lowercased, one string
   // per name or an array when repeated, values as received (invalid UTF-8 replaced). The
   // `headers` member of `fetch --json` records.

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <new>
 
+#include "net/http/http_keep_alive.h"
 #include "net/http/http_util.h"
 
 namespace netstack {
@@ -276,7 +277,7 @@ void HttpStreamParser::ConsumeBody(size_t n) {
 
 bool HttpStreamParser::CanReuseConnection() const {
   return state_ == State::kDone && keep_alive_ && !ended_by_close_ && !eof_seen_ &&
-         leftover_bytes_ == 0 && !ambiguous_framing_;
+         leftover_bytes_ == 0;
 }
 
 void HttpStreamParser::FinishPendingHeader() {
@@ -384,14 +385,10 @@ int HttpStreamParser::HandleHeadersComplete() {
   } else {
     headers_ = std::move(headers);
     state_ = State::kBody;
-    if ((parser_.flags & F_CHUNKED) && (parser_.flags & F_CONTENTLENGTH)) {
-      ambiguous_framing_ = true;
-    }
   }
   // Stop here so that Consume sees where the header bytes end.
   http_parser_pause(&parser_, 1);
-  bool no_body = options_.head_request || code / 100 == 1 || code == 204 || code == 304;
-  return no_body ? 1 : 0;  // 1: the library skips the body
+  return ResponseHasNoBody(code, options_.head_request) ? 1 : 0;  // 1: the library skips it
 }
 
 int HttpStreamParser::HandleBody(const char* at, size_t len) {
@@ -416,10 +413,7 @@ int HttpStreamParser::HandleBody(const char* at, size_t len) {
 }
 
 int HttpStreamParser::HandleMessageComplete() {
-  if (!interim_) {
-    // 101 switches to another protocol: this connection can no longer carry HTTP/1.1.
-    keep_alive_ = http_should_keep_alive(&parser_) && parser_.status_code != 101;
-  }
+  if (!interim_) keep_alive_ = ResponseKeepsConnectionAlive(parser_);
   paused_for_message_ = true;
   http_parser_pause(&parser_, 1);
   return 0;

@@ -129,10 +129,10 @@ class HttpStreamParser {
   // The final response's headers once headers_complete(), else null.
   std::shared_ptr<const HttpResponseHeaders> response_headers() const { return headers_; }
 
-  // Whether the connection may carry another request: the response is complete, the server
-  // keeps the connection alive (version, Connection tokens; http_should_keep_alive), the body
-  // was not delimited by the close, the stream did not end, no bytes followed the response,
-  // and the framing was unambiguous.
+  // Whether the connection may carry another request: the response is complete, its head keeps
+  // the connection alive (http_keep_alive.h: version, Connection tokens, a framed body, not 101,
+  // unambiguous framing; the rule the simulated servers close by), the stream did not end, and
+  // no bytes followed the response.
   bool CanReuseConnection() const;
 
   // Response bytes consumed so far (headers + framed body; leftovers excluded).
@@ -226,9 +226,8 @@ class HttpStreamParser {
   int64_t line_framing_bytes_ = 0;  // framing bytes of the current framing line
   size_t leftover_bytes_ = 0;
   int informational_responses_ = 0;
-  bool keep_alive_ = false;
+  bool keep_alive_ = false;  // ResponseKeepsConnectionAlive (http_keep_alive.h)
   bool ended_by_close_ = false;
-  bool ambiguous_framing_ = false;
   bool eof_seen_ = false;
 };
 

@@ -22,9 +22,14 @@ int HexValue(char c) {
   return -1;
 }
 
+HttpRequestReader::Limits ClampedLimits(HttpRequestReader::Limits limits) {
+  limits.max_body_bytes = std::min<size_t>(limits.max_body_bytes, size_t{1} << 60);
+  return limits;
+}
+
 }  // namespace
 
-HttpRequestReader::HttpRequestReader(Limits limits) : limits_(limits) { Reset(); }
+HttpRequestReader::HttpRequestReader(Limits limits) : limits_(ClampedLimits(limits)) { Reset(); }
 
 void HttpRequestReader::Reset() {
   http_parser_init(&parser_, HTTP_REQUEST);
@@ -37,6 +42,8 @@ void HttpRequestReader::Reset() {
   headers_complete_ = false;
   message_complete_ = false;
   keep_alive_ = false;
+  upgrade_ = false;
+  hosts_ = 0;
   head_bytes_ = 0;
   body_phase_bytes_ = 0;
   message_bytes_ = 0;
@@ -73,7 +80,10 @@ size_t HttpRequestReader::Feed(const char* data, size_t len) {
     auto err = HTTP_PARSER_ERRNO(&parser_);
     if (err == HPE_PAUSED) {
       http_parser_pause(&parser_, 0);
-      if (message_complete_) state_ = State::kRequest;
+      if (message_complete_) {
+        state_ = State::kRequest;
+        offset = SkipEmptyLines(data, offset, len);
+      }
       continue;
     }
     if (err != HPE_OK) {
@@ -85,11 +95,18 @@ size_t HttpRequestReader::Feed(const char* data, size_t len) {
       // whose end it reported (message_complete_); anything else is a parser surprise.
       if (message_complete_) {
         state_ = State::kRequest;
+        offset = SkipEmptyLines(data, offset, len);
       } else {
         Fail(400, "malformed request: parser stopped at byte " + std::to_string(message_bytes_));
       }
     }
   }
+  return offset;
+}
+
+// static
+size_t HttpRequestReader::SkipEmptyLines(const char* data, size_t offset, size_t len) {
+  while (offset < len && (data[offset] == '\r' || data[offset] == '\n')) ++offset;
   return offset;
 }
 
@@ -128,9 +145,13 @@ void HttpRequestReader::FailFromParser() {
 
 void HttpRequestReader::FinishPendingHeader() {
   if (!field_.empty() || last_was_value_) {
-    std::string name = std::move(field_);
-    for (char& c : name) c = ToLowerAscii(c);
-    request_.headers.emplace_back(std::move(name), std::string(TrimAscii(value_, " \t")));
+    const bool host = EqualsCaseInsensitiveAscii(field_, "host");
+    hosts_ += host ? 1 : 0;
+    if (host || limits_.keep_headers) {
+      std::string name = std::move(field_);
+      for (char& c : name) c = ToLowerAscii(c);
+      request_.headers.emplace_back(std::move(name), std::string(TrimAscii(value_, " \t")));
+    }
   }
   field_.clear();
   value_.clear();
@@ -212,12 +233,10 @@ int HttpRequestReader::HandleHeadersComplete() {
                   std::to_string(parser_.http_minor) + " is not supported");
     return -1;
   }
-  size_t hosts = 0;
-  for (const auto& header : request_.headers) hosts += header.first == "host" ? 1 : 0;
-  if (hosts > 1 || (hosts == 0 && parser_.http_minor >= 1)) {
+  if (hosts_ > 1 || (hosts_ == 0 && parser_.http_minor >= 1)) {
     // RFC 9112 section 3.2: exactly one Host in HTTP/1.1; two could disagree.
-    Fail(400, hosts == 0 ? "malformed request: HTTP/1.1 request without a Host header"
-                         : "malformed request: more than one Host header");
+    Fail(400, hosts_ == 0 ? "malformed request: HTTP/1.1 request without a Host header"
+                          : "malformed request: more than one Host header");
     return -1;
   }
   if ((parser_.flags & F_CONTENTLENGTH) && parser_.content_length > limits_.max_body_bytes) {
@@ -236,16 +255,18 @@ int HttpRequestReader::HandleHeadersComplete() {
 }
 
 int HttpRequestReader::HandleBody(const char* at, size_t len) {
-  if (request_.body.size() + len > limits_.max_body_bytes) {
+  if (request_.body_bytes + len > limits_.max_body_bytes) {
     Fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
     return -1;
   }
-  request_.body.append(at, len);
+  request_.body_bytes += len;
+  if (limits_.keep_body) request_.body.append(at, len);
   return 0;
 }
 
 int HttpRequestReader::HandleMessageComplete() {
   keep_alive_ = http_should_keep_alive(&parser_) != 0;
+  upgrade_ = parser_.upgrade != 0;
   message_complete_ = true;
   // Stop right after this request: what follows is the next one, read after the answer.
   http_parser_pause(&parser_, 1);

@@ -1,12 +1,17 @@
-// HttpRequestReader: the internals server's request parsing, with no I/O (like nghttp2's
-// session: bytes in, complete requests out). It runs http-parser in HTTP_REQUEST mode, one
-// request at a time, and enforces the server's bounds itself:
+// HttpRequestReader: HTTP/1.x request parsing with no I/O (like nghttp2's session: bytes in,
+// complete requests out), for both worlds' servers: the internals server (UvHttpConnection)
+// and the simulated world's modelled servers (net/sim's SimHttpServer). It runs http-parser in
+// HTTP_REQUEST mode, one request at a time, and enforces the caller's bounds (Limits) itself:
 //   - head (request line + headers) over max_head_bytes: 431;
 //   - body over max_body_bytes (a Content-Length announcing it, or chunked data reaching it): 413;
 //   - anything http-parser refuses (bad method, bad target characters, Content-Length together
 //     with chunked, bad chunk sizes...), an HTTP/1.1 request without exactly one Host header:
 //     400; an HTTP major version other than 1: 505.
 // After an error the reader stays failed: the server answers the status and closes.
+//
+// A head bound above http-parser's own process-wide header limit (80 KiB unless
+// HttpStreamParser raised it, which it does once in any process that fetches) is met there
+// first, also as 431.
 //
 // Chunked request bodies are supported (http-parser decodes them); trailers are dropped, and
 // the framing of a chunked body is bounded too (body-phase bytes over 2 * max_body_bytes + 4096
@@ -32,9 +37,17 @@ namespace netstack {
 
 class HttpRequestReader {
  public:
+  // The bounds, and what a request keeps (a simulated server needs only its Host and its
+  // body's size; the checks above hold either way).
   struct Limits {
     size_t max_head_bytes = 16 * 1024;
+    // Clamped to 2^60 (the chunk framing bound is computed from it).
     size_t max_body_bytes = 256 * 1024;
+    // false: body bytes are counted (HttpServerRequest::body_bytes) and dropped, not kept in
+    // HttpServerRequest::body.
+    bool keep_body = true;
+    // false: HttpServerRequest::headers holds the Host header only.
+    bool keep_headers = true;
   };
 
   enum class State {
@@ -49,9 +62,12 @@ class HttpRequestReader {
   HttpRequestReader& operator=(const HttpRequestReader&) = delete;
 
   // Parses up to `len` bytes and returns how many it consumed. It stops right after the end of
-  // a complete request (state() becomes kRequest; the rest belongs to the next, pipelined,
-  // request: feed it again after TakeRequest()) or at an error (kError). In kRequest or kError
-  // it consumes nothing and returns 0. Never throws.
+  // a complete request and the empty lines (CR, LF) that directly follow it in `data`, which a
+  // server ignores before a request line (RFC 9112 section 2.2): state() becomes kRequest, and
+  // the rest belongs to the next, pipelined, request (feed it again after TakeRequest()). So
+  // the bytes consumed up to a kRequest are where that request ends in the stream. It also
+  // stops at an error (kError). In kRequest or kError it consumes nothing and returns 0. Never
+  // throws.
   size_t Feed(const char* data, size_t len);
 
   State state() const { return state_; }
@@ -63,6 +79,10 @@ class HttpRequestReader {
   // the answer (HTTP/1.1 without "Connection: close", or HTTP/1.0 with "Connection:
   // keep-alive").
   bool keep_alive() const { return keep_alive_; }
+  // For the request ready in kRequest: it asks to switch protocols (Upgrade with "Connection:
+  // upgrade", or CONNECT), so what follows it on the connection may not be HTTP/1.x. A server
+  // that does not switch answers it as a plain request (RFC 9110 section 7.8) or closes.
+  bool upgrade() const { return upgrade_; }
   // True once some bytes of a request that is not complete yet have been consumed (an EOF now
   // cuts a request short).
   bool in_request() const { return state_ == State::kReading && message_bytes_ > 0; }
@@ -80,6 +100,8 @@ class HttpRequestReader {
 
  private:
   void Reset();
+  // The offset of the first byte at or after `offset` in data[0, len) that is not CR or LF.
+  static size_t SkipEmptyLines(const char* data, size_t offset, size_t len);
   void Fail(int status, std::string message);
   void FailNoThrow(int status, const char* message) noexcept;
   void FailFromParser();
@@ -116,6 +138,8 @@ class HttpRequestReader {
   bool headers_complete_ = false;
   bool message_complete_ = false;
   bool keep_alive_ = false;
+  bool upgrade_ = false;
+  size_t hosts_ = 0;             // Host headers in the request so far
   size_t head_bytes_ = 0;        // bytes consumed before the end of the head
   size_t body_phase_bytes_ = 0;  // bytes consumed after it (body and chunk framing)
   uint64_t message_bytes_ = 0;   // bytes of the current request consumed so far

@@ -5,6 +5,7 @@
 #ifndef NET_SERVER_HTTP_SERVER_MESSAGE_H_
 #define NET_SERVER_HTTP_SERVER_MESSAGE_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -24,6 +25,9 @@ struct HttpServerRequest {
   // Header names lower-cased, values with surrounding whitespace trimmed, in arrival order.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // The body's length (chunked bodies decoded), also when the reader was told not to keep it
+  // (HttpRequestReader::Limits::keep_body).
+  uint64_t body_bytes = 0;
 
   // The first header called `lower_name`, or "" (absent and empty are the same to callers).
   const std::string& Header(const std::string& lower_name) const;

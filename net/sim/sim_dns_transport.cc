@@ -4,19 +4,23 @@
 #include <cctype>
 #include <utility>
 
+#include "net/base/scheduler.h"
 #include "net/base/string_util.h"
 #include "net/sim/sim_world.h"
 
 namespace netstack {
 
-// One lookup: a scheduler task that delivers a result decided when the lookup started.
+// One lookup: a timer that delivers a result decided when the lookup started.
 class SimDnsTransaction : public DnsTransaction {
  public:
   SimDnsTransaction(SimDnsTransport* transport, DnsTransportResult result,
                     DnsTransport::Callback callback, TimeDelta delay)
-      : transport_(transport), result_(std::move(result)), callback_(std::move(callback)) {
+      : transport_(transport),
+        result_(std::move(result)),
+        callback_(std::move(callback)),
+        answer_timer_(transport->world_.scheduler) {
     transport_->live_.insert(this);
-    task_ = transport_->world_.scheduler.PostDelayedTask(delay, [this] { OnAnswer(); });
+    answer_timer_.Start(delay, [this] { OnAnswer(); });
   }
 
   ~SimDnsTransaction() override { Detach(); }
@@ -24,15 +28,13 @@ class SimDnsTransaction : public DnsTransaction {
   // Cancels the answer and forgets the transport (which may be going away).
   void Detach() {
     if (!transport_) return;
-    if (task_ != kNoTask) transport_->world_.scheduler.CancelTask(task_);
-    task_ = kNoTask;
+    answer_timer_.Stop();
     transport_->live_.erase(this);
     transport_ = nullptr;
   }
 
  private:
   void OnAnswer() {
-    task_ = kNoTask;
     Detach();
     // The callback may destroy this transaction: nothing of it is used afterwards.
     DnsTransportResult result = std::move(result_);
@@ -43,7 +45,7 @@ class SimDnsTransaction : public DnsTransaction {
   SimDnsTransport* transport_;
   DnsTransportResult result_;
   DnsTransport::Callback callback_;
-  TaskId task_ = kNoTask;
+  OneShotTimer answer_timer_;
 };
 
 SimDnsTransport::SimDnsTransport(SimWorld& world) : world_(world) {}

@@ -39,7 +39,9 @@ SimFlow::SimFlow(SimWorld& world, Direction direction, TimeDelta rtt, Receiver* 
       mss_(world.params.mss),
       init_cwnd_(world.params.initial_cwnd_segments),
       max_cwnd_(MaxCwnd(link_, rtt, mss_, init_cwnd_)),
-      cwnd_(init_cwnd_) {}
+      cwnd_(init_cwnd_),
+      entry_timer_(world.scheduler),
+      delivery_timer_(world.scheduler) {}
 
 SimFlow::~SimFlow() { Abort(); }
 
@@ -58,9 +60,8 @@ void SimFlow::Close(TimeTicks depart) {
 
 void SimFlow::Abort() {
   aborted_ = true;
-  if (entry_task_ != kNoTask) world_.scheduler.CancelTask(entry_task_);
-  if (delivery_task_ != kNoTask) world_.scheduler.CancelTask(delivery_task_);
-  entry_task_ = delivery_task_ = kNoTask;
+  entry_timer_.Stop();
+  delivery_timer_.Stop();
   if (in_service_) link_.Remove(this);
   in_service_ = false;
   link_queue_.clear();
@@ -81,20 +82,14 @@ void SimFlow::MaybeScheduleRound(TimeTicks earliest, bool allow_inline) {
     OnEntry();
     return;
   }
-  entry_task_ = world_.scheduler.PostDelayedTask(at - now, [this] {
-    entry_task_ = kNoTask;
-    OnEntry();
-  });
+  entry_timer_.Start(at - now, [this] { OnEntry(); });
 }
 
 void SimFlow::OnEntry() {
   const TimeTicks now = world_.scheduler.Now();
   const TimeTicks ready = world_.radio.Acquire(now);
   if (ready > now) {  // The radio was idle: the round waits for the promotion.
-    entry_task_ = world_.scheduler.PostDelayedTask(ready - now, [this] {
-      entry_task_ = kNoTask;
-      OnEntry();
-    });
+    entry_timer_.Start(ready - now, [this] { OnEntry(); });
     return;
   }
   const TimeDelta idle_restart = world_.params.idle_restart;
@@ -156,8 +151,8 @@ void SimFlow::CompleteFront() {
     return;
   }
   deliveries_.push_back(Delivery{now + prop_after_, chunk.end, chunk.fin});
-  if (delivery_task_ == kNoTask) {
-    delivery_task_ = world_.scheduler.PostDelayedTask(prop_after_, [this] { OnDeliveryTask(); });
+  if (!delivery_timer_.IsRunning()) {
+    delivery_timer_.Start(prop_after_, [this] { OnDeliveryTask(); });
   }
 }
 
@@ -169,15 +164,13 @@ void SimFlow::OnLinkServed() {
 }
 
 void SimFlow::OnDeliveryTask() {
-  delivery_task_ = kNoTask;
   const TimeTicks now = world_.scheduler.Now();
   while (!deliveries_.empty() && deliveries_.front().at <= now) {
     Deliver(deliveries_.front().end, deliveries_.front().fin);
     deliveries_.pop_front();
   }
   if (!deliveries_.empty()) {
-    delivery_task_ = world_.scheduler.PostDelayedTask(deliveries_.front().at - now,
-                                                      [this] { OnDeliveryTask(); });
+    delivery_timer_.Start(deliveries_.front().at - now, [this] { OnDeliveryTask(); });
   }
   NotifyIfDelivered();
 }

@@ -121,8 +121,8 @@ class SimFlow : public SimLink::Client {
   bool aborted_ = false;
 
   bool round_pending_ = false;  // a round's entry is scheduled, or it waits in link_queue_
-  TaskId entry_task_ = kNoTask;
-  TimeTicks ack_clock_{};  // earliest entry of the next round: last round's start + RTT
+  OneShotTimer entry_timer_;    // the next round's entry (after the ACK clock or the radio)
+  TimeTicks ack_clock_{};       // earliest entry of the next round: last round's start + RTT
   bool has_sent_ = false;
   SimQueue<int64_t> marks_;
 
@@ -131,7 +131,7 @@ class SimFlow : public SimLink::Client {
   int64_t served_ = 0;
 
   SimQueue<Delivery> deliveries_;  // uplink: propagating to the server
-  TaskId delivery_task_ = kNoTask;
+  OneShotTimer delivery_timer_;    // the front delivery's arrival
   int64_t delivered_ = 0;
   bool fin_delivered_ = false;
   bool news_ = false;

@@ -1,22 +1,25 @@
-// SimHttpServer: the server end of one modelled connection. It parses what the client writes
-// with http-parser (HTTP_REQUEST mode, the library the client's HttpStreamParser uses for
-// responses), notes where each request ends in the uplink byte stream, and when the uplink has
-// delivered that far, asks the SimResponder for the response and hands it to the connection to
-// send server_time later. Requests are answered in order; a response whose head says
-// `Connection: close` (or whose body is delimited by the close, or a request that asked for it)
-// is the last: the server closes after sending it. A request that does not parse, or that
-// exceeds the bounds below, makes the server close the connection when its bytes arrive
-// (the client then sees the end of the stream: ERR_EMPTY_RESPONSE). Internal to net/sim.
+// SimHttpServer: the server end of one modelled connection. It reads what the client writes
+// with net/server's HttpRequestReader (the internals server's reader: http-parser in
+// HTTP_REQUEST mode, here with the bounds below, keeping only Host and the body's size), notes
+// where each request ends in the uplink byte stream, and when the uplink has delivered that far,
+// asks the SimResponder for the response and hands it to the connection to send server_time
+// later. Requests are answered in order. The server closes after a response when the request
+// did not keep the connection alive (HttpRequestReader::keep_alive: HTTP/1.0 without
+// keep-alive, Connection: close) or the response's head ends it by the rule the client reuses
+// connections by (net/http/http_keep_alive.h: Connection: close, HTTP/1.0 without keep-alive, a
+// body delimited by the close, 101, ambiguous framing). A request the reader refuses
+// (malformed, no Host, not HTTP/1.x, over a bound), an upgrade, or more pipelined requests than
+// the bound makes the server close the connection when those bytes arrive (the client then sees
+// the end of the stream: ERR_EMPTY_RESPONSE). Internal to net/sim.
 #ifndef NET_SIM_SIM_HTTP_SERVER_H_
 #define NET_SIM_SIM_HTTP_SERVER_H_
-
-#include <http_parser.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "net/base/time.h"
+#include "net/server/http_request_reader.h"
 #include "net/sim/sim_flow.h"
 #include "net/sim/sim_network.h"
 #include "net/sim/sim_queue.h"
@@ -28,9 +31,11 @@ class SimWorld;
 
 class SimHttpServer : public SimFlow::Receiver {
  public:
-  // Bounds: a request head (request line and headers) and the requests parsed but not yet
-  // arrived (pipelining depth). Past either, the server closes the connection.
+  // Bounds: a request head (request line and headers; Chrome's response head bound), a
+  // request body (counted, never kept: uploads in replay are at most 16 MiB), and the requests
+  // read but not yet arrived (pipelining depth). Past any, the server closes the connection.
   static constexpr size_t kMaxRequestHeadBytes = 256 * 1024;
+  static constexpr size_t kMaxRequestBodyBytes = size_t{1} << 30;
   static constexpr size_t kMaxPendingRequests = 64;
 
   // Where responses go (the connection's downlink).
@@ -69,17 +74,6 @@ class SimHttpServer : public SimFlow::Receiver {
     SimRequest request;
   };
 
-  static const http_parser_settings& Settings();
-  static int OnMessageBegin(http_parser* p);
-  static int OnUrl(http_parser* p, const char* at, size_t len);
-  static int OnHeaderField(http_parser* p, const char* at, size_t len);
-  static int OnHeaderValue(http_parser* p, const char* at, size_t len);
-  static int OnHeadersComplete(http_parser* p);
-  static int OnBody(http_parser* p, const char* at, size_t len);
-  static int OnMessageComplete(http_parser* p);
-
-  // Counts head bytes against the bound; false (fail the parse) past it.
-  bool CountHead(size_t len);
   void Fail(int64_t end);
   void Answer(Pending& pending);
 
@@ -88,19 +82,10 @@ class SimHttpServer : public SimFlow::Receiver {
   Output* const output_;
   const char* scheme_ = "http";
 
-  http_parser parser_;
-  int64_t offset_ = 0;  // uplink bytes parsed so far
+  HttpRequestReader reader_;
+  int64_t offset_ = 0;  // uplink bytes read so far
   bool failed_ = false;
   bool closed_ = false;  // the server has decided to close: later requests are ignored
-
-  // The request being parsed.
-  SimRequest current_;
-  size_t head_bytes_ = 0;
-  std::string field_;
-  bool in_value_ = false;
-  bool host_value_ = false;
-  bool message_done_ = false;
-  bool keep_alive_ = true;
 
   SimQueue<Pending> pending_;
   uint64_t answered_ = 0;

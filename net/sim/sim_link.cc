@@ -13,11 +13,9 @@ constexpr int64_t kServedEpsilon = 1000;
 }  // namespace
 
 SimLink::SimLink(Scheduler& scheduler, int64_t bits_per_second)
-    : scheduler_(scheduler), bits_per_second_(bits_per_second) {}
+    : scheduler_(scheduler), bits_per_second_(bits_per_second), timer_(scheduler) {}
 
-SimLink::~SimLink() {
-  if (task_ != kNoTask) scheduler_.CancelTask(task_);
-}
+SimLink::~SimLink() = default;
 
 void SimLink::Activate(Client* client, int64_t bytes) {
   Advance(scheduler_.Now());
@@ -60,28 +58,21 @@ void SimLink::Reschedule() {
   if (in_timer_) return;  // OnTimer reschedules once at its end.
   int next = NextToComplete();
   if (next < 0) {
-    if (task_ != kNoTask) scheduler_.CancelTask(task_);
-    task_ = kNoTask;
+    timer_.Stop();
     return;
   }
   // Time for the first to finish at rate / n, rounded up to a whole microsecond.
   const __int128 work = static_cast<__int128>(std::max<int64_t>(active_[next].remaining, 0)) *
                         static_cast<__int128>(active_.size());
   const int64_t dt = static_cast<int64_t>((work + bits_per_second_ - 1) / bits_per_second_);
-  const TimeTicks due = scheduler_.Now() + TimeDelta(dt);
-  if (task_ != kNoTask) {
-    // A task due no later stays: if it fires early it finds nothing served and reschedules.
-    // (Each flow joining pushes the next completion later; cancelling and reposting for each
-    // would cost more than one early wake-up.)
-    if (task_due_ <= due) return;
-    scheduler_.CancelTask(task_);
-  }
-  task_due_ = due;
-  task_ = scheduler_.PostDelayedTask(TimeDelta(dt), [this] { OnTimer(); });
+  // A timer due no later stays: if it fires early it finds nothing served and reschedules.
+  // (Each flow joining pushes the next completion later; restarting the timer for each would
+  // cost more than one early wake-up.)
+  if (timer_.IsRunning() && timer_.desired_run_time() <= scheduler_.Now() + TimeDelta(dt)) return;
+  timer_.Start(TimeDelta(dt), [this] { OnTimer(); });
 }
 
 void SimLink::OnTimer() {
-  task_ = kNoTask;
   in_timer_ = true;
   Advance(scheduler_.Now());
   // One at a time, re-scanning after each: a client's callback may add or remove clients.

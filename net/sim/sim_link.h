@@ -4,7 +4,7 @@
 // order); the link tells a flow when its chunk has been served. An unlimited link (rate 0)
 // serves instantly and is never asked (SimFlow::limited() short-cuts it).
 //
-// One scheduler task for the whole link: the next completion. Work is counted in micro-bits
+// One timer for the whole link: the next completion. Work is counted in micro-bits
 // (a link of R bit/s serves R micro-bits per microsecond), so completion times are exact whole
 // microseconds whenever the sizes and rates allow it. Internal to net/sim.
 #ifndef NET_SIM_SIM_LINK_H_
@@ -20,7 +20,7 @@ namespace netstack {
 
 class SimLink {
  public:
-  // What the link serves. OnLinkServed runs from the link's task (never inside Activate or
+  // What the link serves. OnLinkServed runs from the link's timer (never inside Activate or
   // Remove); it may call Activate and Remove on this link, for itself or other clients, and may
   // destroy other clients (which Remove themselves first).
   class Client {
@@ -56,7 +56,7 @@ class SimLink {
 
   // Serves every active client its share of the time since the last update.
   void Advance(TimeTicks now);
-  // Points the task at the next completion.
+  // Points the timer at the next completion.
   void Reschedule();
   void OnTimer();
   // Index of the client that completes first, or -1.
@@ -67,8 +67,7 @@ class SimLink {
   std::vector<Active> active_;
   uint64_t next_seq_ = 0;
   TimeTicks updated_{};
-  TaskId task_ = kNoTask;
-  TimeTicks task_due_{};
+  OneShotTimer timer_;  // the next completion
   bool in_timer_ = false;
 };
 

@@ -28,8 +28,10 @@
 //     response first).
 //   - A server answers a request `server_time` after its last byte arrived (SimResponse may
 //     override per response); the response's bytes follow the rules above. Requests are
-//     parsed with http-parser; `Connection: close` in a response head closes after it; a
-//     request that does not parse closes the connection when it arrives.
+//     read with net/server's HttpRequestReader; the server closes after a response by the
+//     client's keep-alive rule (net/http/http_keep_alive.h: `Connection: close`, HTTP/1.0, a
+//     body delimited by the close, ...) or when the request asked to; a request the reader
+//     refuses closes the connection when it arrives.
 //   - With radio.enabled, traffic at the client while the radio is idle first waits the
 //     promotion delay; the radio goes idle after `tail` without traffic.
 //
@@ -56,7 +58,7 @@
 
 namespace netstack {
 
-// A request as the modelled server parsed it off the wire (with http-parser).
+// A request as the modelled server read it off the wire (HttpRequestReader).
 struct SimRequest {
   std::string method;
   std::string scheme;  // "http" or "https" (from the connection)

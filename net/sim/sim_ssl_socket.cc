@@ -18,11 +18,11 @@ SimSslSocket::SimSslSocket(SimWorld& world, SimTlsSessionCache& sessions,
       sim_(sim_transport),
       host_(host),
       port_(port),
-      session_key_(SslSessionCacheKey(host, port)) {}
+      session_key_(SslSessionCacheKey(host, port)),
+      handshake_timer_(world.scheduler),
+      ticket_timer_(world.scheduler) {}
 
 SimSslSocket::~SimSslSocket() {
-  if (task_ != kNoTask) world_.scheduler.CancelTask(task_);
-  if (ticket_task_ != kNoTask) world_.scheduler.CancelTask(ticket_task_);
   if (state_ == State::kHandshaking) {
     transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
   }
@@ -58,8 +58,7 @@ int SimSslSocket::Connect(CompletionCallback callback) {
     return OK;
   }
   connect_callback_ = std::move(callback);
-  task_ = world_.scheduler.PostDelayedTask(done - now, [this] {
-    task_ = kNoTask;
+  handshake_timer_.Start(done - now, [this] {
     FinishHandshake();
     RunCallback(connect_callback_, OK);  // may destroy this socket
   });
@@ -83,10 +82,7 @@ void SimSslSocket::FinishHandshake() {
     if (wait == TimeDelta::zero()) {
       IssueSession(host);
     } else {
-      ticket_task_ = world_.scheduler.PostDelayedTask(wait, [this] {
-        ticket_task_ = kNoTask;
-        IssueSession(*sim_->host());
-      });
+      ticket_timer_.Start(wait, [this] { IssueSession(*sim_->host()); });
     }
   }
   ++(resumed_ ? world_.stats.tls_resumed : world_.stats.tls_handshakes);
@@ -121,13 +117,9 @@ int SimSslSocket::Write(const char* data, int len, CompletionCallback callback) 
 }
 
 void SimSslSocket::Disconnect() {
-  if (ticket_task_ != kNoTask) {
-    world_.scheduler.CancelTask(ticket_task_);
-    ticket_task_ = kNoTask;
-  }
-  if (task_ != kNoTask) {
-    world_.scheduler.CancelTask(task_);
-    task_ = kNoTask;
+  ticket_timer_.Stop();
+  if (handshake_timer_.IsRunning()) {
+    handshake_timer_.Stop();
     transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
   }
   connect_callback_ = nullptr;

@@ -82,8 +82,8 @@ class SimSslSocket : public StreamSocket {
   State state_ = State::kIdle;
   netstack::TlsVersion version_ = netstack::TlsVersion::kTls13;
   bool resumed_ = false;
-  TaskId task_ = kNoTask;         // the handshake's end
-  TaskId ticket_task_ = kNoTask;  // a TLS 1.3 ticket's arrival
+  OneShotTimer handshake_timer_;  // the handshake's last round trip
+  OneShotTimer ticket_timer_;     // a TLS 1.3 ticket's arrival
   CompletionCallback connect_callback_;
 };
 

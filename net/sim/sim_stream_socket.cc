@@ -24,6 +24,7 @@ SimStreamSocket::SimStreamSocket(SimWorld& world, SimHost* host, const IPEndPoin
       host_(host),
       endpoint_(endpoint),
       net_log_(NetLogWithSource::Make(net_log, NetLogSourceType::SOCKET)),
+      connect_timer_(world.scheduler),
       server_(world, host, this),
       up_(world, SimFlow::Direction::kUp, HostRtt(host), &server_),
       down_(world, SimFlow::Direction::kDown, HostRtt(host), this) {
@@ -44,7 +45,7 @@ TimeDelta SimStreamSocket::rtt() const { return HostRtt(host_); }
 int SimStreamSocket::Connect(CompletionCallback callback) {
   if (connected_) return OK;
   if (closed_) return ERR_SOCKET_NOT_CONNECTED;
-  if (connect_task_ != kNoTask) return ERR_INVALID_ARGUMENT;  // one connect at a time
+  if (connect_timer_.IsRunning()) return ERR_INVALID_ARGUMENT;  // one connect at a time
 
   auto address = [this] { return nlohmann::json{{"address", endpoint_.ToString()}}; };
   net_log_.BeginEvent(NetLogEventType::TCP_CONNECT, address);
@@ -59,12 +60,11 @@ int SimStreamSocket::Connect(CompletionCallback callback) {
   const TimeTicks now = world_.scheduler.Now();
   const TimeTicks done = world_.radio.Acquire(now) + host_->params.rtt;
   connect_callback_ = std::move(callback);
-  connect_task_ = world_.scheduler.PostDelayedTask(done - now, [this] { OnConnectTimer(); });
+  connect_timer_.Start(done - now, [this] { OnConnectTimer(); });
   return ERR_IO_PENDING;
 }
 
 void SimStreamSocket::OnConnectTimer() {
-  connect_task_ = kNoTask;
   connected_ = true;
   ++world_.stats.tcp_connects;
   world_.radio.Touch(world_.scheduler.Now());
@@ -150,9 +150,8 @@ void SimStreamSocket::SendResponse(TimeTicks depart, std::string head, int64_t b
 void SimStreamSocket::CloseConnection(TimeTicks depart) { down_.Close(depart); }
 
 void SimStreamSocket::Disconnect() {
-  if (connect_task_ != kNoTask) {
-    world_.scheduler.CancelTask(connect_task_);
-    connect_task_ = kNoTask;
+  if (connect_timer_.IsRunning()) {
+    connect_timer_.Stop();
     net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT_ATTEMPT, ERR_ABORTED);
     net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, ERR_ABORTED);
     net_log_.AddEvent(NetLogEventType::SOCKET_CLOSED);

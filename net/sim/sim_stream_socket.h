@@ -89,7 +89,7 @@ class SimStreamSocket : public StreamSocket,
   const IPEndPoint endpoint_;
   NetLogWithSource net_log_;
 
-  TaskId connect_task_ = kNoTask;
+  OneShotTimer connect_timer_;  // the SYN-ACK's arrival
   CompletionCallback connect_callback_;
   bool connected_ = false;
   bool closed_ = false;  // Disconnect() ran

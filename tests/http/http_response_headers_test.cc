@@ -84,15 +84,6 @@ TEST_CASE("response headers: content length") {
   CHECK(huge.GetContentLength() == -1);
 }
 
-TEST_CASE("response headers: keep-alive by version and Connection tokens") {
-  CHECK(MustParse("HTTP/1.1 200 OK\r\n")->IsKeepAlive());
-  CHECK_FALSE(MustParse("HTTP/1.1 200 OK\r\nConnection: close\r\n")->IsKeepAlive());
-  CHECK_FALSE(MustParse("HTTP/1.1 200 OK\r\nConnection: Upgrade, Close\r\n")->IsKeepAlive());
-  CHECK_FALSE(MustParse("HTTP/1.0 200 OK\r\n")->IsKeepAlive());
-  CHECK(MustParse("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n")->IsKeepAlive());
-  CHECK(MustParse("HTTP/1.0 200 OK\r\nProxy-Connection: Keep-Alive\r\n")->IsKeepAlive());
-}
-
 TEST_CASE("response headers: JSON and NetLog forms") {
   auto h = MustParse(
       "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\n"

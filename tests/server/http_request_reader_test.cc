@@ -255,5 +255,73 @@ TEST_CASE("reader: malformed input is 400", "[server][reader]") {
   CHECK(version.error_status == 505);
 }
 
+TEST_CASE("reader: empty lines after a request are consumed with it", "[server][reader]") {
+  const std::string one = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  const std::string wire = one + "\r\n\r\n" + one;
+  HttpRequestReader reader;
+  // The request ends after the empty lines that follow it: that is where the next one starts.
+  CHECK(reader.Feed(wire.data(), wire.size()) == one.size() + 4);
+  REQUIRE(reader.state() == State::kRequest);
+  reader.TakeRequest();
+  CHECK_FALSE(reader.in_request());
+  CHECK(reader.Feed(wire.data() + one.size() + 4, one.size()) == one.size());
+  CHECK(reader.state() == State::kRequest);
+  // Empty lines in a later read, before a request line, are skipped by the parser.
+  Parsed parsed = FeedAll(one + "\r\n" + one, 1);
+  CHECK(parsed.requests.size() == 2);
+}
+
+TEST_CASE("reader: bodies counted and not kept when told so", "[server][reader]") {
+  HttpRequestReader::Limits limits;
+  limits.keep_body = false;
+  limits.max_body_bytes = 5;
+  Parsed parsed = FeedAll(
+      "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"
+      "POST /y HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+      1, limits);
+  REQUIRE(parsed.requests.size() == 2);
+  CHECK(parsed.requests[0].body.empty());
+  CHECK(parsed.requests[0].body_bytes == 3);
+  CHECK(parsed.requests[1].body.empty());
+  CHECK(parsed.requests[1].body_bytes == 5);
+  // The bound still holds for bodies that are only counted.
+  Parsed over = FeedAll(
+      "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n0\r\n\r\n", 0,
+      limits);
+  CHECK(over.error_status == 413);
+  // Kept bodies are counted too.
+  Parsed kept = FeedAll("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nab", 0);
+  REQUIRE(kept.requests.size() == 1);
+  CHECK(kept.requests[0].body == "ab");
+  CHECK(kept.requests[0].body_bytes == 2);
+}
+
+TEST_CASE("reader: only Host kept when told so; Host still checked", "[server][reader]") {
+  HttpRequestReader::Limits limits;
+  limits.keep_headers = false;
+  Parsed parsed =
+      FeedAll("GET / HTTP/1.1\r\nAccept: */*\r\nHOST:  a.test \r\nX-B: 1\r\n\r\n", 1, limits);
+  REQUIRE(parsed.requests.size() == 1);
+  REQUIRE(parsed.requests[0].headers.size() == 1);
+  CHECK(parsed.requests[0].Header("host") == "a.test");
+  CHECK(FeedAll("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 0, limits).error_status == 400);
+  CHECK(FeedAll("GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", 0, limits).error_status == 400);
+}
+
+TEST_CASE("reader: upgrade requests are flagged", "[server][reader]") {
+  auto upgrade = [](const std::string& wire) {
+    HttpRequestReader reader;
+    reader.Feed(wire.data(), wire.size());
+    REQUIRE(reader.state() == State::kRequest);
+    return reader.upgrade();
+  };
+  CHECK_FALSE(upgrade("GET / HTTP/1.1\r\nHost: h\r\n\r\n"));
+  CHECK(upgrade("GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"));
+  CHECK(upgrade("CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n"));
+  // Upgrade without the Connection token is only a header.
+  CHECK_FALSE(upgrade("GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n\r\n"));
+}
+
 }  // namespace
 }  // namespace netstack

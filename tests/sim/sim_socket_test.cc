@@ -186,6 +186,103 @@ TEST_CASE("sim socket: an oversized request head closes the connection", "[sim][
   CHECK(edges.responder.requests.empty());
 }
 
+// Writes `request` on a fresh connection to a.test, runs everything and returns what came back;
+// *eof says whether the server closed the connection after it.
+std::string Exchange(Edges& edges, const std::string& request, bool* eof) {
+  auto socket = edges.Connect("a.test");
+  socket->Write(request.data(), static_cast<int>(request.size()), [](int) {});
+  edges.scheduler.RunAll();
+  return edges.ReadAvailable(socket.get(), eof);
+}
+
+TEST_CASE("sim socket: the server closes after a response by the client's keep-alive rule",
+          "[sim][socket][server]") {
+  struct Case {
+    const char* name;
+    std::string request;
+    std::string head;
+    int64_t body;
+    bool close;
+  };
+  const std::string get = "GET /r HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  const std::string framed = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n";
+  const Case cases[] = {
+      {"HTTP/1.1, framed", get, framed, 3, false},
+      {"Connection: close", get,
+       "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 3\r\n\r\n", 3, true},
+      {"a close token among others", get,
+       "HTTP/1.1 200 OK\r\nConnection: x-a, Close\r\nContent-Length: 3\r\n\r\n", 3, true},
+      {"HTTP/1.0 without keep-alive", get, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\n", 3, true},
+      {"HTTP/1.0 with keep-alive", get,
+       "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\n", 3, false},
+      {"a body delimited by the close", get, "HTTP/1.1 200 OK\r\n\r\n", 3, true},
+      {"204 without framing", get, "HTTP/1.1 204 No Content\r\n\r\n", 0, false},
+      {"304 without framing", get, "HTTP/1.1 304 Not Modified\r\n\r\n", 0, false},
+      {"HEAD, no framing", "HEAD /r HTTP/1.1\r\nHost: a.test\r\n\r\n", "HTTP/1.1 200 OK\r\n\r\n", 0,
+       false},
+      {"chunked", get, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 0, false},
+      {"chunked and Content-Length", get,
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", 0, true},
+      {"101", get, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n",
+       0, true},
+      {"a head that does not parse", get, "HTTP/1.1 2x0 OK\r\n\r\n", 0, true},
+      {"the request said Connection: close",
+       "GET /r HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n", framed, 3, true},
+      {"an HTTP/1.0 request", "GET /r HTTP/1.0\r\n\r\n", framed, 3, true},
+      {"an HTTP/1.0 request with keep-alive", "GET /r HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+       framed, 3, false},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    Edges edges;
+    edges.responder.scripted["/r"] = SimResponse{c.head, c.body, std::nullopt};
+    bool eof = false;
+    CHECK(Exchange(edges, c.request, &eof) == c.head + std::string(c.body, 'x'));
+    CHECK(eof == c.close);
+    CHECK(edges.responder.requests.size() == 1);
+  }
+}
+
+TEST_CASE(
+    "sim socket: requests the reader refuses or the model does not speak close the "
+    "connection unanswered",
+    "[sim][socket][errors]") {
+  const char* cases[] = {
+      "GET / HTTP/1.1\r\n\r\n",                                  // HTTP/1.1 without Host
+      "GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n",  // two Hosts
+      "GET / HTTP/2.0\r\nHost: a.test\r\n\r\n",                  // not HTTP/1.x
+      "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+      "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n",
+  };
+  for (const char* request : cases) {
+    INFO(request);
+    Edges edges;
+    bool eof = false;
+    CHECK(Exchange(edges, request, &eof).empty());
+    CHECK(eof);
+    CHECK(edges.responder.requests.empty());
+  }
+}
+
+TEST_CASE("sim socket: empty lines between pipelined requests; at most 64 waiting",
+          "[sim][socket][server]") {
+  Edges edges;
+  const std::string one = "GET /size/1 HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  bool eof = false;
+  CHECK(Exchange(edges, one + "\r\n\r\n" + one, &eof) ==
+        TestResponder::Head(1) + "x" + TestResponder::Head(1) + "x");
+  CHECK_FALSE(eof);
+  // 64 pipelined requests are answered; a 65th in the same bytes is one too many: the server
+  // answers the 64 and closes.
+  std::string many;
+  for (int i = 0; i < 65; ++i) many += one;
+  Edges more;
+  std::string got = Exchange(more, many, &eof);
+  CHECK(more.responder.requests.size() == 64);
+  CHECK(got.size() == 64 * (TestResponder::Head(1).size() + 1));
+  CHECK(eof);
+}
+
 TEST_CASE("sim socket: destroying or disconnecting cancels pending callbacks", "[sim][socket]") {
   Edges edges;
   IPAddress address = edges.Resolve("a.test");

@@ -55,6 +55,7 @@ FetchResult ResultOf(const UrlRequest& request, const FetchDelegate& delegate) {
 
 SimResponse TestResponder::Respond(const SimRequest& request) {
   requests.push_back(request);
+  if (auto it = scripted.find(request.target); it != scripted.end()) return it->second;
   SimResponse response;
   std::string_view target = request.target;
   const bool close = target.rfind("/close/", 0) == 0;

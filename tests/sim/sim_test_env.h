@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@ namespace netstack::test {
 //   /close/N  the same with `Connection: close`
 //   /unframed/N  N body bytes with neither Content-Length nor chunking (ended by the close)
 //   other     200 with a 100-byte body
+// unless `scripted` has an answer for the target (the head as given, for raw-head tests).
 // Every request that reaches a server is kept, in arrival order.
 class TestResponder : public SimResponder {
  public:
@@ -38,7 +40,8 @@ class TestResponder : public SimResponder {
   static int64_t BodyForTotal(int64_t total);
 
   std::vector<SimRequest> requests;
-  std::optional<TimeDelta> server_time;  // set on every response when present
+  std::optional<TimeDelta> server_time;         // set on every response when present
+  std::map<std::string, SimResponse> scripted;  // target -> answer
 };
 
 // What one fetch left.
