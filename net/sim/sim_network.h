@@ -10,11 +10,13 @@
 //   - TCP connect: one round trip. TLS: 2 round trips for 1.2, 1 for 1.3; a resumed session one
 //     less (TLS 1.3 resumed: the request goes as 0-RTT early data). Resumption is decided by
 //     the stack's session cache (SslClientSessionCache, the live world's: host:port, 1000
-//     servers LRU, one session per server): a server issues a session valid for
-//     tls_session_lifetime (TLS 1.2: at the end of a full handshake, resumed any number of times
-//     until it expires; TLS 1.3: a ticket arriving one round trip after each handshake ends,
-//     two after a 0-RTT one began, used by one connection only). So connections started
-//     together after one ticket resume once, and a session older than its lifetime does not.
+//     servers LRU, up to two TLS 1.3 tickets or one TLS 1.2 session per server): a server
+//     issues sessions valid for tls_session_lifetime (TLS 1.2: one at the end of a full
+//     handshake, resumed any number of times until it expires; TLS 1.3: two tickets after a
+//     full handshake and one after a resumption, as OpenSSL's server sends them, arriving one
+//     round trip after the handshake ends, two after a 0-RTT one began, each used by one
+//     connection only). So of six connections started together after a full handshake's
+//     tickets two resume, and a session older than its lifetime does not.
 //   - Each direction of a connection sends in slow-start rounds: round k carries up to
 //     cwnd_k segments, cwnd_0 = init_cwnd, growing by the segments each round carried
 //     (doubling when full) up to the receive window (and 2 x BDP on a limited link); the next

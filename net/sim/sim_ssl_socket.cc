@@ -72,17 +72,20 @@ void SimSslSocket::FinishHandshake() {
     // The session is established with the server's Finished. An abbreviated handshake reuses the
     // session it resumed, which stays cached with its first lifetime (OpenSSL's client stores
     // no new session then).
-    if (!resumed_) IssueSession(host);
+    if (!resumed_) IssueSessions(host, 1);
   } else {
-    // A TLS 1.3 server sends its ticket (a fresh one after every handshake, RFC 8446 §4.6.1)
-    // once the client's Finished reaches it (OpenSSL's server does): it arrives one round trip
-    // after the client's side of a full handshake ends, two after a 0-RTT one started. Until
-    // then a new connection to the server has no ticket; a socket closed before gets none.
+    // A TLS 1.3 server sends fresh tickets after every handshake (RFC 8446 §4.6.1) once the
+    // client's Finished reaches it (OpenSSL's server does): they arrive one round trip after the
+    // client's side of a full handshake ends, two after a 0-RTT one started. Until then a new
+    // connection to the server has no ticket; a socket closed before gets none. OpenSSL's
+    // server sends two after a full handshake (SSL_CTX_set_num_tickets' default) and one after
+    // a resumption; the session cache keeps two per server, as Chrome's does.
+    const int tickets = resumed_ ? 1 : 2;
     const TimeDelta wait = (resumed_ ? 2 : 1) * host.params.rtt;
     if (wait == TimeDelta::zero()) {
-      IssueSession(host);
+      IssueSessions(host, tickets);
     } else {
-      ticket_timer_.Start(wait, [this] { IssueSession(*sim_->host()); });
+      ticket_timer_.Start(wait, [this, tickets] { IssueSessions(*sim_->host(), tickets); });
     }
   }
   ++(resumed_ ? world_.stats.tls_resumed : world_.stats.tls_handshakes);
@@ -98,12 +101,14 @@ void SimSslSocket::FinishHandshake() {
   if (resumed_) log.AddEvent(NetLogEventType::SSL_SESSION_RESUMED);
 }
 
-void SimSslSocket::IssueSession(const SimHost& host) {
+void SimSslSocket::IssueSessions(const SimHost& host, int count) {
   const Time now = sessions_.clock().Now();
   const TimeDelta lifetime = host.params.tls_session_lifetime;
-  sessions_.Insert(session_key_, SimTlsSession{version_, now, lifetime},
-                   SslSessionValidity{now, now + lifetime,
-                                      /*single_use=*/version_ == netstack::TlsVersion::kTls13});
+  for (int i = 0; i < count; ++i) {
+    sessions_.Insert(session_key_, SimTlsSession{version_, now, lifetime},
+                     SslSessionValidity{now, now + lifetime,
+                                        /*single_use=*/version_ == netstack::TlsVersion::kTls13});
+  }
 }
 
 int SimSslSocket::Read(char* buf, int len, CompletionCallback callback) {

@@ -69,8 +69,8 @@ class SimSslSocket : public StreamSocket {
   enum class State { kIdle, kHandshaking, kConnected, kClosed };
 
   void FinishHandshake();
-  // The session the server just issued for this host:port, into the cache.
-  void IssueSession(const SimHost& host);
+  // `count` sessions the server just issued for this host:port, into the cache.
+  void IssueSessions(const SimHost& host, int count);
 
   SimWorld& world_;
   SimTlsSessionCache& sessions_;

@@ -1,10 +1,12 @@
 // SslClientSessionCache: a stack's TLS client sessions, Chrome's SSLClientSessionCache, shared
 // by both worlds. Keyed by server ("host:port", SslSessionCacheKey), bounded (least recently
 // used first out), each session offered only within its validity and, when single-use (TLS 1.3
-// tickets, RFC 8446 C.4), only once. The session itself is opaque: the live world stores an
-// OpenSSL session reference (SslClientContext), the simulator a small value (SimSslSocket).
-// Time is wall time from a Clock passed in (SystemClock live, SchedulerClock in the simulator,
-// ManualClock in tests), because session lifetimes are wall-clock seconds.
+// tickets, RFC 8446 C.4), only once. As Chrome's, a server keeps up to two single-use sessions
+// (an OpenSSL server sends two tickets after a full handshake, so two connections opened at
+// once can both resume) and one reusable session (TLS 1.2). The session itself is opaque: the live
+// world stores an OpenSSL session reference (SslClientContext), the simulator a small value
+// (SimSslSocket). Time is wall time from a Clock passed in (SystemClock live, SchedulerClock in the
+// simulator, ManualClock in tests), because session lifetimes are wall-clock seconds.
 //
 // `Session` must be copyable (a reusable session handed out stays cached: for the live world
 // the copy is another reference, SSL_SESSION_up_ref) and movable (a single-use session is moved
@@ -50,44 +52,62 @@ class SslClientSessionCache {
   SslClientSessionCache(const SslClientSessionCache&) = delete;
   SslClientSessionCache& operator=(const SslClientSessionCache&) = delete;
 
-  // The session to offer to `key`'s server, or nullopt (none, or no longer valid: then it is
-  // dropped). A single-use session leaves the cache; a reusable one stays (a copy is returned)
-  // and becomes the most recently used.
+  // The session to offer to `key`'s server, or nullopt (none, or none still valid: invalid
+  // ones are dropped). A single-use session leaves the cache (the older of two is offered next);
+  // a reusable one stays (a copy is returned). The server becomes the most recently used.
   std::optional<Session> Lookup(const std::string& key) {
     auto it = index_.find(key);
     if (it == index_.end()) return std::nullopt;
-    auto entry = it->second;
+    Entry& entry = *it->second;
     const Time now = clock_.Now();
-    if (now < entry->validity.issued || now >= entry->validity.expires) {
-      Erase(it);
-      return std::nullopt;
+    if (entry.older && !IsValid(entry.older->validity, now)) entry.older.reset();
+    if (!IsValid(entry.newest.validity, now)) {
+      if (!entry.older) {
+        Erase(it);
+        return std::nullopt;
+      }
+      entry.newest = std::move(*entry.older);
+      entry.older.reset();
     }
-    if (entry->validity.single_use) {
-      std::optional<Session> taken(std::move(entry->session));
-      Erase(it);
+    if (entry.newest.validity.single_use) {
+      std::optional<Session> taken(std::move(entry.newest.session));
+      if (entry.older) {
+        entry.newest = std::move(*entry.older);
+        entry.older.reset();
+        lru_.splice(lru_.begin(), lru_, it->second);
+      } else {
+        Erase(it);
+      }
       return taken;
     }
-    lru_.splice(lru_.begin(), lru_, entry);
-    return entry->session;
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return entry.newest.session;
   }
 
-  // Stores `session` as `key`'s latest (replacing an older one) and most recently used,
-  // evicting the least recently used key beyond the bound. A session already expired is not
-  // stored (nor evicts anything).
+  // Stores `session` as `key`'s newest and makes the server the most recently used, evicting
+  // the least recently used server beyond the bound. A single-use session it displaces stays as
+  // the older one (any older than that is dropped); a reusable one is replaced. A session
+  // already expired is not stored (nor evicts anything).
   void Insert(const std::string& key, Session session, const SslSessionValidity& validity) {
     if (clock_.Now() >= validity.expires) return;
+    Stored stored{std::move(session), validity};
     if (auto it = index_.find(key); it != index_.end()) {
-      it->second->session = std::move(session);
-      it->second->validity = validity;
+      Entry& entry = *it->second;
+      if (entry.newest.validity.single_use) {
+        entry.older = std::move(entry.newest);
+      } else {
+        entry.older.reset();
+      }
+      entry.newest = std::move(stored);
       lru_.splice(lru_.begin(), lru_, it->second);
       return;
     }
-    lru_.push_front(Entry{key, std::move(session), validity});
+    lru_.push_front(Entry{key, std::move(stored), std::nullopt});
     index_.emplace(key, lru_.begin());
     if (lru_.size() > max_entries_) Erase(index_.find(lru_.back().key));
   }
 
-  // Forgets `key`'s session, if any (after a failed handshake, so it is not offered again).
+  // Forgets `key`'s sessions, if any (after a failed handshake, so none is offered again).
   void Remove(const std::string& key) {
     if (auto it = index_.find(key); it != index_.end()) Erase(it);
   }
@@ -98,17 +118,26 @@ class SslClientSessionCache {
     lru_.clear();
   }
 
-  // Sessions stored, expired ones not yet dropped included.
+  // Servers with a session stored, expired ones not yet dropped included.
   size_t size() const { return lru_.size(); }
   size_t max_entries() const { return max_entries_; }
   const Clock& clock() const { return clock_; }
 
  private:
-  struct Entry {
-    std::string key;
+  struct Stored {
     Session session;
     SslSessionValidity validity;
   };
+  struct Entry {
+    std::string key;
+    Stored newest;
+    std::optional<Stored> older;  // only behind a single-use newest
+  };
+
+  static bool IsValid(const SslSessionValidity& validity, Time now) {
+    return now >= validity.issued && now < validity.expires;
+  }
+
   using List = std::list<Entry>;
 
   void Erase(typename std::unordered_map<std::string, typename List::iterator>::iterator it) {

@@ -89,6 +89,39 @@ TEST_CASE("ssl session cache: single-use sessions are taken, reusable ones stay"
   CHECK(cache.Lookup("tls13:443") == std::nullopt);
 }
 
+TEST_CASE("ssl session cache: a server keeps two single-use sessions, the newest offered first") {
+  ManualClock clock;
+  Cache cache(clock);
+  // An OpenSSL server's two tickets after a full handshake, then one more: the oldest goes.
+  for (int ticket = 1; ticket <= 3; ++ticket)
+    cache.Insert("a:443", ticket, ValidFor(clock, Seconds(300), /*single_use=*/true));
+  CHECK(cache.size() == 1);  // One server.
+  CHECK(cache.Lookup("a:443") == 3);
+  CHECK(cache.Lookup("a:443") == 2);
+  CHECK(cache.Lookup("a:443") == std::nullopt);
+  CHECK(cache.size() == 0);
+
+  // The newest past its lifetime, the older one still valid: the older is offered.
+  cache.Insert("a:443", 4, ValidFor(clock, Seconds(300), true));
+  cache.Insert("a:443", 5, ValidFor(clock, Seconds(10), true));
+  clock.Advance(Seconds(60));
+  CHECK(cache.Lookup("a:443") == 4);
+  CHECK(cache.Lookup("a:443") == std::nullopt);
+
+  // The older past its lifetime is dropped behind a valid newest.
+  cache.Insert("a:443", 6, ValidFor(clock, Seconds(10), true));
+  cache.Insert("a:443", 7, ValidFor(clock, Seconds(300), true));
+  clock.Advance(Seconds(60));
+  CHECK(cache.Lookup("a:443") == 7);
+  CHECK(cache.Lookup("a:443") == std::nullopt);
+
+  // A reusable session keeps nothing behind it: the next single-use one replaces it alone.
+  cache.Insert("a:443", 8, ValidFor(clock, Seconds(300)));
+  cache.Insert("a:443", 9, ValidFor(clock, Seconds(300), true));
+  CHECK(cache.Lookup("a:443") == 9);
+  CHECK(cache.Lookup("a:443") == std::nullopt);
+}
+
 TEST_CASE("ssl session cache: a newer session replaces the key's, with its own validity") {
   ManualClock clock;
   Cache cache(clock);
