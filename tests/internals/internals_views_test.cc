@@ -363,7 +363,7 @@ TEST_CASE("views: sockets and dns", "[internals][views]") {
   CHECK(CloseIdleSockets(context).body == nlohmann::json{{"closed", 0}});
   CHECK(SocketsJson(context)["idle_socket_count"] == 0);
 
-  nlohmann::json dns = DnsJson(context, t.predictor.get());
+  nlohmann::json dns = DnsJson(context, t.predictor);
   CHECK(dns["cache"]["entries"].size() == 2);
   CHECK(dns["jobs"].is_object());
   CHECK(dns["startup_list"].is_array());

@@ -32,15 +32,14 @@ RouterTestEnv::RouterTestEnv() : clock(env.scheduler, TimeFromUnixSeconds(kOrigi
   auto memory = std::make_unique<MemoryBackend>(env.scheduler, clock, cache_config);
   backend = memory.get();
   env.context->SetHttpCache(std::make_unique<HttpCache>(std::move(memory), clock));
-  target = std::make_unique<ContextSpeculationTarget>(env.context.get());
   PredictorConfig config;
   config.policy = "chrome";
-  predictor = std::make_unique<Predictor>(config, env.scheduler, target.get(), &env.net_log);
-  predictor->Observe(env.context->socket_pool());
+  wired = std::make_unique<ContextPredictor>(config, env.context.get(), &env.net_log);
+  predictor = wired->predictor();
   ring.Attach(&env.net_log);
   histograms.Attach(&env.net_log);
   host.context_ = env.context.get();
-  host.predictor_ = predictor.get();
+  host.predictor_ = predictor;
   host.clock_ = &clock;
   InternalsRouter::Options options;
   options.token = kToken;
@@ -55,8 +54,7 @@ RouterTestEnv::~RouterTestEnv() {
   ring.Attach(nullptr);
   histograms.Attach(nullptr);
   predictor->Finish();
-  predictor.reset();
-  target.reset();
+  wired.reset();
   env.context.reset();  // the cache before the clock it reads
   env.scheduler.RunUntilIdle();
 }

@@ -17,7 +17,7 @@
 #include "net/base/stack_histograms.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_response_info.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/sim/sim_test_env.h"
 #include "tools/internals/internals_host.h"
@@ -100,8 +100,8 @@ struct RouterTestEnv {
   SimTestEnv env{SimTestEnv::WorkedExample()};
   SchedulerClock clock;
   MemoryBackend* backend = nullptr;
-  std::unique_ptr<ContextSpeculationTarget> target;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<ContextPredictor> wired;  // the "chrome" predictor over env.context
+  Predictor* predictor = nullptr;           // wired's
   NetLogRing ring;
   StackHistograms histograms;
   FakeInternalsHost host;

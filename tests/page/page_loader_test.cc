@@ -13,7 +13,7 @@
 #include "net/base/virtual_scheduler.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/sim/sim_test_env.h"
 
@@ -57,23 +57,21 @@ class PageEnv {
     context = std::make_unique<UrlRequestContext>(
         scheduler, &net_log, network->CreateDnsTransport(), network->CreateSocketFactory(),
         test::SimTestEnv::DefaultConfig());
-    target = std::make_unique<ContextSpeculationTarget>(context.get());
     PredictorConfig config;
     config.policy = policy;
-    predictor = std::make_unique<Predictor>(config, scheduler, target.get(), &net_log);
-    predictor->Observe(context->socket_pool());
+    wired = std::make_unique<ContextPredictor>(config, context.get(), &net_log);
+    predictor = wired->predictor();
   }
   ~PageEnv() {
     predictor->Finish();
-    predictor.reset();
-    target.reset();
+    wired.reset();
     context.reset();
     scheduler.RunUntilIdle();
     network.reset();
   }
 
   PageLoadResult Load(const std::string& url) {
-    PageLoader loader(context.get(), predictor.get(), PageLoadOptions());
+    PageLoader loader(context.get(), predictor, PageLoadOptions());
     bool done = false;
     PageLoadResult result;
     loader.Start(U(url), [&](const PageLoadResult& r) {
@@ -97,8 +95,8 @@ class PageEnv {
   PageResponder responder;
   std::unique_ptr<SimNetwork> network;
   std::unique_ptr<UrlRequestContext> context;
-  std::unique_ptr<ContextSpeculationTarget> target;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<ContextPredictor> wired;
+  Predictor* predictor = nullptr;  // wired's
 };
 
 const char kPage[] = R"(<!doctype html><html><head>

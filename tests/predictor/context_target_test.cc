@@ -7,6 +7,7 @@
 #include "net/base/clock.h"
 #include "net/base/load_timing_phases.h"
 #include "net/http/http_cache.h"
+#include "predictor/context_predictor.h"
 #include "predictor/context_speculation_target.h"
 #include "predictor/predictor.h"
 #include "tests/predictor/core_test_util.h"
@@ -18,17 +19,18 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The wiring of predictor.h's comment, undone by Finish in the destructor.
+// The predictor of a context (ContextPredictor) with a fake policy, finished in the destructor.
 struct SimPredictor {
-  SimPredictor() : env(SimTestEnv::WorkedExample()), target(env.context.get()) {
+  SimPredictor() : env(SimTestEnv::WorkedExample()) {
     auto owned = std::make_unique<FakePolicy>();
     policy = owned.get();
-    predictor =
-        std::make_unique<Predictor>(config, env.scheduler, &target, &env.net_log, std::move(owned));
-    predictor->Observe(pool());
+    wired = std::make_unique<ContextPredictor>(config, env.context.get(), &env.net_log,
+                                               std::move(owned));
+    predictor = wired->predictor();
   }
   ~SimPredictor() { predictor->Finish(); }  // Finish stops observing the pool
   ClientSocketPool* pool() { return env.context->socket_pool(); }
+  ContextSpeculationTarget& target() { return *wired->target(); }
   const SpeculationCounts& of(SpeculativeAction a) { return predictor->stats().of(a); }
   void Preconnect(const std::string& host, int sockets) {
     Hint h = MakeHint(SpeculativeAction::kPreconnect, host);
@@ -37,10 +39,10 @@ struct SimPredictor {
   }
 
   SimTestEnv env;
-  ContextSpeculationTarget target;
   PredictorConfig config;
   FakePolicy* policy = nullptr;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<ContextPredictor> wired;
+  Predictor* predictor = nullptr;  // wired's
 };
 
 }  // namespace
@@ -49,7 +51,7 @@ TEST_CASE("context target: a preconnect of 2 leaves 2 idle sockets with TLS done
   SimPredictor p;
   const SchemeHostPort a = Origin("a.test");
   p.Preconnect("a.test", 2);
-  CHECK(p.target.SocketCount(a) == 2);  // connecting
+  CHECK(p.target().SocketCount(a) == 2);  // connecting
   p.env.Advance(1s);
   CHECK(p.pool()->IdleSocketCountInGroup(a) == 2);
   CHECK(p.env.stats().tls_handshakes == 2);
@@ -98,11 +100,11 @@ TEST_CASE("context target: an unused preconnect is wasted after the 10 s idle ti
 TEST_CASE("context target: a pre-resolve warms the host cache and is used by a connection") {
   SimPredictor p;
   const SchemeHostPort b = Origin("b.test");
-  CHECK_FALSE(p.target.IsResolved(b));
+  CHECK_FALSE(p.target().IsResolved(b));
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
   p.env.Advance(1s);
-  CHECK(p.target.IsResolved(b));
-  CHECK(p.target.IsResolved(Origin("192.0.2.7")));  // literals need nothing
+  CHECK(p.target().IsResolved(b));
+  CHECK(p.target().IsResolved(Origin("192.0.2.7")));  // literals need nothing
   FetchResult r = p.env.Fetch("https://b.test/");
   REQUIRE(r.result == OK);
   CHECK(ComputeLoadTimingPhases(r.timing, r.start).dns_ms == 0);
@@ -114,10 +116,10 @@ TEST_CASE("context target: a pre-resolve warms the host cache and is used by a c
 
 TEST_CASE("context target: fetch ahead needs an HTTP cache") {
   SimPredictor p;
-  CHECK_FALSE(p.target.CanFetchAhead());
+  CHECK_FALSE(p.target().CanFetchAhead());
   bool ran = false;
-  CHECK(p.target.FetchAhead(MakeUrl("https://a.test/x"), NetLogWithSource(),
-                            [&](int) { ran = true; }) == -11);  // ERR_NOT_IMPLEMENTED
+  CHECK(p.target().FetchAhead(MakeUrl("https://a.test/x"), NetLogWithSource(),
+                              [&](int) { ran = true; }) == -11);  // ERR_NOT_IMPLEMENTED
   p.env.Advance(1s);
   CHECK_FALSE(ran);
 }
@@ -127,7 +129,7 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
   p.env.context->SetHttpCache(std::make_unique<HttpCache>(
       std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock));
-  REQUIRE(p.target.CanFetchAhead());
+  REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
   h.url = MakeUrl("https://a.test/size/5000");

@@ -18,7 +18,7 @@
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
 #include "predictor/chrome_policy.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/dns/scripted_dns_transport.h"
 #include "tests/sim/sim_test_env.h"
@@ -82,18 +82,16 @@ class BoxEnv {
     context = std::make_unique<UrlRequestContext>(scheduler, &net_log, std::move(dns_transport),
                                                   network->CreateSocketFactory(),
                                                   test::SimTestEnv::DefaultConfig());
-    target = std::make_unique<ContextSpeculationTarget>(context.get());
     PredictorConfig config;
     config.policy = "chrome";
-    predictor = std::make_unique<Predictor>(config, scheduler, target.get(), &net_log);
-    predictor->Observe(context->socket_pool());
-    box = std::make_unique<FetchBox>(context.get(), predictor.get(), PageLoadOptions());
+    wired = std::make_unique<ContextPredictor>(config, context.get(), &net_log);
+    predictor = wired->predictor();
+    box = std::make_unique<FetchBox>(context.get(), predictor, PageLoadOptions());
   }
   ~BoxEnv() {
     box.reset();
     predictor->Finish();
-    predictor.reset();
-    target.reset();
+    wired.reset();
     context.reset();
     scheduler.RunUntilIdle();
     network.reset();
@@ -125,8 +123,8 @@ class BoxEnv {
   std::unique_ptr<SimNetwork> network;
   SplitDns* dns = nullptr;  // owned by the context
   std::unique_ptr<UrlRequestContext> context;
-  std::unique_ptr<ContextSpeculationTarget> target;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<ContextPredictor> wired;
+  Predictor* predictor = nullptr;  // wired's
   std::unique_ptr<FetchBox> box;
 };
 
