@@ -31,7 +31,7 @@ RouterTestEnv::RouterTestEnv() : clock(env.scheduler, TimeFromUnixSeconds(kOrigi
   cache_config.max_bytes = 0;  // MemoryBackend's default
   auto memory = std::make_unique<MemoryBackend>(env.scheduler, clock, cache_config);
   backend = memory.get();
-  env.context->SetHttpCache(std::make_unique<HttpCache>(std::move(memory), clock));
+  env.context->ResetHttpCache(std::move(memory), clock);
   PredictorConfig config;
   config.policy = "chrome";
   wired = std::make_unique<ContextPredictor>(config, env.context.get(), &env.net_log);

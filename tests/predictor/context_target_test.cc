@@ -127,8 +127,8 @@ TEST_CASE("context target: fetch ahead needs an HTTP cache") {
 TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page asks") {
   SimPredictor p;
   SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
-  p.env.context->SetHttpCache(std::make_unique<HttpCache>(
-      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock));
+  p.env.context->ResetHttpCache(
+      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock);
   REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
@@ -142,14 +142,14 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   p.predictor->OnResourceRequested(MakeUrl("https://p.test/"), h.url);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
   p.predictor->Finish();
-  p.env.context->SetHttpCache(nullptr);  // before `clock` goes
+  p.env.context->RemoveHttpCache();  // before `clock` goes
 }
 
 TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {
   SimPredictor p;
   SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
-  p.env.context->SetHttpCache(std::make_unique<HttpCache>(
-      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock));
+  p.env.context->ResetHttpCache(
+      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock);
   p.predictor->OnNavigation(MakeUrl("https://p.test/"));
   p.Preconnect("a.test", 1);
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
@@ -174,7 +174,7 @@ TEST_CASE("context target: a fetch ahead is not a page's connection and takes no
   REQUIRE(r.result == OK);
   CHECK(p.predictor->stats().connections_needed == 1);
   p.predictor->Finish();
-  p.env.context->SetHttpCache(nullptr);  // before `clock` goes
+  p.env.context->RemoveHttpCache();  // before `clock` goes
 }
 
 TEST_CASE("context target: destroying the target cancels a pre-resolve's callback") {

@@ -159,8 +159,7 @@ bool OpenFetchStack(const FetchOptions& options, const std::string& command_line
       OpenFetchCache(options, stack, [](const char* name) { return std::getenv(name); });
   out->profile = std::move(cache.profile);
   if (cache.backend) {
-    stack->context()->SetHttpCache(
-        std::make_unique<HttpCache>(std::move(cache.backend), stack->clock()));
+    stack->context()->ResetHttpCache(std::move(cache.backend), stack->clock());
   }
   return true;
 }

@@ -138,8 +138,8 @@ bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
   if (config_.cache) {
     CacheConfig cache_config;
     cache_config.max_bytes = config_.cache_bytes;
-    context_->SetHttpCache(std::make_unique<HttpCache>(
-        std::make_unique<MemoryBackend>(scheduler_, clock_, cache_config), clock_));
+    context_->ResetHttpCache(std::make_unique<MemoryBackend>(scheduler_, clock_, cache_config),
+                             clock_);
   }
   // A predictor's fetch-ahead asks for a page's URL before the page is navigated to: the
   // modelled servers answer it as the page was last time.
