@@ -62,7 +62,7 @@ class HttpCache : public HttpTransactionFactory {
   // null; background revalidations log under sources of their own there) must outlive the
   // cache. The backend is owned; it is destroyed after everything holding its entries
   // (transactions of background revalidations). A stack gets its cache from
-  // UrlRequestContext::ResetHttpCache.
+  // UrlRequestContextBuilder::EnableHttpCache.
   HttpCache(HttpTransactionFactory* network, std::unique_ptr<CacheBackend> backend,
             Scheduler& scheduler, const Clock& clock, NetLog* net_log,
             const Params& params = Params());

@@ -1,6 +1,6 @@
 // UrlRequestContext: the stack object, like Chrome's URLRequestContext. It owns one of each
 // service (host resolver, socket pool, the network layer and, optionally, the HTTP cache over
-// it) and is the only thing a tool creates. The edges — the
+// it) and is the only thing a tool creates, through UrlRequestContextBuilder. The edges — the
 // scheduler, the DNS transport and the socket factory — are passed in, so one context class runs
 // live (libuv, c-ares, OpenSSL) and simulated (virtual time, modelled transports).
 #ifndef NET_HTTP_URL_REQUEST_CONTEXT_H_
@@ -33,11 +33,6 @@ class UrlRequestContext {
     HttpBasicStream::Params stream;
   };
 
-  // `scheduler` and `net_log` (may be null) must outlive the context. The context owns the
-  // transport (through the resolver) and the socket factory.
-  UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
-                    std::unique_ptr<DnsTransport> dns_transport,
-                    std::unique_ptr<ClientSocketFactory> socket_factory, const Config& config);
   // Destroys the HTTP cache (cancelling its background revalidations), then the network layer,
   // the pool (closing sockets, cancelling connect jobs), then the resolver. Requests still alive
   // must be destroyed first.
@@ -58,11 +53,12 @@ class UrlRequestContext {
   // The HTTP cache, or null.
   HttpCache* http_cache() const { return http_cache_.get(); }
 
-  // Gives the context an HTTP cache (HttpCache over the network layer) over `backend` (null: no
-  // cache from now on), with `clock` as its wall clock (must outlive the cache) and `params`;
-  // its decoded-body bound is the streams' max_body_bytes. The previous cache is destroyed
-  // first (its background revalidations cancelled, its backend closed). Requests made
-  // afterwards go through it; call it while no request exists.
+  // Replaces the HTTP cache by one over `backend` (null: no cache from now on), as
+  // UrlRequestContextBuilder::EnableHttpCache describes; the previous cache is destroyed first
+  // (its background revalidations cancelled, its backend closed). For what reopens or swaps a
+  // backend on a running stack (a test of the disk backend reopening it as a new process would,
+  // one putting a decorator around the backend); a stack gets its cache from the builder. Call
+  // it while no request exists. `clock` must outlive the cache.
   void ResetHttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock,
                       const HttpCache::Params& params = HttpCache::Params());
   // Destroys the HTTP cache, if any, as ResetHttpCache does: from now on there is none.
@@ -75,6 +71,14 @@ class UrlRequestContext {
   nlohmann::json GetPolledData() const;
 
  private:
+  friend class UrlRequestContextBuilder;
+
+  // `scheduler` and `net_log` (may be null) must outlive the context. The context owns the
+  // transport (through the resolver) and the socket factory.
+  UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
+                    std::unique_ptr<DnsTransport> dns_transport,
+                    std::unique_ptr<ClientSocketFactory> socket_factory, const Config& config);
+
   Scheduler& scheduler_;
   NetLog* net_log_;
   const Config config_;

@@ -87,9 +87,9 @@ TEST_CASE("memory report follows the stack's pools, host cache, predictor and ev
   ring.Attach(&env.net_log);
   PredictorConfig config;
   config.policy = "chrome";
-  ContextPredictor wired(config, env.context.get(), &env.net_log);
+  ContextPredictor wired(config, env.context, &env.net_log);
   Predictor& predictor = *wired.predictor();
-  MemorySources sources{env.context.get(), &predictor, &ring, nullptr};
+  MemorySources sources{env.context, &predictor, &ring, nullptr};
 
   const json before = MemoryReport(sources);
   CheckShape(before);

@@ -26,19 +26,25 @@ std::string PercentDecode(const std::string& s) {
   return out;
 }
 
-RouterTestEnv::RouterTestEnv() : clock(env.scheduler, TimeFromUnixSeconds(kOriginUnixSeconds)) {
-  CacheConfig cache_config;
-  cache_config.max_bytes = 0;  // MemoryBackend's default
-  auto memory = std::make_unique<MemoryBackend>(env.scheduler, clock, cache_config);
-  backend = memory.get();
-  env.context->ResetHttpCache(std::move(memory), clock);
+SimStackOptions RouterTestEnv::Options() {
+  SimStackOptions options = SimTestEnv::Options(SimTestEnv::WorkedExample());
+  options.clock_origin = TimeFromUnixSeconds(kOriginUnixSeconds);
+  options.clock_ticks_origin = TimeTicks{};
+  options.http_cache = true;
+  options.cache.max_bytes = 0;  // MemoryBackend's default
+  return options;
+}
+
+RouterTestEnv::RouterTestEnv() {
+  // SimStack's cache is a MemoryBackend.
+  backend = static_cast<MemoryBackend*>(env.context->http_cache()->backend());
   PredictorConfig config;
   config.policy = "chrome";
-  wired = std::make_unique<ContextPredictor>(config, env.context.get(), &env.net_log);
+  wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log);
   predictor = wired->predictor();
   ring.Attach(&env.net_log);
   histograms.Attach(&env.net_log);
-  host.context_ = env.context.get();
+  host.context_ = env.context;
   host.predictor_ = predictor;
   host.clock_ = &clock;
   InternalsRouter::Options options;
@@ -55,8 +61,6 @@ RouterTestEnv::~RouterTestEnv() {
   histograms.Attach(nullptr);
   predictor->Finish();
   wired.reset();
-  env.context.reset();  // the cache before the clock it reads
-  env.scheduler.RunUntilIdle();
 }
 
 HttpServerRequest RouterTestEnv::MakeRequest(

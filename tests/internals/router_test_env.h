@@ -97,9 +97,13 @@ struct RouterTestEnv {
   // Fetches `url` on the stack (keep-alive: the socket goes back idle).
   FetchResult Fetch(const std::string& url) { return env.Fetch(url); }
 
-  SimTestEnv env{SimTestEnv::WorkedExample()};
-  SchedulerClock clock;
-  MemoryBackend* backend = nullptr;
+  // The worked example's network with an HttpCache over a MemoryBackend (MemoryBackend's
+  // default size), the wall clock at kOriginUnixSeconds at virtual time zero.
+  static SimStackOptions Options();
+
+  SimTestEnv env{Options()};
+  SchedulerClock& clock = env.clock();
+  MemoryBackend* backend = nullptr;         // the stack's cache backend
   std::unique_ptr<ContextPredictor> wired;  // the "chrome" predictor over env.context
   Predictor* predictor = nullptr;           // wired's
   NetLogRing ring;

@@ -11,6 +11,7 @@
 #include "net/base/net_error.h"
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
+#include "net/http/sim_stack.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
 #include "predictor/context_predictor.h"
@@ -52,26 +53,25 @@ Url U(const std::string& text) {
 class PageEnv {
  public:
   explicit PageEnv(const std::string& policy) {
-    network =
-        std::make_unique<SimNetwork>(scheduler, test::SimTestEnv::WorkedExample(), &responder);
-    context = std::make_unique<UrlRequestContext>(
-        scheduler, &net_log, network->CreateDnsTransport(), network->CreateSocketFactory(),
-        test::SimTestEnv::DefaultConfig());
+    std::string error;
+    stack = SimStack::Create(scheduler, &net_log, &responder,
+                             test::SimTestEnv::Options(test::SimTestEnv::WorkedExample()), &error);
+    INFO(error);
+    REQUIRE(stack);
+    context = stack->context();
     PredictorConfig config;
     config.policy = policy;
-    wired = std::make_unique<ContextPredictor>(config, context.get(), &net_log);
+    wired = std::make_unique<ContextPredictor>(config, context, &net_log);
     predictor = wired->predictor();
   }
   ~PageEnv() {
     predictor->Finish();
     wired.reset();
-    context.reset();
-    scheduler.RunUntilIdle();
-    network.reset();
+    stack.reset();
   }
 
   PageLoadResult Load(const std::string& url) {
-    PageLoader loader(context.get(), predictor, PageLoadOptions());
+    PageLoader loader(context, predictor, PageLoadOptions());
     bool done = false;
     PageLoadResult result;
     loader.Start(U(url), [&](const PageLoadResult& r) {
@@ -93,8 +93,8 @@ class PageEnv {
   VirtualScheduler scheduler{test::SimTestEnv::kEpoch};
   NetLog net_log{scheduler};
   PageResponder responder;
-  std::unique_ptr<SimNetwork> network;
-  std::unique_ptr<UrlRequestContext> context;
+  std::unique_ptr<SimStack> stack;
+  UrlRequestContext* context = nullptr;  // stack's
   std::unique_ptr<ContextPredictor> wired;
   Predictor* predictor = nullptr;  // wired's
 };

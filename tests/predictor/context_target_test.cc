@@ -1,12 +1,9 @@
 // ContextSpeculationTarget and the Predictor over a real UrlRequestContext on the simulated
-// network (the worked example: DNS 50 ms, RTT 80 ms, TLS 1.2, no HTTP cache).
+// network (the worked example: DNS 50 ms, RTT 80 ms, TLS 1.2; an HTTP cache where a test asks).
 #include <catch2/catch.hpp>
 #include <memory>
 
-#include "cache/memory_backend.h"
-#include "net/base/clock.h"
 #include "net/base/load_timing_phases.h"
-#include "net/http/http_cache.h"
 #include "predictor/context_predictor.h"
 #include "predictor/context_speculation_target.h"
 #include "predictor/predictor.h"
@@ -21,14 +18,19 @@ namespace {
 
 // The predictor of a context (ContextPredictor) with a fake policy, finished in the destructor.
 struct SimPredictor {
-  SimPredictor() : env(SimTestEnv::WorkedExample()) {
+  explicit SimPredictor(bool http_cache = false) : env(Options(http_cache)) {
     auto owned = std::make_unique<FakePolicy>();
     policy = owned.get();
-    wired = std::make_unique<ContextPredictor>(config, env.context.get(), &env.net_log,
-                                               std::move(owned));
+    wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log, std::move(owned));
     predictor = wired->predictor();
   }
   ~SimPredictor() { predictor->Finish(); }  // Finish stops observing the pool
+  // The worked example, with an HTTP cache over a MemoryBackend when asked.
+  static SimStackOptions Options(bool http_cache) {
+    SimStackOptions options = SimTestEnv::Options(SimTestEnv::WorkedExample());
+    options.http_cache = http_cache;
+    return options;
+  }
   ClientSocketPool* pool() { return env.context->socket_pool(); }
   ContextSpeculationTarget& target() { return *wired->target(); }
   const SpeculationCounts& of(SpeculativeAction a) { return predictor->stats().of(a); }
@@ -125,10 +127,7 @@ TEST_CASE("context target: fetch ahead needs an HTTP cache") {
 }
 
 TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page asks") {
-  SimPredictor p;
-  SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
-  p.env.context->ResetHttpCache(
-      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock);
+  SimPredictor p(/*http_cache=*/true);
   REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
@@ -141,15 +140,10 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 0);
   p.predictor->OnResourceRequested(MakeUrl("https://p.test/"), h.url);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
-  p.predictor->Finish();
-  p.env.context->RemoveHttpCache();  // before `clock` goes
 }
 
 TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {
-  SimPredictor p;
-  SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
-  p.env.context->ResetHttpCache(
-      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock);
+  SimPredictor p(/*http_cache=*/true);
   p.predictor->OnNavigation(MakeUrl("https://p.test/"));
   p.Preconnect("a.test", 1);
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
@@ -173,21 +167,19 @@ TEST_CASE("context target: a fetch ahead is not a page's connection and takes no
   FetchResult r = p.env.Fetch("https://c.test/");
   REQUIRE(r.result == OK);
   CHECK(p.predictor->stats().connections_needed == 1);
-  p.predictor->Finish();
-  p.env.context->RemoveHttpCache();  // before `clock` goes
 }
 
 TEST_CASE("context target: destroying the target cancels a pre-resolve's callback") {
   SimTestEnv env(SimTestEnv::WorkedExample());
   bool ran = false;
   {
-    ContextSpeculationTarget target(env.context.get());
+    ContextSpeculationTarget target(env.context);
     CHECK(target.Preresolve(Origin("c.test"), NetLogWithSource(), [&](int) { ran = true; }) ==
           ERR_IO_PENDING);
   }
   env.Advance(1s);
   CHECK_FALSE(ran);
-  ContextSpeculationTarget target(env.context.get());
+  ContextSpeculationTarget target(env.context);
   CHECK(target.IsResolved(Origin("c.test")));  // the resolver's job went on and cached it
   CHECK(target.Preresolve(Origin("c.test"), NetLogWithSource(), nullptr) == OK);
   int result = 1;

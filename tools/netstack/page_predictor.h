@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "net/http/live_stack.h"
 #include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "predictor/predictor_store.h"
-#include "tools/netstack/live_stack.h"
 
 namespace netstack {
 
