@@ -9,4 +9,5 @@ set(PREDICTOR_CORE_SOURCES
 )
 set(PREDICTOR_CONTEXT_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/context_speculation_target.cc
+  ${CMAKE_CURRENT_LIST_DIR}/context_predictor.cc
 )

@@ -4,7 +4,7 @@
 // SpeculationTarget; and it accounts for every action (used, late, wasted) by watching the
 // socket pool and the requests.
 //
-// Wiring (both worlds):
+// Wiring (both worlds; ContextPredictor, context_predictor.h, does the first three lines):
 //   ContextSpeculationTarget target(context);
 //   Predictor predictor(config, scheduler, &target, net_log);
 //   predictor.Observe(context->socket_pool());

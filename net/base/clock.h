@@ -46,7 +46,7 @@ class SystemClock : public Clock {
   }
 };
 
-// Wall time that advances with a Scheduler's clock from a fixed origin: the simulator's clock
+// Wall time that advances with a Scheduler's clock from an origin: the simulator's clock
 // (virtual TimeTicks, a chosen date) and a deterministic clock for tests.
 class SchedulerClock : public Clock {
  public:
@@ -54,11 +54,17 @@ class SchedulerClock : public Clock {
   SchedulerClock(const Scheduler& scheduler, Time origin, TimeTicks ticks_origin = TimeTicks{})
       : scheduler_(scheduler), origin_(origin), ticks_origin_(ticks_origin) {}
   Time Now() const override { return origin_ + (scheduler_.Now() - ticks_origin_); }
+  // From now on Now() is `origin` when scheduler.Now() is `ticks_origin` (a replay starts the
+  // wall clock at its first page's recorded date, after the stack was built).
+  void SetOrigin(Time origin, TimeTicks ticks_origin) {
+    origin_ = origin;
+    ticks_origin_ = ticks_origin;
+  }
 
  private:
   const Scheduler& scheduler_;
-  const Time origin_;
-  const TimeTicks ticks_origin_;
+  Time origin_;
+  TimeTicks ticks_origin_;
 };
 
 // A clock a test sets by hand.

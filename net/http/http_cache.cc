@@ -4,7 +4,6 @@
 
 #include "net/http/http_cache_transaction.h"
 #include "net/http/http_cache_writer.h"
-#include "net/http/url_request_context.h"
 
 namespace netstack {
 namespace {
@@ -17,14 +16,15 @@ constexpr int kRevalidationBufferBytes = 32 * 1024;
 // its end (that is what stores a replacement body), under a NetLog source of its own.
 class HttpCache::Revalidation {
  public:
-  Revalidation(HttpCache* cache, UrlRequestContext* context, const HttpRequestInfo& info)
+  Revalidation(HttpCache* cache, NetLog* net_log, const HttpRequestInfo& info)
       : cache_(cache),
-        scheduler_(context->scheduler()),
+        scheduler_(cache->scheduler()),
         info_(info),
         key_(info.url.spec()),
-        net_log_(NetLogWithSource::Make(context->net_log(), NetLogSourceType::URL_REQUEST)),
+        net_log_(NetLogWithSource::Make(net_log, NetLogSourceType::URL_REQUEST)),
         transaction_(std::make_unique<HttpCacheTransaction>(
-            cache, context, IDLE, net_log_, HttpCacheTransaction::Mode::kBackgroundRevalidation)),
+            cache, IDLE, net_log_, /*decode_content=*/true,
+            HttpCacheTransaction::Mode::kBackgroundRevalidation)),
         buffer_(new char[kRevalidationBufferBytes]) {}
 
   ~Revalidation() {
@@ -36,7 +36,6 @@ class HttpCache::Revalidation {
   const std::string& key() const { return key_; }
   const NetLogWithSource& net_log() const { return net_log_; }
   bool done() const { return done_; }
-  Scheduler& scheduler() const { return scheduler_; }
 
   void Start() {
     net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
@@ -104,22 +103,25 @@ class HttpCache::Revalidation {
   WeakPtrFactory<Revalidation> weak_factory_{this};
 };
 
-HttpCache::HttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock)
-    : HttpCache(std::move(backend), clock, Params()) {}
-
-HttpCache::HttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock,
+HttpCache::HttpCache(HttpTransactionFactory* network, std::unique_ptr<CacheBackend> backend,
+                     Scheduler& scheduler, const Clock& clock, NetLog* net_log,
                      const Params& params)
-    : backend_(std::move(backend)), clock_(clock), params_(params) {}
+    : network_(network),
+      backend_(std::move(backend)),
+      scheduler_(scheduler),
+      clock_(clock),
+      net_log_(net_log),
+      params_(params) {}
 
 HttpCache::~HttpCache() {
   // Jobs hold entries of the backend: they go first.
   jobs_.clear();
 }
 
-std::unique_ptr<HttpTransaction> HttpCache::CreateTransaction(UrlRequestContext* context,
-                                                              RequestPriority priority,
-                                                              const NetLogWithSource& net_log) {
-  return std::make_unique<HttpCacheTransaction>(this, context, priority, net_log);
+std::unique_ptr<HttpTransaction> HttpCache::CreateTransaction(RequestPriority priority,
+                                                              const NetLogWithSource& net_log,
+                                                              bool decode_content) {
+  return std::make_unique<HttpCacheTransaction>(this, priority, net_log, decode_content);
 }
 
 void HttpCache::InvalidateKey(const std::string& key) {
@@ -145,7 +147,7 @@ void HttpCache::RemoveWriter(const std::string& key, HttpCacheWriter* writer) {
   }
 }
 
-bool HttpCache::StartBackgroundRevalidation(UrlRequestContext* context, const HttpRequestInfo& info,
+bool HttpCache::StartBackgroundRevalidation(const HttpRequestInfo& info,
                                             const NetLogWithSource& parent) {
   const std::string key = info.url.spec();
   size_t running = 0;
@@ -165,7 +167,7 @@ bool HttpCache::StartBackgroundRevalidation(UrlRequestContext* context, const Ht
     return false;
   }
   ++stats_.background_started;
-  jobs_.push_back(std::make_unique<Revalidation>(this, context, info));
+  jobs_.push_back(std::make_unique<Revalidation>(this, net_log_, info));
   Revalidation* job = jobs_.back().get();
   parent.AddEvent(NetLogEventType::HTTP_CACHE_ASYNC_REVALIDATION, [job] {
     nlohmann::json params{{"started", true}};
@@ -179,7 +181,7 @@ bool HttpCache::StartBackgroundRevalidation(UrlRequestContext* context, const Ht
 void HttpCache::OnRevalidationDone(Revalidation* job) {
   ++stats_.background_finished;
   // Destroyed on the loop, not inside its own transaction's callback.
-  job->scheduler().PostTask([weak = weak_factory_.GetWeakPtr(), job] {
+  scheduler_.PostTask([weak = weak_factory_.GetWeakPtr(), job] {
     if (!weak) return;
     std::erase_if(weak->jobs_,
                   [job](const std::unique_ptr<Revalidation>& j) { return j.get() == job; });

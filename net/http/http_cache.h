@@ -1,7 +1,9 @@
-// HttpCache: the HTTP cache of a UrlRequestContext (Chrome's net::HttpCache, simplified). It owns
-// the storage backend (cache/backend.h: disk or memory), makes one HttpCacheTransaction per hop,
-// and owns the background revalidations that stale-while-revalidate starts, so they outlive the
-// request that served the stale response.
+// HttpCache: the HTTP cache of a UrlRequestContext (Chrome's net::HttpCache, simplified). It is an
+// HttpTransactionFactory over another one, the network layer: it owns the storage backend
+// (cache/backend.h's interface: the disk or memory backend is the tool's choice), makes one
+// HttpCacheTransaction per hop, which goes to the network through the layer below, and owns the
+// background revalidations that stale-while-revalidate starts, so they outlive the request that
+// served the stale response.
 //
 // Single-threaded, on the loop thread (the backend posts its completions there).
 //
@@ -24,21 +26,28 @@
 #include "net/base/clock.h"
 #include "net/base/net_log.h"
 #include "net/base/request_priority.h"
+#include "net/base/scheduler.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_transaction.h"
+#include "net/http/http_transaction_factory.h"
 
 namespace netstack {
 
 class HttpCacheWriter;
-class UrlRequestContext;
 
-class HttpCache {
+// HttpCache::Params (outside the class so its defaults can serve as a default argument there).
+struct HttpCacheParams {
+  // Background revalidations (stale-while-revalidate) running at once; past it, more are
+  // skipped (the stale response is still served; a later request revalidates).
+  size_t max_background_revalidations = 8;
+  // Bound on a body decoded by the cache (ERR_RESPONSE_BODY_TOO_BIG past it). A context sets
+  // it to its stream's max_body_bytes (HttpBasicStream::Params), whose default this is.
+  int64_t max_body_bytes = int64_t{1} << 30;
+};
+
+class HttpCache : public HttpTransactionFactory {
  public:
-  struct Params {
-    // Background revalidations (stale-while-revalidate) running at once; past it, more are
-    // skipped (the stale response is still served; a later request revalidates).
-    size_t max_background_revalidations = 8;
-  };
+  using Params = HttpCacheParams;
 
   // Counters since the cache was created (the internals page, tests).
   struct Stats {
@@ -47,28 +56,34 @@ class HttpCache {
     uint64_t background_finished = 0;
   };
 
-  // `clock` (wall time: Date/Expires arithmetic and the stored request/response times) must
-  // outlive the cache. The backend is owned; it is destroyed after everything holding its
-  // entries (transactions of background revalidations). Give it to a context with
-  // UrlRequestContext::SetHttpCache.
-  HttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock);
-  HttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock, const Params& params);
+  // Transactions reach the network through `network` (the context's HttpNetworkLayer, or a
+  // test's factory), asking it for bodies as received. `network`, `scheduler`, `clock` (wall
+  // time: Date/Expires arithmetic and the stored request/response times) and `net_log` (may be
+  // null; background revalidations log under sources of their own there) must outlive the
+  // cache. The backend is owned; it is destroyed after everything holding its entries
+  // (transactions of background revalidations). A stack gets its cache from
+  // UrlRequestContextBuilder::EnableHttpCache.
+  HttpCache(HttpTransactionFactory* network, std::unique_ptr<CacheBackend> backend,
+            Scheduler& scheduler, const Clock& clock, NetLog* net_log,
+            const Params& params = Params());
   // Cancels background revalidations (their entries are not committed), then destroys the
   // backend. Callbacks given to WaitForBackgroundWork that have not run never run.
-  ~HttpCache();
+  ~HttpCache() override;
   HttpCache(const HttpCache&) = delete;
   HttpCache& operator=(const HttpCache&) = delete;
 
   CacheBackend* backend() const { return backend_.get(); }
+  HttpTransactionFactory* network_layer() const { return network_; }
+  Scheduler& scheduler() const { return scheduler_; }
   const Clock& clock() const { return clock_; }
   const Params& params() const { return params_; }
   const Stats& stats() const { return stats_; }
 
-  // A transaction for one hop of a request in `context` (which must outlive it and own this
-  // cache). Events go to `net_log`, the request's source.
-  std::unique_ptr<HttpTransaction> CreateTransaction(UrlRequestContext* context,
-                                                     RequestPriority priority,
-                                                     const NetLogWithSource& net_log);
+  // HttpTransactionFactory: an HttpCacheTransaction for one hop (it must not outlive the cache).
+  // Events go to `net_log`, the request's source.
+  std::unique_ptr<HttpTransaction> CreateTransaction(RequestPriority priority,
+                                                     const NetLogWithSource& net_log,
+                                                     bool decode_content) override;
 
   // Runs `callback` (with OK) once no background revalidation is running and the backend has
   // flushed everything queued (CacheBackend::Flush), so a tool may exit. Never inside this call.
@@ -96,8 +111,7 @@ class HttpCache {
   // merged; 200: replaced). Its NetLog source is a new URL_REQUEST; `parent` gets an
   // HTTP_CACHE_ASYNC_REVALIDATION event referencing it, or saying why it was skipped. Returns
   // whether it started.
-  bool StartBackgroundRevalidation(UrlRequestContext* context, const HttpRequestInfo& info,
-                                   const NetLogWithSource& parent);
+  bool StartBackgroundRevalidation(const HttpRequestInfo& info, const NetLogWithSource& parent);
 
  private:
   class Revalidation;
@@ -106,9 +120,12 @@ class HttpCache {
   // Flushes the backend for the waiters once no job runs.
   void MaybeFinishWaiting();
 
-  // Declared first so it is destroyed last: jobs hold its entries.
+  HttpTransactionFactory* const network_;
+  // Declared before the jobs so it is destroyed after them: jobs hold its entries.
   std::unique_ptr<CacheBackend> backend_;
+  Scheduler& scheduler_;
   const Clock& clock_;
+  NetLog* const net_log_;
   const Params params_;
   std::vector<std::unique_ptr<Revalidation>> jobs_;
   // Writers in progress by key (bounded by the transactions alive).

@@ -6,7 +6,6 @@
 
 #include "net/http/http_cache.h"
 #include "net/http/http_util.h"
-#include "net/http/url_request_context.h"
 
 namespace netstack {
 namespace {
@@ -18,10 +17,14 @@ constexpr int kDrainBufferBytes = 1024;
 
 }  // namespace
 
-HttpCacheTransaction::HttpCacheTransaction(HttpCache* cache, UrlRequestContext* context,
-                                           RequestPriority priority,
-                                           const NetLogWithSource& net_log, Mode mode)
-    : cache_(cache), context_(context), priority_(priority), net_log_(net_log), mode_(mode) {}
+HttpCacheTransaction::HttpCacheTransaction(HttpCache* cache, RequestPriority priority,
+                                           const NetLogWithSource& net_log, bool decode_content,
+                                           Mode mode)
+    : cache_(cache),
+      priority_(priority),
+      net_log_(net_log),
+      decode_content_(decode_content),
+      mode_(mode) {}
 
 HttpCacheTransaction::~HttpCacheTransaction() {
   if (open_event_pending_)
@@ -35,7 +38,7 @@ HttpCacheTransaction::~HttpCacheTransaction() {
 int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callback) {
   network_info_ = info;
   info_ = std::move(info);
-  start_ticks_ = context_->scheduler().Now();
+  start_ticks_ = cache_->scheduler().Now();
   key_ = info_.url.spec();
   sent_headers_ = info_.extra_headers;
   AddDefaultRequestHeaders(&sent_headers_);
@@ -60,7 +63,7 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
 int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
   bypass_ = true;
   disposition_ = CacheDisposition::kBypass;
-  network_ = std::make_unique<HttpNetworkTransaction>(context_, priority_, net_log_);
+  network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
   int rv = network_->Start(info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (!weak) return;
     rv = weak->OnBypassHeaders(rv);
@@ -211,7 +214,7 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
       return OK;
     case CacheAction::kUseStaleAndRevalidate:
       disposition_ = CacheDisposition::kStale;
-      cache_->StartBackgroundRevalidation(context_, info_, net_log_);
+      cache_->StartBackgroundRevalidation(info_, net_log_);
       next_state_ = State::kReadFirstChunk;
       return OK;
     case CacheAction::kValidate:
@@ -252,7 +255,7 @@ int HttpCacheTransaction::DoReadFirstChunkComplete(int rv) {
   raw_pending_ = std::string_view(raw_buf_.data(), static_cast<size_t>(rv));
   raw_eof_ = rv == 0;
   if (!response_headers_) response_headers_ = stored_.headers;
-  headers_ticks_ = context_->scheduler().Now();
+  headers_ticks_ = cache_->scheduler().Now();
   return OK;
 }
 
@@ -286,8 +289,8 @@ void HttpCacheTransaction::DoomOpenedEntry(const std::string& reason) {
 
 int HttpCacheTransaction::DoSendNetwork() {
   next_state_ = State::kSendNetworkComplete;
-  network_ = std::make_unique<HttpNetworkTransaction>(context_, priority_, net_log_,
-                                                      /*decode_content=*/false);
+  network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_,
+                                                        /*decode_content=*/false);
   request_time_ = cache_->clock().Now();
   return network_->Start(network_info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIoComplete(rv);
@@ -357,7 +360,7 @@ int HttpCacheTransaction::DoDrainNetworkComplete(int rv) {
     // The headers were all a revalidation needed; no stored body is read.
     source_ = Source::kNone;
     raw_eof_ = true;
-    headers_ticks_ = context_->scheduler().Now();
+    headers_ticks_ = cache_->scheduler().Now();
     return OK;
   }
   next_state_ = State::kReadFirstChunk;
@@ -369,7 +372,7 @@ void HttpCacheTransaction::HandleNetworkResponse() {
   disposition_ = CacheDisposition::kMiss;
   response_headers_ = headers;
   source_ = Source::kNetwork;
-  headers_ticks_ = context_->scheduler().Now();
+  headers_ticks_ = cache_->scheduler().Now();
   if (validating_) {
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_VALIDATE_RESULT, [&headers] {
       return nlohmann::json{{"status", headers->response_code()}, {"result", "replaced"}};
@@ -417,11 +420,11 @@ int HttpCacheTransaction::Read(char* buf, int len, CompletionCallback callback) 
 int HttpCacheTransaction::DoReadBody() {
   for (;;) {
     if (!decoder_) {
+      // Not decoding: the identity coding, which passes the bytes through under the bound.
       std::string coding;
-      response_headers_->GetNormalizedHeader("content-encoding", &coding);
+      if (decode_content_) response_headers_->GetNormalizedHeader("content-encoding", &coding);
       std::string error;
-      int rv = ContentDecoder::Create(coding, context_->config().stream.max_body_bytes, &decoder_,
-                                      &error);
+      int rv = ContentDecoder::Create(coding, cache_->params().max_body_bytes, &decoder_, &error);
       if (rv != OK) {
         error_detail_ = error;
         return FinishBody(rv);
@@ -475,7 +478,7 @@ int HttpCacheTransaction::HandleDirectResult(int rv) {
   direct_bytes_ += rv;
   // The bound a pass-through ContentDecoder applies (on what it copied and what came here),
   // with its message.
-  const int64_t max_body_bytes = context_->config().stream.max_body_bytes;
+  const int64_t max_body_bytes = cache_->params().max_body_bytes;
   if (decoder_->output_bytes() + direct_bytes_ > max_body_bytes) {
     error_detail_ = "response body over " + std::to_string(max_body_bytes) + " bytes";
     return FinishBody(ERR_RESPONSE_BODY_TOO_BIG);
@@ -523,7 +526,7 @@ void HttpCacheTransaction::OnRawReadComplete(int rv) {
 
 int HttpCacheTransaction::FinishBody(int rv) {
   body_result_ = rv;
-  body_end_ticks_ = context_->scheduler().Now();
+  body_end_ticks_ = cache_->scheduler().Now();
   if (source_ == Source::kEntry && rv == 0) {
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this] {
       return nlohmann::json{{"bytes", raw_bytes_read_}};

@@ -13,11 +13,11 @@
 //   other methods: the network, then a 2xx/3xx invalidates the URL and same-origin
 //   Location/Content-Location entries                                                "bypass"
 //
-// Bodies are stored as received (Content-Encoding kept; the network transaction does not
-// decode) and decoded here, for stored and network bodies alike, with the stream's
-// max_body_bytes bound. A stored response is only committed once its whole body arrived: a
-// body cut by an error is never stored; an append that fails (entry too large, write queue
-// full, disk full) drops the entry and the response goes on uncached.
+// Bodies are stored as received (Content-Encoding kept; the network layer is asked for
+// transactions that do not decode) and decoded here, for stored and network bodies alike, with
+// the cache's max_body_bytes bound (the stream's). A stored response is only committed once its
+// whole body arrived: a body cut by an error is never stored; an append that fails (entry too
+// large, write queue full, disk full) drops the entry and the response goes on uncached.
 //
 // Damaged entries: a stream 0 that does not parse, or a body read failing before the response
 // was handed out (the first body chunk is read before Start completes), dooms the entry and the
@@ -45,7 +45,6 @@
 namespace netstack {
 
 class HttpCache;
-class UrlRequestContext;
 
 class HttpCacheTransaction : public HttpTransaction {
  public:
@@ -56,9 +55,11 @@ class HttpCacheTransaction : public HttpTransaction {
     kBackgroundRevalidation,
   };
 
-  // `cache` and `context` must outlive the transaction. Events go to `net_log`.
-  HttpCacheTransaction(HttpCache* cache, UrlRequestContext* context, RequestPriority priority,
-                       const NetLogWithSource& net_log, Mode mode = Mode::kNormal);
+  // `cache` must outlive the transaction; the network is its network_layer(). Events go to
+  // `net_log`. With `decode_content` false, Read returns the body as stored or received
+  // (Content-Encoding kept), as HttpTransactionFactory::CreateTransaction says.
+  HttpCacheTransaction(HttpCache* cache, RequestPriority priority, const NetLogWithSource& net_log,
+                       bool decode_content = true, Mode mode = Mode::kNormal);
   // Cancels: a pending open or read is dropped, an entry being written is not committed.
   ~HttpCacheTransaction() override;
   HttpCacheTransaction(const HttpCacheTransaction&) = delete;
@@ -104,8 +105,8 @@ class HttpCacheTransaction : public HttpTransaction {
   int DoDrainNetworkComplete(int rv);
   void OnIoComplete(int rv);
 
-  // Start without the cache (kBypass/kInvalidate modes): a decoding network transaction that
-  // every later call is forwarded to.
+  // Start without the cache (kBypass/kInvalidate modes): a network transaction (decoding as
+  // this one does) that every later call is forwarded to.
   int StartBypass(CompletionCallback callback);
   // The bypassed request's headers arrived (or it failed): invalidates for unsafe methods.
   int OnBypassHeaders(int rv);
@@ -132,9 +133,9 @@ class HttpCacheTransaction : public HttpTransaction {
   int FinishBody(int rv);
 
   HttpCache* const cache_;
-  UrlRequestContext* const context_;
   const RequestPriority priority_;
   const NetLogWithSource net_log_;
+  const bool decode_content_;
   const Mode mode_;
 
   HttpRequestInfo info_;

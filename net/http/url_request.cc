@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "net/http/http_cache.h"
 #include "net/http/url_request_context.h"
 
 namespace netstack {
@@ -60,11 +59,8 @@ void UrlRequest::StartHop() {
   info.body = body_;
   info.extra_headers = extra_headers_;
   info.speculative = params_.request.speculative;
-  if (HttpCache* cache = context_->http_cache()) {
-    transaction_ = cache->CreateTransaction(context_, params_.priority, net_log_);
-  } else {
-    transaction_ = std::make_unique<HttpNetworkTransaction>(context_, params_.priority, net_log_);
-  }
+  transaction_ = context_->http_transaction_factory()->CreateTransaction(params_.priority, net_log_,
+                                                                         /*decode_content=*/true);
   int rv = transaction_->Start(std::move(info), [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnHopStarted(rv);
   });

@@ -1,7 +1,8 @@
 // UrlRequest: one fetch as a user asks for it: a URL, followed through redirects, its body
 // decoded and streamed to a delegate, with the timing of every step. Each hop is an
-// HttpTransaction: an HttpCacheTransaction when the context has an HttpCache, else an
-// HttpNetworkTransaction; redirect bodies are drained so their keep-alive socket is reused.
+// HttpTransaction from the context's http_transaction_factory() (the HTTP cache when there is
+// one, else the network layer); redirect bodies are drained so their keep-alive socket is
+// reused.
 #ifndef NET_HTTP_URL_REQUEST_H_
 #define NET_HTTP_URL_REQUEST_H_
 
@@ -11,8 +12,9 @@
 
 #include "net/base/load_timing_info.h"
 #include "net/base/net_log.h"
+#include "net/base/request_priority.h"
 #include "net/base/weak_ptr.h"
-#include "net/http/http_network_transaction.h"
+#include "net/http/http_transaction.h"
 #include "net/http/read_buffer_pool.h"
 
 namespace netstack {

@@ -1,6 +1,6 @@
 #include "net/http/url_request_context.h"
 
-#include "net/http/http_cache.h"
+#include "net/http/http_network_layer.h"
 
 namespace netstack {
 
@@ -15,19 +15,33 @@ UrlRequestContext::UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
       host_resolver_(std::make_unique<HostResolverManager>(scheduler, std::move(dns_transport),
                                                            net_log, config.resolver)),
       socket_pool_(std::make_unique<ClientSocketPool>(config.pool, scheduler, host_resolver_.get(),
-                                                      socket_factory_.get(), net_log)) {}
+                                                      socket_factory_.get(), net_log)),
+      network_layer_(std::make_unique<HttpNetworkLayer>(this)) {}
 
 UrlRequestContext::~UrlRequestContext() {
   // Background revalidations hold pool requests; the pool's connect jobs hold resolver
   // requests and factory sockets.
   http_cache_.reset();
+  network_layer_.reset();
   socket_pool_.reset();
   host_resolver_.reset();
   socket_factory_.reset();
 }
 
-void UrlRequestContext::SetHttpCache(std::unique_ptr<HttpCache> cache) {
-  http_cache_ = std::move(cache);
+HttpTransactionFactory* UrlRequestContext::http_transaction_factory() const {
+  if (http_cache_) return http_cache_.get();
+  return network_layer_.get();
+}
+
+void UrlRequestContext::ResetHttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock,
+                                       const HttpCache::Params& params) {
+  RemoveHttpCache();
+  if (!backend) return;
+  HttpCache::Params cache_params = params;
+  // The cache decodes the bodies the stream would have: the same bound.
+  cache_params.max_body_bytes = config_.stream.max_body_bytes;
+  http_cache_ = std::make_unique<HttpCache>(network_layer_.get(), std::move(backend), scheduler_,
+                                            clock, net_log_, cache_params);
 }
 
 nlohmann::json UrlRequestContext::GetPolledData() const {

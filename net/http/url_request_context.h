@@ -1,5 +1,6 @@
 // UrlRequestContext: the stack object, like Chrome's URLRequestContext. It owns one of each
-// service (host resolver, socket pool) and is the only thing a tool creates. The edges — the
+// service (host resolver, socket pool, the network layer and, optionally, the HTTP cache over
+// it) and is the only thing a tool creates, through UrlRequestContextBuilder. The edges — the
 // scheduler, the DNS transport and the socket factory — are passed in, so one context class runs
 // live (libuv, c-ares, OpenSSL) and simulated (virtual time, modelled transports).
 #ifndef NET_HTTP_URL_REQUEST_CONTEXT_H_
@@ -8,17 +9,21 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cache/backend.h"
+#include "net/base/clock.h"
 #include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/dns/dns_transport.h"
 #include "net/dns/host_resolver_manager.h"
 #include "net/http/http_basic_stream.h"
+#include "net/http/http_cache.h"
+#include "net/http/http_transaction_factory.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/client_socket_pool.h"
 
 namespace netstack {
 
-class HttpCache;
+class HttpNetworkLayer;
 
 class UrlRequestContext {
  public:
@@ -28,14 +33,9 @@ class UrlRequestContext {
     HttpBasicStream::Params stream;
   };
 
-  // `scheduler` and `net_log` (may be null) must outlive the context. The context owns the
-  // transport (through the resolver) and the socket factory.
-  UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
-                    std::unique_ptr<DnsTransport> dns_transport,
-                    std::unique_ptr<ClientSocketFactory> socket_factory, const Config& config);
-  // Destroys the HTTP cache (cancelling its background revalidations), then the pool (closing
-  // sockets, cancelling connect jobs), then the resolver. Requests still alive must be
-  // destroyed first.
+  // Destroys the HTTP cache (cancelling its background revalidations), then the network layer,
+  // the pool (closing sockets, cancelling connect jobs), then the resolver. Requests still alive
+  // must be destroyed first.
   ~UrlRequestContext();
 
   UrlRequestContext(const UrlRequestContext&) = delete;
@@ -47,12 +47,22 @@ class UrlRequestContext {
   ClientSocketPool* socket_pool() const { return socket_pool_.get(); }
   const Config& config() const { return config_; }
 
-  // Gives the context an HTTP cache (null: none, the default). Requests made afterwards go
-  // through it (HttpCacheTransaction); a previous cache is destroyed, so call it before any
-  // request exists. The cache's clock must outlive the context.
-  void SetHttpCache(std::unique_ptr<HttpCache> cache);
+  // What makes every hop's transaction (UrlRequest uses nothing else): the HTTP cache when there
+  // is one, else the network layer. Never null.
+  HttpTransactionFactory* http_transaction_factory() const;
   // The HTTP cache, or null.
   HttpCache* http_cache() const { return http_cache_.get(); }
+
+  // Replaces the HTTP cache by one over `backend` (null: no cache from now on), as
+  // UrlRequestContextBuilder::EnableHttpCache describes; the previous cache is destroyed first
+  // (its background revalidations cancelled, its backend closed). For what reopens or swaps a
+  // backend on a running stack (a test of the disk backend reopening it as a new process would,
+  // one putting a decorator around the backend); a stack gets its cache from the builder. Call
+  // it while no request exists. `clock` must outlive the cache.
+  void ResetHttpCache(std::unique_ptr<CacheBackend> backend, const Clock& clock,
+                      const HttpCache::Params& params = HttpCache::Params());
+  // Destroys the HTTP cache, if any, as ResetHttpCache does: from now on there is none.
+  void RemoveHttpCache() { http_cache_.reset(); }
 
   // The stack's state for a NetLog file's polledData and the internals page:
   // {"hostResolverInfo": ..., "socketPoolInfo": ...} in Chrome's shapes, plus
@@ -61,13 +71,23 @@ class UrlRequestContext {
   nlohmann::json GetPolledData() const;
 
  private:
+  friend class UrlRequestContextBuilder;
+
+  // `scheduler` and `net_log` (may be null) must outlive the context. The context owns the
+  // transport (through the resolver) and the socket factory.
+  UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
+                    std::unique_ptr<DnsTransport> dns_transport,
+                    std::unique_ptr<ClientSocketFactory> socket_factory, const Config& config);
+
   Scheduler& scheduler_;
   NetLog* net_log_;
   const Config config_;
   std::unique_ptr<ClientSocketFactory> socket_factory_;
   std::unique_ptr<HostResolverManager> host_resolver_;
   std::unique_ptr<ClientSocketPool> socket_pool_;
-  // Declared last so it goes first: its background revalidations use the pool.
+  std::unique_ptr<HttpNetworkLayer> network_layer_;
+  // Declared last so it goes first: its transactions and background revalidations use the
+  // network layer and the pool.
   std::unique_ptr<HttpCache> http_cache_;
 };
 

@@ -199,7 +199,7 @@ TEST_CASE("StackHistograms measures the simulated stack", "[stack_histograms][si
   test::FetchResult result = env.Fetch("https://a.test/size/1000");
   REQUIRE(result.result == OK);
 
-  ContextSpeculationTarget target(env.context.get());
+  ContextSpeculationTarget target(env.context);
   int preresolved = ERR_IO_PENDING;
   int rv = target.Preresolve({"https", "b.test", 443},
                              NetLogWithSource::Make(&env.net_log, NetLogSourceType::PREDICTOR),

@@ -24,7 +24,9 @@ inline std::string ZlibCompress(const std::string& in, int window_bits) {
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = static_cast<uInt>(out.size());
   int rv = deflate(&z, Z_FINISH);
-  out.resize(out.size() - z.avail_out);
+  // erase, not resize: GCC 12 cannot tell resize(size() - avail_out) never grows the string
+  // and warns (-Wstringop-overflow) wherever this is inlined.
+  out.erase(out.size() - z.avail_out);
   deflateEnd(&z);
   if (rv != Z_STREAM_END) throw std::runtime_error("deflate");
   return out;

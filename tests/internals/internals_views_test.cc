@@ -269,7 +269,7 @@ struct AsyncCacheEnv {
     t.PutEntry("http://a.test/long", kHead, std::string(100, 'z'), memory.get());
     auto async = std::make_unique<AsyncBackend>(t.env.scheduler, std::move(memory));
     backend = async.get();
-    t.env.context->SetHttpCache(std::make_unique<HttpCache>(std::move(async), t.clock));
+    t.env.context->ResetHttpCache(std::move(async), t.clock);
     t.backend = nullptr;
   }
   RouterTestEnv t;
@@ -314,7 +314,7 @@ TEST_CASE("views: a read pending when the stack goes away still answers", "[inte
   a.t.env.scheduler.RunUntilIdle();
   REQUIRE(answer->calls == 1);  // baseline: it completes
   answer = ReadEntry(a.t.env.context->http_cache(), a.t.env.scheduler, "http://a.test/long");
-  a.t.env.context->SetHttpCache(nullptr);  // the backend goes while the open is pending
+  a.t.env.context->RemoveHttpCache();  // the backend goes while the open is pending
   a.t.env.scheduler.RunUntilIdle();
   CHECK(answer->calls == 0);
   a.t.env.Advance(Milliseconds(kCacheEntryReadTimeoutMs));
@@ -363,7 +363,7 @@ TEST_CASE("views: sockets and dns", "[internals][views]") {
   CHECK(CloseIdleSockets(context).body == nlohmann::json{{"closed", 0}});
   CHECK(SocketsJson(context)["idle_socket_count"] == 0);
 
-  nlohmann::json dns = DnsJson(context, t.predictor.get());
+  nlohmann::json dns = DnsJson(context, t.predictor);
   CHECK(dns["cache"]["entries"].size() == 2);
   CHECK(dns["jobs"].is_object());
   CHECK(dns["startup_list"].is_array());

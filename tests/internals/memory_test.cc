@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "net/base/net_log_ring.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/sim/sim_test_env.h"
 #include "tools/internals/library_memory.h"
@@ -85,12 +85,11 @@ TEST_CASE("memory report follows the stack's pools, host cache, predictor and ev
   test::SimTestEnv env(test::SimTestEnv::WorkedExample());
   NetLogRing ring;
   ring.Attach(&env.net_log);
-  ContextSpeculationTarget target(env.context.get());
   PredictorConfig config;
   config.policy = "chrome";
-  Predictor predictor(config, env.scheduler, &target, &env.net_log);
-  predictor.Observe(env.context->socket_pool());
-  MemorySources sources{env.context.get(), &predictor, &ring, nullptr};
+  ContextPredictor wired(config, env.context, &env.net_log);
+  Predictor& predictor = *wired.predictor();
+  MemorySources sources{env.context, &predictor, &ring, nullptr};
 
   const json before = MemoryReport(sources);
   CheckShape(before);

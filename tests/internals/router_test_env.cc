@@ -26,21 +26,26 @@ std::string PercentDecode(const std::string& s) {
   return out;
 }
 
-RouterTestEnv::RouterTestEnv() : clock(env.scheduler, TimeFromUnixSeconds(kOriginUnixSeconds)) {
-  CacheConfig cache_config;
-  cache_config.max_bytes = 0;  // MemoryBackend's default
-  auto memory = std::make_unique<MemoryBackend>(env.scheduler, clock, cache_config);
-  backend = memory.get();
-  env.context->SetHttpCache(std::make_unique<HttpCache>(std::move(memory), clock));
-  target = std::make_unique<ContextSpeculationTarget>(env.context.get());
+SimStackOptions RouterTestEnv::Options() {
+  SimStackOptions options = SimTestEnv::Options(SimTestEnv::WorkedExample());
+  options.clock_origin = TimeFromUnixSeconds(kOriginUnixSeconds);
+  options.clock_ticks_origin = TimeTicks{};
+  options.http_cache = true;
+  options.cache.max_bytes = 0;  // MemoryBackend's default
+  return options;
+}
+
+RouterTestEnv::RouterTestEnv() {
+  // SimStack's cache is a MemoryBackend.
+  backend = static_cast<MemoryBackend*>(env.context->http_cache()->backend());
   PredictorConfig config;
   config.policy = "chrome";
-  predictor = std::make_unique<Predictor>(config, env.scheduler, target.get(), &env.net_log);
-  predictor->Observe(env.context->socket_pool());
+  wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log);
+  predictor = wired->predictor();
   ring.Attach(&env.net_log);
   histograms.Attach(&env.net_log);
-  host.context_ = env.context.get();
-  host.predictor_ = predictor.get();
+  host.context_ = env.context;
+  host.predictor_ = predictor;
   host.clock_ = &clock;
   InternalsRouter::Options options;
   options.token = kToken;
@@ -55,10 +60,7 @@ RouterTestEnv::~RouterTestEnv() {
   ring.Attach(nullptr);
   histograms.Attach(nullptr);
   predictor->Finish();
-  predictor.reset();
-  target.reset();
-  env.context.reset();  // the cache before the clock it reads
-  env.scheduler.RunUntilIdle();
+  wired.reset();
 }
 
 HttpServerRequest RouterTestEnv::MakeRequest(

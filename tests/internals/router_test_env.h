@@ -17,7 +17,7 @@
 #include "net/base/stack_histograms.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_response_info.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/sim/sim_test_env.h"
 #include "tools/internals/internals_host.h"
@@ -97,11 +97,15 @@ struct RouterTestEnv {
   // Fetches `url` on the stack (keep-alive: the socket goes back idle).
   FetchResult Fetch(const std::string& url) { return env.Fetch(url); }
 
-  SimTestEnv env{SimTestEnv::WorkedExample()};
-  SchedulerClock clock;
-  MemoryBackend* backend = nullptr;
-  std::unique_ptr<ContextSpeculationTarget> target;
-  std::unique_ptr<Predictor> predictor;
+  // The worked example's network with an HttpCache over a MemoryBackend (MemoryBackend's
+  // default size), the wall clock at kOriginUnixSeconds at virtual time zero.
+  static SimStackOptions Options();
+
+  SimTestEnv env{Options()};
+  SchedulerClock& clock = env.clock();
+  MemoryBackend* backend = nullptr;         // the stack's cache backend
+  std::unique_ptr<ContextPredictor> wired;  // the "chrome" predictor over env.context
+  Predictor* predictor = nullptr;           // wired's
   NetLogRing ring;
   StackHistograms histograms;
   FakeInternalsHost host;

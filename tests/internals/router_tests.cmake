@@ -6,5 +6,6 @@ netstack_test(internals_router_tests
   router_test_env.cc
   internals_router_test.cc
   internals_views_test.cc
-  LIBS netstack_internals netstack_predictor_context netstack_predictor net_sim net_http
+  LIBS netstack_internals netstack_predictor_context netstack_predictor net_http_sim net_sim
+       net_http
        netstack_cache_memory net_socket net_dns net_base)

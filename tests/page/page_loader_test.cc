@@ -11,9 +11,10 @@
 #include "net/base/net_error.h"
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
+#include "net/http/sim_stack.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/sim/sim_test_env.h"
 
@@ -52,28 +53,25 @@ Url U(const std::string& text) {
 class PageEnv {
  public:
   explicit PageEnv(const std::string& policy) {
-    network =
-        std::make_unique<SimNetwork>(scheduler, test::SimTestEnv::WorkedExample(), &responder);
-    context = std::make_unique<UrlRequestContext>(
-        scheduler, &net_log, network->CreateDnsTransport(), network->CreateSocketFactory(),
-        test::SimTestEnv::DefaultConfig());
-    target = std::make_unique<ContextSpeculationTarget>(context.get());
+    std::string error;
+    stack = SimStack::Create(scheduler, &net_log, &responder,
+                             test::SimTestEnv::Options(test::SimTestEnv::WorkedExample()), &error);
+    INFO(error);
+    REQUIRE(stack);
+    context = stack->context();
     PredictorConfig config;
     config.policy = policy;
-    predictor = std::make_unique<Predictor>(config, scheduler, target.get(), &net_log);
-    predictor->Observe(context->socket_pool());
+    wired = std::make_unique<ContextPredictor>(config, context, &net_log);
+    predictor = wired->predictor();
   }
   ~PageEnv() {
     predictor->Finish();
-    predictor.reset();
-    target.reset();
-    context.reset();
-    scheduler.RunUntilIdle();
-    network.reset();
+    wired.reset();
+    stack.reset();
   }
 
   PageLoadResult Load(const std::string& url) {
-    PageLoader loader(context.get(), predictor.get(), PageLoadOptions());
+    PageLoader loader(context, predictor, PageLoadOptions());
     bool done = false;
     PageLoadResult result;
     loader.Start(U(url), [&](const PageLoadResult& r) {
@@ -95,10 +93,10 @@ class PageEnv {
   VirtualScheduler scheduler{test::SimTestEnv::kEpoch};
   NetLog net_log{scheduler};
   PageResponder responder;
-  std::unique_ptr<SimNetwork> network;
-  std::unique_ptr<UrlRequestContext> context;
-  std::unique_ptr<ContextSpeculationTarget> target;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<SimStack> stack;
+  UrlRequestContext* context = nullptr;  // stack's
+  std::unique_ptr<ContextPredictor> wired;
+  Predictor* predictor = nullptr;  // wired's
 };
 
 const char kPage[] = R"(<!doctype html><html><head>

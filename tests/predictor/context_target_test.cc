@@ -1,12 +1,10 @@
 // ContextSpeculationTarget and the Predictor over a real UrlRequestContext on the simulated
-// network (the worked example: DNS 50 ms, RTT 80 ms, TLS 1.2, no HTTP cache).
+// network (the worked example: DNS 50 ms, RTT 80 ms, TLS 1.2; an HTTP cache where a test asks).
 #include <catch2/catch.hpp>
 #include <memory>
 
-#include "cache/memory_backend.h"
-#include "net/base/clock.h"
 #include "net/base/load_timing_phases.h"
-#include "net/http/http_cache.h"
+#include "predictor/context_predictor.h"
 #include "predictor/context_speculation_target.h"
 #include "predictor/predictor.h"
 #include "tests/predictor/core_test_util.h"
@@ -18,17 +16,23 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The wiring of predictor.h's comment, undone by Finish in the destructor.
+// The predictor of a context (ContextPredictor) with a fake policy, finished in the destructor.
 struct SimPredictor {
-  SimPredictor() : env(SimTestEnv::WorkedExample()), target(env.context.get()) {
+  explicit SimPredictor(bool http_cache = false) : env(Options(http_cache)) {
     auto owned = std::make_unique<FakePolicy>();
     policy = owned.get();
-    predictor =
-        std::make_unique<Predictor>(config, env.scheduler, &target, &env.net_log, std::move(owned));
-    predictor->Observe(pool());
+    wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log, std::move(owned));
+    predictor = wired->predictor();
   }
   ~SimPredictor() { predictor->Finish(); }  // Finish stops observing the pool
+  // The worked example, with an HTTP cache over a MemoryBackend when asked.
+  static SimStackOptions Options(bool http_cache) {
+    SimStackOptions options = SimTestEnv::Options(SimTestEnv::WorkedExample());
+    options.http_cache = http_cache;
+    return options;
+  }
   ClientSocketPool* pool() { return env.context->socket_pool(); }
+  ContextSpeculationTarget& target() { return *wired->target(); }
   const SpeculationCounts& of(SpeculativeAction a) { return predictor->stats().of(a); }
   void Preconnect(const std::string& host, int sockets) {
     Hint h = MakeHint(SpeculativeAction::kPreconnect, host);
@@ -37,10 +41,10 @@ struct SimPredictor {
   }
 
   SimTestEnv env;
-  ContextSpeculationTarget target;
   PredictorConfig config;
   FakePolicy* policy = nullptr;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<ContextPredictor> wired;
+  Predictor* predictor = nullptr;  // wired's
 };
 
 }  // namespace
@@ -49,7 +53,7 @@ TEST_CASE("context target: a preconnect of 2 leaves 2 idle sockets with TLS done
   SimPredictor p;
   const SchemeHostPort a = Origin("a.test");
   p.Preconnect("a.test", 2);
-  CHECK(p.target.SocketCount(a) == 2);  // connecting
+  CHECK(p.target().SocketCount(a) == 2);  // connecting
   p.env.Advance(1s);
   CHECK(p.pool()->IdleSocketCountInGroup(a) == 2);
   CHECK(p.env.stats().tls_handshakes == 2);
@@ -98,11 +102,11 @@ TEST_CASE("context target: an unused preconnect is wasted after the 10 s idle ti
 TEST_CASE("context target: a pre-resolve warms the host cache and is used by a connection") {
   SimPredictor p;
   const SchemeHostPort b = Origin("b.test");
-  CHECK_FALSE(p.target.IsResolved(b));
+  CHECK_FALSE(p.target().IsResolved(b));
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
   p.env.Advance(1s);
-  CHECK(p.target.IsResolved(b));
-  CHECK(p.target.IsResolved(Origin("192.0.2.7")));  // literals need nothing
+  CHECK(p.target().IsResolved(b));
+  CHECK(p.target().IsResolved(Origin("192.0.2.7")));  // literals need nothing
   FetchResult r = p.env.Fetch("https://b.test/");
   REQUIRE(r.result == OK);
   CHECK(ComputeLoadTimingPhases(r.timing, r.start).dns_ms == 0);
@@ -114,20 +118,17 @@ TEST_CASE("context target: a pre-resolve warms the host cache and is used by a c
 
 TEST_CASE("context target: fetch ahead needs an HTTP cache") {
   SimPredictor p;
-  CHECK_FALSE(p.target.CanFetchAhead());
+  CHECK_FALSE(p.target().CanFetchAhead());
   bool ran = false;
-  CHECK(p.target.FetchAhead(MakeUrl("https://a.test/x"), NetLogWithSource(),
-                            [&](int) { ran = true; }) == -11);  // ERR_NOT_IMPLEMENTED
+  CHECK(p.target().FetchAhead(MakeUrl("https://a.test/x"), NetLogWithSource(),
+                              [&](int) { ran = true; }) == -11);  // ERR_NOT_IMPLEMENTED
   p.env.Advance(1s);
   CHECK_FALSE(ran);
 }
 
 TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page asks") {
-  SimPredictor p;
-  SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
-  p.env.context->SetHttpCache(std::make_unique<HttpCache>(
-      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock));
-  REQUIRE(p.target.CanFetchAhead());
+  SimPredictor p(/*http_cache=*/true);
+  REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
   h.url = MakeUrl("https://a.test/size/5000");
@@ -139,15 +140,10 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 0);
   p.predictor->OnResourceRequested(MakeUrl("https://p.test/"), h.url);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
-  p.predictor->Finish();
-  p.env.context->SetHttpCache(nullptr);  // before `clock` goes
 }
 
 TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {
-  SimPredictor p;
-  SchedulerClock clock(p.env.scheduler, TimeFromUnixSeconds(1'700'000'000), SimTestEnv::kEpoch);
-  p.env.context->SetHttpCache(std::make_unique<HttpCache>(
-      std::make_unique<MemoryBackend>(p.env.scheduler, clock, CacheConfig{}), clock));
+  SimPredictor p(/*http_cache=*/true);
   p.predictor->OnNavigation(MakeUrl("https://p.test/"));
   p.Preconnect("a.test", 1);
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
@@ -171,21 +167,19 @@ TEST_CASE("context target: a fetch ahead is not a page's connection and takes no
   FetchResult r = p.env.Fetch("https://c.test/");
   REQUIRE(r.result == OK);
   CHECK(p.predictor->stats().connections_needed == 1);
-  p.predictor->Finish();
-  p.env.context->SetHttpCache(nullptr);  // before `clock` goes
 }
 
 TEST_CASE("context target: destroying the target cancels a pre-resolve's callback") {
   SimTestEnv env(SimTestEnv::WorkedExample());
   bool ran = false;
   {
-    ContextSpeculationTarget target(env.context.get());
+    ContextSpeculationTarget target(env.context);
     CHECK(target.Preresolve(Origin("c.test"), NetLogWithSource(), [&](int) { ran = true; }) ==
           ERR_IO_PENDING);
   }
   env.Advance(1s);
   CHECK_FALSE(ran);
-  ContextSpeculationTarget target(env.context.get());
+  ContextSpeculationTarget target(env.context);
   CHECK(target.IsResolved(Origin("c.test")));  // the resolver's job went on and cached it
   CHECK(target.Preresolve(Origin("c.test"), NetLogWithSource(), nullptr) == OK);
   int result = 1;

@@ -34,9 +34,10 @@ struct CacheTestEnv : RequestTestEnv {
     backend = memory.get();
     std::unique_ptr<CacheBackend> used =
         wrap ? wrap(std::move(memory)) : std::unique_ptr<CacheBackend>(std::move(memory));
-    auto http_cache = std::make_unique<HttpCache>(std::move(used), clock, params);
-    cache = http_cache.get();
-    context->SetHttpCache(std::move(http_cache));
+    // The backend needs this env's clock, made after the context: the context takes the cache
+    // with ResetHttpCache (what the builder's EnableHttpCache does at Build).
+    context->ResetHttpCache(std::move(used), clock, params);
+    cache = context->http_cache();
     AddHost("a.test");
   }
   // The context (and its cache) goes before the clock it reads.

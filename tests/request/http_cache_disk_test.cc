@@ -79,7 +79,7 @@ struct DiskCacheEnv : RequestTestEnv {
 
   // A new backend on the same directory, as a new process would open it.
   void OpenCache() {
-    context->SetHttpCache(nullptr);  // the previous backend finishes its writes and exits
+    context->RemoveHttpCache();  // the previous backend finishes its writes and exits
     poster.DropAll();
     DiskBackend::Params params;
     params.directory = dir + "/cache";
@@ -94,7 +94,7 @@ struct DiskCacheEnv : RequestTestEnv {
     while (!result) REQUIRE(poster.RunOne());
     REQUIRE(*result == OK);
     backend = opened.get();
-    context->SetHttpCache(std::make_unique<HttpCache>(std::move(opened), clock));
+    context->ResetHttpCache(std::move(opened), clock);
   }
 
   // Returns once everything queued on the cache thread so far completed; the tasks run.

@@ -70,8 +70,16 @@ RequestTestEnv::RequestTestEnv(UrlRequestContext::Config config) {
       FakeConnectRule::After(Milliseconds(20), ERR_CONNECTION_REFUSED));
   dns = dns_transport.get();
   factory = socket_factory.get();
-  context = std::make_unique<UrlRequestContext>(scheduler, &net_log, std::move(dns_transport),
-                                                std::move(socket_factory), config);
+  UrlRequestContextBuilder builder;
+  builder.set_config(config);
+  builder.set_scheduler(&scheduler);
+  builder.set_net_log(&net_log);
+  builder.set_dns_transport(std::move(dns_transport));
+  builder.set_socket_factory(std::move(socket_factory));
+  std::string error;
+  context = builder.Build(&error);
+  INFO(error);
+  REQUIRE(context);
 }
 
 RequestTestEnv::~RequestTestEnv() {

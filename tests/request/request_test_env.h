@@ -1,6 +1,6 @@
-// Scaffolding for the request-layer tests: a UrlRequestContext on virtual time whose edges are
-// fakes (ScriptedDnsTransport, FakeClientSocketFactory), a NetLog recorder, a recording
-// UrlRequest::Delegate, and helpers that write HTTP/1.1 responses.
+// Scaffolding for the request-layer tests: a UrlRequestContext on virtual time, built by
+// UrlRequestContextBuilder over fake edges (ScriptedDnsTransport, FakeClientSocketFactory), a
+// NetLog recorder, a recording UrlRequest::Delegate, and helpers that write HTTP/1.1 responses.
 #ifndef TESTS_REQUEST_REQUEST_TEST_ENV_H_
 #define TESTS_REQUEST_REQUEST_TEST_ENV_H_
 
@@ -13,6 +13,7 @@
 #include "net/base/virtual_scheduler.h"
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
+#include "net/http/url_request_context_builder.h"
 #include "tests/dns/scripted_dns_transport.h"
 #include "tests/fakes/fake_client_socket_factory.h"
 

@@ -155,7 +155,7 @@ TEST_CASE("sim: sockets log like live ones: SOCKET_ALIVE, TCP_CONNECT, SSL_CONNE
     }
   }
   CHECK(received == env.stats().bytes_down);
-  env.context.reset();  // closes the idle socket
+  env.context->socket_pool()->CloseIdleSockets();
   CHECK(recorder.Count(NetLogEventType::SOCKET_ALIVE, P::END, socket) == 1);
 }
 

@@ -47,6 +47,7 @@ FetchResult ResultOf(const UrlRequest& request, const FetchDelegate& delegate) {
   r.end = request.end_time();
   r.timing = request.load_timing_info();
   r.connection = request.connection_info();
+  r.cache = request.cache_disposition();
   r.body_bytes = delegate.bytes;
   return r;
 }
@@ -60,12 +61,14 @@ SimResponse TestResponder::Respond(const SimRequest& request) {
   std::string_view target = request.target;
   const bool close = target.rfind("/close/", 0) == 0;
   const bool unframed = target.rfind("/unframed/", 0) == 0;
+  const bool fresh = target.rfind("/fresh/", 0) == 0;
   int64_t size = 100;
-  if (close || unframed || target.rfind("/size/", 0) == 0) {
+  if (close || unframed || fresh || target.rfind("/size/", 0) == 0) {
     size = std::stoll(std::string(target.substr(target.find('/', 1) + 1)));
   }
   response.head =
       unframed ? "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" : Head(size, close);
+  if (fresh) response.head.insert(response.head.find("\r\n") + 2, "Cache-Control: max-age=600\r\n");
   response.body_bytes = size;
   response.server_time = server_time;
   return response;
@@ -110,22 +113,37 @@ NetworkParams SimTestEnv::WorkedExample() {
   return params;
 }
 
-SimTestEnv::SimTestEnv(const NetworkParams& params, const UrlRequestContext::Config& config)
-    : network(std::make_unique<SimNetwork>(scheduler, params, &responder)) {
-  context = std::make_unique<UrlRequestContext>(scheduler, &net_log, network->CreateDnsTransport(),
-                                                network->CreateSocketFactory(), config);
+SimStackOptions SimTestEnv::Options(const NetworkParams& params) {
+  SimStackOptions options;
+  options.network = params;
+  options.context = DefaultConfig();
+  options.clock_origin = TimeFromUnixSeconds(1'700'000'000);
+  options.clock_ticks_origin = kEpoch;
+  return options;
 }
 
-SimTestEnv::~SimTestEnv() {
-  context.reset();
-  scheduler.RunUntilIdle();
-  network.reset();
+SimTestEnv::SimTestEnv(const NetworkParams& params, const UrlRequestContext::Config& config)
+    : SimTestEnv([&] {
+        SimStackOptions options = Options(params);
+        options.context = config;
+        return options;
+      }()) {}
+
+SimTestEnv::SimTestEnv(const SimStackOptions& options) {
+  std::string error;
+  stack = SimStack::Create(scheduler, &net_log, &responder, options, &error);
+  INFO(error);
+  REQUIRE(stack);
+  context = stack->context();
+  network = stack->network();
 }
+
+SimTestEnv::~SimTestEnv() { stack.reset(); }
 
 FetchResult SimTestEnv::Fetch(const std::string& url, const std::string& method,
                               const std::string& body) {
   FetchDelegate delegate;
-  UrlRequest request(context.get(), MakeParams(url, method, body), &delegate);
+  UrlRequest request(context, MakeParams(url, method, body), &delegate);
   request.Start();
   bool done = RunUntil([&] { return delegate.done; });
   INFO(url << " never completed");
@@ -138,8 +156,8 @@ std::vector<FetchResult> SimTestEnv::FetchAll(const std::vector<std::string>& ur
   std::vector<std::unique_ptr<UrlRequest>> requests;
   for (const std::string& url : urls) {
     delegates.push_back(std::make_unique<FetchDelegate>());
-    requests.push_back(std::make_unique<UrlRequest>(context.get(), MakeParams(url, "GET", {}),
-                                                    delegates.back().get()));
+    requests.push_back(
+        std::make_unique<UrlRequest>(context, MakeParams(url, "GET", {}), delegates.back().get()));
   }
   for (auto& request : requests) request->Start();
   bool done = RunUntil([&] {

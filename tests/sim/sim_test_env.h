@@ -1,6 +1,7 @@
 // Scaffolding for the net/sim tests: the real stack (UrlRequestContext, UrlRequest) over a
-// SimNetwork on virtual time, no HTTP cache; a responder whose answers the request target
-// chooses; fetch helpers that return each request's timing.
+// SimNetwork on virtual time, built by SimStack (net/http/sim_stack.h), no HTTP cache unless
+// asked; a responder whose answers the request target chooses; fetch helpers that return each
+// request's timing.
 #ifndef TESTS_SIM_SIM_TEST_ENV_H_
 #define TESTS_SIM_SIM_TEST_ENV_H_
 
@@ -16,6 +17,7 @@
 #include "net/base/load_timing_info.h"
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
+#include "net/http/sim_stack.h"
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/network_params.h"
@@ -26,6 +28,7 @@ namespace netstack::test {
 // The servers of the tests. The target chooses the answer:
 //   /size/N   200 with a body of N bytes (Content-Length)
 //   /close/N  the same with `Connection: close`
+//   /fresh/N  the same with `Cache-Control: max-age=600` (an HTTP cache serves it again)
 //   /unframed/N  N body bytes with neither Content-Length nor chunking (ended by the close)
 //   other     200 with a 100-byte body
 // unless `scripted` has an answer for the target (the head as given, for raw-head tests).
@@ -51,6 +54,7 @@ struct FetchResult {
   TimeTicks start{}, end{};
   LoadTimingInfo timing;
   ConnectionInfo connection;
+  CacheDisposition cache = CacheDisposition::kBypass;
   int64_t body_bytes = 0;
 
   TimeDelta total() const { return end - start; }
@@ -77,6 +81,12 @@ class SimTestEnv {
 
   explicit SimTestEnv(const NetworkParams& params,
                       const UrlRequestContext::Config& config = DefaultConfig());
+  // The stack `options` describe (their network, config, cache); the wall clock reads
+  // 1'700'000'000 s at kEpoch unless they say otherwise.
+  explicit SimTestEnv(const SimStackOptions& options);
+  // Options over `params` with DefaultConfig() and the wall clock's origin at kEpoch.
+  static SimStackOptions Options(const NetworkParams& params);
+  // The stack goes first (its context, the tasks it posted, the network).
   ~SimTestEnv();
 
   // Fetches `url` and runs until it completes.
@@ -88,12 +98,15 @@ class SimTestEnv {
   void Advance(TimeDelta delta) { scheduler.AdvanceBy(delta); }
 
   const SimNetwork::Stats& stats() const { return network->stats(); }
+  // The stack's wall clock (its HTTP cache's).
+  SchedulerClock& clock() { return stack->clock(); }
 
   VirtualScheduler scheduler{kEpoch};
   NetLog net_log{scheduler};
   TestResponder responder;
-  std::unique_ptr<SimNetwork> network;
-  std::unique_ptr<UrlRequestContext> context;
+  std::unique_ptr<SimStack> stack;
+  UrlRequestContext* context = nullptr;  // stack's
+  SimNetwork* network = nullptr;         // stack's
 
  private:
   // Runs tasks, time jumping to each, until `done` holds; false if tasks ran out first.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "net/http/url_request_context_builder.h"
 #include "tests/sim/sim_test_env.h"
 
 namespace netstack::test {
@@ -22,12 +23,20 @@ NetworkParams Params(TlsVersion version) {
   return params;
 }
 
-// Replaces the env's stack by one whose session cache holds `max_tls_sessions`.
-void NewStack(SimTestEnv& env, size_t max_tls_sessions = kDefaultSslSessionCacheSize) {
-  env.context.reset();
-  env.context = std::make_unique<UrlRequestContext>(
-      env.scheduler, &env.net_log, env.network->CreateDnsTransport(),
-      env.network->CreateSocketFactory(max_tls_sessions), SimTestEnv::DefaultConfig());
+// A second stack over `env`'s network (its own session cache); the env's requests go through
+// it while it lives. Declare it after the env.
+std::unique_ptr<UrlRequestContext> NewStackOverSameNetwork(SimTestEnv& env) {
+  UrlRequestContextBuilder builder;
+  builder.set_config(SimTestEnv::DefaultConfig());
+  builder.set_scheduler(&env.scheduler);
+  builder.set_net_log(&env.net_log);
+  builder.set_dns_transport(env.network->CreateDnsTransport());
+  builder.set_socket_factory(env.network->CreateSocketFactory());
+  std::string error;
+  std::unique_ptr<UrlRequestContext> context = builder.Build(&error);
+  REQUIRE(context);
+  env.context = context.get();
+  return context;
 }
 
 TEST_CASE("sim tls: a full TLS 1.3 handshake's two tickets resume two of three connections",
@@ -77,8 +86,9 @@ TEST_CASE("sim tls: the session cache's bound evicts the least recently used ser
           "[sim][tls]") {
   const TlsVersion version = GENERATE(TlsVersion::kTls12, TlsVersion::kTls13);
   CAPTURE(TlsVersionName(version));
-  SimTestEnv env(Params(version));
-  NewStack(env, /*max_tls_sessions=*/2);
+  SimStackOptions options = SimTestEnv::Options(Params(version));
+  options.max_tls_sessions = 2;
+  SimTestEnv env(options);
   for (const char* host : {"a", "b", "c"}) {
     REQUIRE(env.Fetch("https://" + std::string(host) + ".test/close/100").result == OK);
   }
@@ -126,7 +136,7 @@ TEST_CASE("sim tls: sessions belong to the stack: a new one over the same networ
   SimTestEnv env(Params(TlsVersion::kTls12));
   REQUIRE(env.Fetch("https://a.test/close/100").result == OK);
   CHECK(env.Fetch("https://a.test/close/100?1").connection.tls_resumed);
-  NewStack(env);
+  std::unique_ptr<UrlRequestContext> second = NewStackOverSameNetwork(env);
   CHECK_FALSE(env.Fetch("https://a.test/close/100?2").connection.tls_resumed);
 }
 

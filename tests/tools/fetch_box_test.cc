@@ -15,10 +15,11 @@
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/dns/dns_transport.h"
+#include "net/http/sim_stack.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
 #include "predictor/chrome_policy.h"
-#include "predictor/context_speculation_target.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "tests/dns/scripted_dns_transport.h"
 #include "tests/sim/sim_test_env.h"
@@ -75,28 +76,28 @@ class SplitDns : public DnsTransport {
 class BoxEnv {
  public:
   BoxEnv() {
-    network =
-        std::make_unique<SimNetwork>(scheduler, test::SimTestEnv::WorkedExample(), &responder);
-    auto dns_transport = std::make_unique<SplitDns>(network->CreateDnsTransport(), scheduler);
-    dns = dns_transport.get();
-    context = std::make_unique<UrlRequestContext>(scheduler, &net_log, std::move(dns_transport),
-                                                  network->CreateSocketFactory(),
-                                                  test::SimTestEnv::DefaultConfig());
-    target = std::make_unique<ContextSpeculationTarget>(context.get());
+    SimStackOptions options = test::SimTestEnv::Options(test::SimTestEnv::WorkedExample());
+    options.wrap_dns = [this](std::unique_ptr<DnsTransport> sim) {
+      auto split = std::make_unique<SplitDns>(std::move(sim), scheduler);
+      dns = split.get();
+      return split;
+    };
+    std::string error;
+    stack = SimStack::Create(scheduler, &net_log, &responder, options, &error);
+    INFO(error);
+    REQUIRE(stack);
+    context = stack->context();
     PredictorConfig config;
     config.policy = "chrome";
-    predictor = std::make_unique<Predictor>(config, scheduler, target.get(), &net_log);
-    predictor->Observe(context->socket_pool());
-    box = std::make_unique<FetchBox>(context.get(), predictor.get(), PageLoadOptions());
+    wired = std::make_unique<ContextPredictor>(config, context, &net_log);
+    predictor = wired->predictor();
+    box = std::make_unique<FetchBox>(context, predictor, PageLoadOptions());
   }
   ~BoxEnv() {
     box.reset();
     predictor->Finish();
-    predictor.reset();
-    target.reset();
-    context.reset();
-    scheduler.RunUntilIdle();
-    network.reset();
+    wired.reset();
+    stack.reset();
   }
 
   // Runs tasks, jumping virtual time to each, until `done` holds. False if tasks ran out.
@@ -122,11 +123,11 @@ class BoxEnv {
   VirtualScheduler scheduler{test::SimTestEnv::kEpoch};
   NetLog net_log{scheduler};
   BoxResponder responder;
-  std::unique_ptr<SimNetwork> network;
   SplitDns* dns = nullptr;  // owned by the context
-  std::unique_ptr<UrlRequestContext> context;
-  std::unique_ptr<ContextSpeculationTarget> target;
-  std::unique_ptr<Predictor> predictor;
+  std::unique_ptr<SimStack> stack;
+  UrlRequestContext* context = nullptr;  // stack's
+  std::unique_ptr<ContextPredictor> wired;
+  Predictor* predictor = nullptr;  // wired's
   std::unique_ptr<FetchBox> box;
 };
 

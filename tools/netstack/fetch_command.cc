@@ -16,12 +16,12 @@
 #include "net/base/load_timing_phases.h"
 #include "net/base/net_log_file_writer.h"
 #include "net/http/http_cache.h"
+#include "net/http/live_stack.h"
 #include "net/http/url_request.h"
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_record.h"
 #include "tools/netstack/live_internals.h"
-#include "tools/netstack/live_stack.h"
 #include "tools/netstack/page_command.h"
 #include "tools/netstack/page_predictor.h"
 #include "tools/netstack/terminal_text.h"
@@ -154,13 +154,13 @@ bool OpenFetchStack(const FetchOptions& options, const std::string& command_line
       return false;
     }
   }
-  // The cache is open (or known unavailable) before the first request starts.
+  // The cache is open (or known unavailable) before the context that uses it is built.
   FetchCache cache =
       OpenFetchCache(options, stack, [](const char* name) { return std::getenv(name); });
   out->profile = std::move(cache.profile);
-  if (cache.backend) {
-    stack->context()->SetHttpCache(
-        std::make_unique<HttpCache>(std::move(cache.backend), stack->clock()));
+  if (!stack->BuildContext(std::move(cache.backend), &error)) {
+    std::fprintf(stderr, "netstack: %s\n", error.c_str());
+    return false;
   }
   return true;
 }

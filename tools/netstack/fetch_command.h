@@ -8,8 +8,8 @@
 #include <string>
 
 #include "net/base/net_log_file_writer.h"
+#include "net/http/live_stack.h"
 #include "tools/netstack/fetch_options.h"
-#include "tools/netstack/live_stack.h"
 #include "tools/netstack/profile.h"
 
 namespace netstack {

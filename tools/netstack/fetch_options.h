@@ -12,15 +12,10 @@
 #include "cache/backend.h"
 #include "net/base/ip_address.h"
 #include "net/base/url.h"
+#include "net/http/url_request_context_builder.h"
 #include "predictor/predictor_config.h"
 
 namespace netstack {
-
-struct ResolveOverride {
-  std::string host;
-  uint16_t port = 0;
-  IPAddress address;
-};
 
 struct FetchOptions {
   std::vector<std::string> url_texts;

@@ -11,11 +11,11 @@
 #include <memory>
 #include <string>
 
+#include "net/http/live_stack.h"
 #include "tools/internals/internals_host.h"
 #include "tools/internals/internals_server.h"
 #include "tools/netstack/fetch_box.h"
 #include "tools/netstack/fetch_options.h"
-#include "tools/netstack/live_stack.h"
 
 namespace netstack {
 

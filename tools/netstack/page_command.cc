@@ -7,11 +7,11 @@
 
 #include "net/base/net_log_file_writer.h"
 #include "net/http/http_cache.h"
+#include "net/http/live_stack.h"
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_command.h"
 #include "tools/netstack/live_internals.h"
-#include "tools/netstack/live_stack.h"
 #include "tools/netstack/page_predictor.h"
 #include "tools/netstack/page_record.h"
 #include "tools/netstack/profile.h"

@@ -13,11 +13,9 @@ namespace netstack {
 PagePredictor::PagePredictor(const PredictorConfig& config, LiveStack* stack,
                              const std::string& db_path, FILE* warn)
     : stack_(stack), warn_(warn) {
-  UrlRequestContext* context = stack_->context();
-  target_ = std::make_unique<ContextSpeculationTarget>(context);
-  predictor_ =
-      std::make_unique<Predictor>(config, stack_->scheduler(), target_.get(), stack_->net_log());
-  predictor_->Observe(context->socket_pool());
+  context_predictor_ =
+      std::make_unique<ContextPredictor>(config, stack_->context(), stack_->net_log());
+  predictor_ = context_predictor_->predictor();
   PredictorPolicy* policy = predictor_->policy();
   if (!policy || db_path.empty()) return;
 
@@ -50,8 +48,7 @@ PagePredictor::PagePredictor(const PredictorConfig& config, LiveStack* stack,
 
 PagePredictor::~PagePredictor() {
   Finish();
-  predictor_.reset();
-  target_.reset();
+  context_predictor_.reset();
   // The store joins its thread; nothing of it is queued any more (Save waited).
   store_.reset();
 }

@@ -1,6 +1,7 @@
-// The predictor of one `fetch --page` run: its policy and config from the options, its
-// SpeculationTarget over the stack's context, the pool observer, and the learned tables loaded
-// from and saved to the profile's predictor.db (docs/fetch.md "The predictor and the profile").
+// The predictor of one `fetch --page` run (and of `internals` and the fetch box): its policy
+// and config from the options, wired to the stack's context by a ContextPredictor (target and
+// pool observer), and the learned tables loaded from and saved to the profile's predictor.db
+// (docs/fetch.md "The predictor and the profile").
 //
 // Persistence never fails a fetch: a predictor.db that cannot be opened or read gives one
 // warning line on stderr, and the run goes on without learned state and does not write the
@@ -13,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "predictor/context_speculation_target.h"
+#include "net/http/live_stack.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
 #include "predictor/predictor_store.h"
-#include "tools/netstack/live_stack.h"
 
 namespace netstack {
 
@@ -32,7 +33,7 @@ class PagePredictor {
   PagePredictor(const PagePredictor&) = delete;
   PagePredictor& operator=(const PagePredictor&) = delete;
 
-  Predictor* predictor() { return predictor_.get(); }
+  Predictor* predictor() { return predictor_; }
 
   // Saves the policy's rows (when a database was loaded) on the store's thread and runs the
   // loop until the save's answer arrives through the stack's poster. Call after the page
@@ -48,8 +49,8 @@ class PagePredictor {
  private:
   LiveStack* const stack_;
   FILE* const warn_;
-  std::unique_ptr<ContextSpeculationTarget> target_;
-  std::unique_ptr<Predictor> predictor_;
+  std::unique_ptr<ContextPredictor> context_predictor_;
+  Predictor* predictor_ = nullptr;  // context_predictor_'s
   std::unique_ptr<PredictorStore> store_;
   size_t rows_loaded_ = 0;
   size_t rows_skipped_ = 0;

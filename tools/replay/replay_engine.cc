@@ -6,12 +6,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cache/memory_backend.h"
 #include "net/base/clock.h"
 #include "net/base/net_log.h"
 #include "net/base/net_log_file_writer.h"
 #include "net/base/virtual_scheduler.h"
-#include "net/http/http_cache.h"
+#include "net/http/sim_stack.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
 #include "tools/replay/replay_page_run.h"
@@ -32,22 +31,6 @@ constexpr size_t kKeptFinishedPages = 64;
 TimeDelta FromMs(double ms) {
   return TimeDelta(static_cast<int64_t>(std::llround(std::max(0.0, ms) * 1000.0)));
 }
-
-// Wall time following the virtual clock, from an origin fixed at the first navigation.
-class ReplayClock : public Clock {
- public:
-  explicit ReplayClock(const Scheduler& scheduler) : scheduler_(scheduler) {}
-  Time Now() const override { return origin_ + (scheduler_.Now() - ticks_origin_); }
-  void SetOrigin(Time origin, TimeTicks ticks) {
-    origin_ = origin;
-    ticks_origin_ = ticks;
-  }
-
- private:
-  const Scheduler& scheduler_;
-  Time origin_ = TimeFromUnixMicros(kDefaultEpochMs * 1000);
-  TimeTicks ticks_origin_ = kSessionStart;
-};
 
 }  // namespace
 
@@ -96,12 +79,13 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   void Reap();
 
   VirtualScheduler scheduler_{kSessionStart};
-  ReplayClock clock_{scheduler_};
   std::unique_ptr<NetLog> net_log_;
   std::unique_ptr<NetLogFileWriter> netlog_writer_;
   ReplayResponder responder_;
-  std::unique_ptr<SimNetwork> network_;
-  std::unique_ptr<UrlRequestContext> context_;
+  // The simulated stack; its wall clock follows virtual time from an origin fixed at the first
+  // navigation.
+  std::unique_ptr<SimStack> stack_;
+  UrlRequestContext* context_ = nullptr;  // stack_'s
   ReplayPageCache page_cache_;
   // The predictor over context_ (declared after it: destroyed first).
   std::unique_ptr<ReplayPredictor> predictor_;
@@ -128,39 +112,37 @@ bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
         netlog_path_, net_log_.get(), NetLogConstants(offset_ms, netlog_command_line_), error);
     if (!netlog_writer_) return false;
   }
-  network_ = std::make_unique<SimNetwork>(scheduler_, config_.network, &responder_);
-  UrlRequestContext::Config context_config;
-  context_config.pool.max_sockets = config_.max_sockets;
-  context_config.pool.max_sockets_per_group = config_.max_sockets_per_group;
-  context_ = std::make_unique<UrlRequestContext>(scheduler_, net_log_.get(),
-                                                 network_->CreateDnsTransport(),
-                                                 network_->CreateSocketFactory(), context_config);
-  if (config_.cache) {
-    CacheConfig cache_config;
-    cache_config.max_bytes = config_.cache_bytes;
-    context_->SetHttpCache(std::make_unique<HttpCache>(
-        std::make_unique<MemoryBackend>(scheduler_, clock_, cache_config), clock_));
-  }
+  SimStackOptions options;
+  options.network = config_.network;
+  options.context.pool.max_sockets = config_.max_sockets;
+  options.context.pool.max_sockets_per_group = config_.max_sockets_per_group;
+  options.clock_origin = TimeFromUnixMicros(kDefaultEpochMs * 1000);
+  options.clock_ticks_origin = kSessionStart;
+  options.http_cache = config_.cache;
+  options.cache.max_bytes = config_.cache_bytes;
+  stack_ = SimStack::Create(scheduler_, net_log_.get(), &responder_, options, error);
+  if (!stack_) return false;
+  context_ = stack_->context();
   // A predictor's fetch-ahead asks for a page's URL before the page is navigated to: the
   // modelled servers answer it as the page was last time.
   if (config_.predictor.policy != "off") responder_.KeepFinishedPages(kKeptFinishedPages);
-  predictor_ = std::make_unique<ReplayPredictor>(config_.predictor, scheduler_, context_.get(),
-                                                 net_log_.get());
+  predictor_ =
+      std::make_unique<ReplayPredictor>(config_.predictor, scheduler_, context_, net_log_.get());
   if (monitor_)
-    monitor_->OnStackCreated(context_.get(), predictor_->predictor(), net_log_.get(), clock_);
+    monitor_->OnStackCreated(context_, predictor_->predictor(), net_log_.get(), stack_->clock());
   return true;
 }
 
 void ReplayEngine::Impl::SetClockOrigin(int64_t epoch_ms) {
   if (clock_origin_set_) return;
   clock_origin_set_ = true;
-  clock_.SetOrigin(TimeFromUnixMicros(epoch_ms * 1000), scheduler_.Now());
+  stack_->clock().SetOrigin(TimeFromUnixMicros(epoch_ms * 1000), scheduler_.Now());
 }
 
 void ReplayEngine::Impl::Navigate(const SessionEvent& event) {
   auto prepared = page_cache_.Get(event.page);
   auto run =
-      std::make_unique<ReplayPageRun>(scheduler_, context_.get(), &responder_, this, &scratch_,
+      std::make_unique<ReplayPageRun>(scheduler_, context_, &responder_, this, &scratch_,
                                       std::move(prepared), next_page_index_++, kSessionStart);
   ReplayPageRun* page = run.get();
   pages_.push_back(std::move(run));
@@ -315,7 +297,7 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
   RunUntilPagesDone();
   if (!context_ && !EnsureStack(kDefaultEpochMs, error)) return false;
   totals_.virtual_ms = ToMilliseconds(std::max(last_done_, last_event) - kSessionStart);
-  const SimNetwork::Stats& stats = network_->stats();
+  const SimNetwork::Stats& stats = stack_->network()->stats();
   totals_.dns_lookups = stats.dns_lookups;
   totals_.tls_handshakes = stats.tls_handshakes;
   totals_.tls_resumed = stats.tls_resumed;

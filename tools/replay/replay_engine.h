@@ -1,6 +1,7 @@
 // ReplayEngine: replays a trace on virtual time through the live stack's code. It builds a
-// VirtualScheduler, a SimNetwork (net/sim) and a UrlRequestContext over it (resolver, pools,
-// HTTP transactions, and an HttpCache on a MemoryBackend when the cache is on), serves each
+// VirtualScheduler and, with SimStack (net/http/sim_stack.h), a SimNetwork (net/sim) and a
+// UrlRequestContext over it (resolver, pools, HTTP transactions, and an HttpCache on a
+// MemoryBackend when the cache is on), serves each
 // request from the trace's recorded responses, places requests in time (recorded offsets, or
 // dependencies: a request starts gap_ms after the entry that revealed it ended), and reports
 // each request and page to observers as they finish.

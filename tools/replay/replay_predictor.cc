@@ -3,7 +3,6 @@
 #include <string>
 
 #include "net/http/url_request_context.h"
-#include "predictor/context_speculation_target.h"
 #include "predictor/hint.h"
 #include "predictor/predictor.h"
 
@@ -29,19 +28,12 @@ ReplayPredictor::ReplayPredictor(const PredictorConfig& config, Scheduler& sched
                                  UrlRequestContext* context, NetLog* net_log)
     : scheduler_(scheduler),
       context_(context),
-      target_(std::make_unique<ContextSpeculationTarget>(context)) {
-  predictor_ = std::make_unique<Predictor>(config, scheduler, target_.get(),
-                                           config.policy == "off" ? nullptr : net_log);
-  predictor_->Observe(context_->socket_pool());
+      context_predictor_(config, context, config.policy == "off" ? nullptr : net_log),
+      predictor_(context_predictor_.predictor()) {
   context_->socket_pool()->AddObserver(this);
 }
 
-ReplayPredictor::~ReplayPredictor() {
-  context_->socket_pool()->RemoveObserver(this);
-  // The predictor goes before the target it acts through.
-  predictor_.reset();
-  target_.reset();
-}
+ReplayPredictor::~ReplayPredictor() { context_->socket_pool()->RemoveObserver(this); }
 
 void ReplayPredictor::OnEvent(const SessionEvent& event) {
   if (finished_) return;

@@ -27,14 +27,13 @@
 #include "net/base/scheduler.h"
 #include "net/base/url.h"
 #include "net/socket/client_socket_pool.h"
+#include "predictor/context_predictor.h"
 #include "predictor/predictor_config.h"
 #include "tools/replay/replay_result.h"
 #include "tools/replay/trace/trace.h"
 
 namespace netstack {
 
-class ContextSpeculationTarget;
-class Predictor;
 class UrlRequestContext;
 
 class ReplayPredictor : public ClientSocketPool::Observer {
@@ -68,7 +67,7 @@ class ReplayPredictor : public ClientSocketPool::Observer {
   // Ends the predictor's accounting (Predictor::Finish) and writes its policy, stats and tables
   // into `totals`. Later events are ignored. Call once, before the pool goes.
   // The predictor (null with policy off), for the internals page.
-  Predictor* predictor() { return predictor_.get(); }
+  Predictor* predictor() { return predictor_; }
   void Finish(ReplayTotals* totals);
 
   // ClientSocketPool::Observer: remembers socket assignments for ClassifyConnection.
@@ -85,9 +84,9 @@ class ReplayPredictor : public ClientSocketPool::Observer {
 
   Scheduler& scheduler_;
   UrlRequestContext* const context_;
-  std::unique_ptr<ContextSpeculationTarget> target_;
-  std::unique_ptr<Predictor> predictor_;
-  Url last_page_;  // the page a session's "hint" event is for
+  ContextPredictor context_predictor_;
+  Predictor* const predictor_;  // context_predictor_'s
+  Url last_page_;               // the page a session's "hint" event is for
   bool finished_ = false;
   // Assignments not yet matched with a request, per group; bounded in age and count.
   std::map<SchemeHostPort, std::deque<Assigned>> assigned_;

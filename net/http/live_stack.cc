@@ -1,4 +1,4 @@
-#include "tools/netstack/live_stack.h"
+#include "net/http/live_stack.h"
 
 #include <chrono>
 #include <cstdio>
@@ -20,23 +20,40 @@ std::unique_ptr<LiveStack> LiveStack::Create(const LiveStackOptions& options, st
                                               stack->scheduler_->Now().time_since_epoch())
                                               .count();
   stack->net_log_ = std::make_unique<NetLog>(*stack->scheduler_);
-  stack->ssl_context_ = SslClientContext::Create(options.ssl, error);
+  stack->ssl_context_ = SslClientContext::Create(
+      options.ssl, error, SslClientContext::kDefaultMaxSessions, &stack->clock_);
   if (!stack->ssl_context_) return nullptr;
   auto dns = AresDnsTransport::Create(&stack->loop_, *stack->scheduler_, options.dns, error);
   if (!dns) return nullptr;
-  auto factory = std::make_unique<UvClientSocketFactory>(&stack->loop_, stack->ssl_context_.get());
-  stack->context_ =
-      std::make_unique<UrlRequestContext>(*stack->scheduler_, stack->net_log_.get(), std::move(dns),
-                                          std::move(factory), options.context);
-  for (const ResolveOverride& r : options.overrides)
-    stack->context_->host_resolver()->AddOverride(r.host, r.port, {r.address});
+  stack->builder_ = std::make_unique<UrlRequestContextBuilder>();
+  UrlRequestContextBuilder& builder = *stack->builder_;
+  builder.set_config(options.context);
+  builder.set_scheduler(stack->scheduler_.get());
+  builder.set_net_log(stack->net_log_.get());
+  builder.set_dns_transport(std::move(dns));
+  builder.set_socket_factory(
+      std::make_unique<UvClientSocketFactory>(&stack->loop_, stack->ssl_context_.get()));
+  for (const ResolveOverride& r : options.overrides) builder.AddResolveOverride(r);
   return stack;
+}
+
+bool LiveStack::BuildContext(std::unique_ptr<CacheBackend> cache, std::string* error) {
+  if (!builder_) {
+    *error = "stack settings: the context was built already";
+    return false;
+  }
+  if (cache) builder_->EnableHttpCache(std::move(cache), clock_);
+  context_ = builder_->Build(error);
+  builder_.reset();
+  return context_ != nullptr;
 }
 
 LiveStack::~LiveStack() {
   // The context owns the HTTP cache; the disk backend posts through the poster until its
-  // thread is joined, so the poster goes after it.
+  // thread is joined, so the poster goes after it. Edges the builder still holds (no context
+  // was built) go with it.
   context_.reset();
+  builder_.reset();
   poster_.reset();
   ssl_context_.reset();
   net_log_.reset();
