@@ -165,7 +165,7 @@ TEST_CASE("second page load in one process uses the predictor's preconnects",
   const PageRequestRecord* css1 = Find(first, "https://cdn.b.test/site.css");
   REQUIRE(css1);
   CHECK_FALSE(css1->connected_ahead);
-  CHECK(css1->phases.setup_ms() > 0);
+  CHECK(css1->phases.connect_wait_ms() > 0);
   // The markup's <link rel=dns-prefetch> reached the predictor as soon as it was parsed.
   nlohmann::json hinted = env.predictor->SpeculativeFor({"https", "dns.d.test", 443});
   INFO(hinted.dump());
