@@ -70,7 +70,7 @@ class LearnedPolicy : public PredictorPolicy {
   void OnStartup(TimeTicks now, std::vector<Hint>* out) override;
   void OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) override;
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override;
-  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, ConnectionSource source,
+  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
                           TimeDelta wait, TimeTicks now) override;
   void OnNavigationComplete(const Url& page, TimeTicks now) override;
   void OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) override;

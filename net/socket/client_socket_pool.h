@@ -76,12 +76,8 @@ class ClientSocketPool : private ConnectJob::Delegate {
   class Observer {
    public:
     struct Assignment {
-      // kUnused: a connect job's socket; kUnusedIdle: an idle never-used socket; kReusedIdle:
-      // an idle socket used before.
-      ClientSocketHandle::ReuseType reuse_type = ClientSocketHandle::ReuseType::kUnused;
-      // The socket was made by a preconnect (RequestSockets) job. With kUnused: the request
-      // waited for a preconnect job still connecting (late); with kUnusedIdle: it was ready.
-      bool from_preconnect = false;
+      // Where the socket came from (never kNone here; see socket_source.h).
+      SocketSource source = SocketSource::kNew;
       // From RequestSocket to the handle holding the socket (0 when served at once).
       TimeDelta wait{};
       // The request was speculative (RequestSocket's `speculative`, Chrome's LOAD_PREFETCH: a
@@ -271,12 +267,13 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // (request.handle null): idle socket, spare job, or a new job within the limits.
   int RequestSocketInternal(const SchemeHostPort& group_id, const Request& request, bool queued);
   bool AssignIdleSocketToRequest(const Request& request, Group* group);
-  // Gives `socket` to `request`'s handle. The observers hear of it later (see Observer::
+  // Gives `socket` to `request`'s handle, and decides its SocketSource, the one place that does:
+  // `job` (the connect job that made it) or, for an idle socket (`job` null), whether it was
+  // used before and whether a preconnect made it. The observers hear of it later (see Observer::
   // OnSocketAssigned): the assignment waits in unreported_ until RequestSocket returns OK or
   // InvokeUserCallbackLater takes it.
-  void HandOutSocket(std::unique_ptr<StreamSocket> socket, ClientSocketHandle::ReuseType type,
-                     const ConnectJob* job, const Request& request, TimeDelta idle_time,
-                     Group* group);
+  void HandOutSocket(std::unique_ptr<StreamSocket> socket, const ConnectJob* job,
+                     const Request& request, TimeDelta idle_time, Group* group);
   void NotifySocketAssigned(const SchemeHostPort& group_id, const Observer::Assignment& assignment);
   void AddIdleSocket(std::unique_ptr<StreamSocket> socket, Group* group);
   std::unique_ptr<ConnectJob> CreateConnectJob(const SchemeHostPort& group_id,
@@ -317,10 +314,6 @@ class ClientSocketPool : private ConnectJob::Delegate {
   void NotifyPreconnectJobComplete(const SchemeHostPort& group_id, int result);
   void OnIdleSocketClosed(const SchemeHostPort& group_id, const StreamSocket* socket,
                           CloseReason reason);
-  // Remembers when `handle`'s request started (for Assignment::wait), until it gets a socket,
-  // fails or is cancelled.
-  void ForgetRequestStart(const ClientSocketHandle* handle) { request_start_.erase(handle); }
-
   Group* FindGroup(const SchemeHostPort& group_id) const;
   Group* GetOrCreateGroup(const SchemeHostPort& group_id);
   void RemoveGroup(const SchemeHostPort& group_id);
@@ -330,8 +323,6 @@ class ClientSocketPool : private ConnectJob::Delegate {
   std::vector<Observer*> observers_;
   // Idle sockets a preconnect job made, never handed out (at most the idle socket count).
   std::set<const StreamSocket*> preconnected_idle_;
-  // Start times of the requests with a handle that are pending (at most the pending requests).
-  std::map<const ClientSocketHandle*, TimeTicks> request_start_;
   // Assignments not yet reported (see HandOutSocket); at most one per handle, held only from
   // HandOutSocket to the end of the same pool method.
   std::map<const ClientSocketHandle*, Observer::Assignment> unreported_;

@@ -32,6 +32,8 @@ struct ClientSocketPool::Request {
   ConnectJob* job = nullptr;
   // RequestSocket's `speculative` (reported in Observer::Assignment).
   bool speculative = false;
+  // When RequestSocket was called (for Observer::Assignment::wait).
+  TimeTicks start{};
 };
 
 struct ClientSocketPool::IdleSocket {

@@ -138,13 +138,13 @@ TEST_CASE("page load fetches the document, then its subresources by priority", "
     CHECK(rec.result == OK);
     if (rec.is_document) continue;
     CHECK(rec.bytes == 1000);
-    CHECK_FALSE(rec.connected_ahead);
+    CHECK_FALSE(IsPreconnectSocket(rec.connection.socket_source));
   }
   // Subresources wait for the whole document: each starts after it ended.
   CHECK(r.requests[1].start >= r.document_end);
   CHECK(r.load_ms() > r.document_ms());
   // The document's own origin: its socket is reused for /logo.png.
-  CHECK(Find(r, "https://www.a.test/logo.png")->connection.reused);
+  CHECK(Find(r, "https://www.a.test/logo.png")->connection.reused());
   CHECK(env.responder.requests.size() == 5);
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("second page load in one process uses the predictor's preconnects",
   REQUIRE(first.failed == 0);
   const PageRequestRecord* css1 = Find(first, "https://cdn.b.test/site.css");
   REQUIRE(css1);
-  CHECK_FALSE(css1->connected_ahead);
+  CHECK(css1->connection.socket_source == SocketSource::kNew);
   CHECK(css1->phases.connect_wait_ms() > 0);
   // The markup's <link rel=dns-prefetch> reached the predictor as soon as it was parsed.
   nlohmann::json hinted = env.predictor->SpeculativeFor({"https", "dns.d.test", 443});
@@ -180,7 +180,7 @@ TEST_CASE("second page load in one process uses the predictor's preconnects",
     INFO(spec);
     const PageRequestRecord* rec = Find(second, spec);
     REQUIRE(rec);
-    CHECK(rec->connected_ahead);
+    CHECK(rec->connection.socket_source == SocketSource::kPreconnected);
     CHECK(rec->phases.dns_ms == 0);
     CHECK(rec->phases.connect_ms == 0);
     CHECK(rec->phases.tls_ms == 0);

@@ -68,7 +68,7 @@ class FakePolicy : public PredictorPolicy {
   struct ConnectionCall {
     std::string page;
     SchemeHostPort origin;
-    ConnectionSource source;
+    SocketSource source;
     TimeDelta wait;
   };
 
@@ -79,7 +79,7 @@ class FakePolicy : public PredictorPolicy {
     Emit(out);
   }
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override {}
-  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, ConnectionSource source,
+  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
                           TimeDelta wait, TimeTicks now) override {
     connections.push_back({page.spec(), origin, source, wait});
   }

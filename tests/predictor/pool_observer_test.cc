@@ -15,8 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using ReuseType = ClientSocketHandle::ReuseType;
-
 class RecordingPoolObserver : public ClientSocketPool::Observer {
  public:
   void OnSocketAssigned(const SchemeHostPort& group, const Assignment& assignment) override {
@@ -96,8 +94,7 @@ TEST_CASE("pool observer: a preconnected idle socket is handed out ready") {
   TestCompletion done;
   REQUIRE(p.env.Request(&h, kA, &done) == OK);
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnusedIdle);
-  CHECK(p.observer.assigned[0].from_preconnect);
+  CHECK(p.observer.assigned[0].source == SocketSource::kPreconnected);
   CHECK(p.observer.assigned[0].wait == TimeDelta::zero());
   CHECK(p.observer.closed.empty());
 }
@@ -113,8 +110,7 @@ TEST_CASE("pool observer: a request that takes a preconnect job still connecting
   p.env.scheduler.RunUntilIdle();
   REQUIRE(h.is_initialized());
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnused);
-  CHECK(p.observer.assigned[0].from_preconnect);
+  CHECK(p.observer.assigned[0].source == SocketSource::kPreconnectedLate);
   CHECK(p.observer.assigned[0].wait == 15ms);
   // Assignments are reported as the request learns of its socket (its callback), after the job
   // completed.
@@ -138,8 +134,7 @@ TEST_CASE("pool observer: a request cancelled before its callback ran is not rep
   ClientSocketHandle h2;
   REQUIRE(p.env.Request(&h2, kA, &done) == OK);
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnusedIdle);
-  CHECK(p.observer.assigned[0].from_preconnect);
+  CHECK(p.observer.assigned[0].source == SocketSource::kPreconnected);
 }
 
 TEST_CASE("pool observer: a cancelled request closing a preconnected socket reports it unused") {
@@ -180,15 +175,13 @@ TEST_CASE("pool observer: a request's own connect and a reused socket are not pr
   p.env.scheduler.AdvanceBy(20ms);
   p.env.scheduler.RunUntilIdle();
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnused);
-  CHECK_FALSE(p.observer.assigned[0].from_preconnect);
+  CHECK(p.observer.assigned[0].source == SocketSource::kNew);
   CHECK(p.observer.assigned[0].wait == 20ms);
   PoolTestEnv::SocketOf(h)->MarkUsed();
   h.Reset();
   REQUIRE(p.env.Request(&h, kA, &done) == OK);
   REQUIRE(p.observer.assigned.size() == 2);
-  CHECK(p.observer.assigned[1].reuse_type == ReuseType::kReusedIdle);
-  CHECK_FALSE(p.observer.assigned[1].from_preconnect);
+  CHECK(p.observer.assigned[1].source == SocketSource::kReused);
   CHECK(p.observer.Count("started") == 0);
 }
 
@@ -209,7 +202,7 @@ TEST_CASE("pool observer: failed and synchronous preconnect jobs are reported") 
     ClientSocketHandle h;
     TestCompletion done;
     REQUIRE(p.env.Request(&h, kA, &done) == OK);
-    CHECK(p.observer.assigned[0].from_preconnect);
+    CHECK(p.observer.assigned[0].source == SocketSource::kPreconnected);
   }
 }
 

@@ -166,7 +166,7 @@ TEST_CASE("fetch record: one copy of a finished request, for fetches and page lo
   r.phases.tls_ms = 2.5;
   r.phases.receive_ms = 4;
   r.connection.socket_id = 9;
-  r.connection.reused = true;
+  r.connection.socket_source = SocketSource::kReused;
   r.connection.tls_version = "TLSv1.3";
   r.connection.dns_from_cache = true;
   r.redirects = {"https://a.test/old"};

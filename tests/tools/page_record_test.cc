@@ -35,6 +35,7 @@ PageLoadResult Page() {
   doc.status = 200;
   doc.status_text = "OK";
   doc.connection.socket_id = 3;
+  doc.connection.socket_source = SocketSource::kNew;
   doc.phases.dns_ms = 5;
   doc.phases.connect_ms = 5;
   doc.phases.ttfb_ms = 10;
@@ -47,7 +48,7 @@ PageLoadResult Page() {
   css.end = At(100);
   css.status = 200;
   css.connection.socket_id = 9;
-  css.connected_ahead = true;
+  css.connection.socket_source = SocketSource::kPreconnected;
   css.phases.ttfb_ms = 60;
   css.phases.receive_ms = 20;
   page.requests.push_back(css);

@@ -49,7 +49,7 @@ FetchRecord MakeFetchRecord(R& r, const std::string& method) {
   f.receive_ms = r.phases.receive_ms;
   f.total_ms = MillisecondsBetween(r.start, r.end);
   f.socket_id = r.connection.socket_id;
-  f.socket_reused = r.connection.reused;
+  f.socket_reused = r.connection.reused();
   f.socket_address = Take<R>(r.connection.peer_address);
   f.tls_version = Take<R>(r.connection.tls_version);
   f.tls_resumed = r.connection.tls_resumed;

@@ -34,7 +34,7 @@ PageRequestReport MakePageRequestReport(const PageLoadResult& page, const PageRe
   report.priority = RequestPriorityToString(r.priority);
   report.start_ms = MillisecondsBetween(page.start, r.start);
   report.queued_ms = r.phases.queued_ms;
-  report.connected_ahead = r.connected_ahead;
+  report.socket_source = r.connection.socket_source;
   return report;
 }
 
@@ -45,7 +45,7 @@ nlohmann::json PageRequestReportToJson(const PageRequestReport& r) {
   j["priority"] = r.priority;
   j["start_ms"] = Round3(r.start_ms);
   j["timing"]["queued_ms"] = Round3(r.queued_ms);
-  j["socket"]["preconnected"] = r.connected_ahead;
+  j["socket"]["preconnected"] = IsPreconnectSocket(r.socket_source);
   return j;
 }
 
@@ -89,9 +89,7 @@ std::string PageRequestReportToLine(const PageRequestReport& r, double load_ms, 
   }
   std::string socket = "-";
   if (f.socket_id != 0) {
-    socket = std::to_string(f.socket_id) + (f.socket_reused     ? " reused"
-                                            : r.connected_ahead ? " preconnected"
-                                                                : " new");
+    socket = std::to_string(f.socket_id) + " " + SocketSourceName(r.socket_source);
   }
   line += Pad(std::to_string(f.status), 6) + "  " + Pad(socket, 16) + "  " + Pad(f.cache, 5) +
           "  " + TerminalSafe(f.url);

@@ -14,11 +14,11 @@ namespace netstack {
 
 struct PageRequestReport {
   FetchRecord fetch;
-  std::string type;              // "document", "stylesheet", "script", "image", ...
-  std::string priority;          // RequestPriorityToString
-  double start_ms = 0;           // navigation start -> this request's start
-  double queued_ms = 0;          // waiting for a socket (LoadTimingPhases::queued_ms)
-  bool connected_ahead = false;  // its socket was connected before it started (preconnected)
+  std::string type;      // "document", "stylesheet", "script", "image", ...
+  std::string priority;  // RequestPriorityToString
+  double start_ms = 0;   // navigation start -> this request's start
+  double queued_ms = 0;  // waiting for a socket (LoadTimingPhases::queued_ms)
+  SocketSource socket_source = SocketSource::kNone;  // as the pool decided it
 };
 
 // The report of one request of `page`; `speculative` is Predictor::SpeculativeFor(origin), or
@@ -32,7 +32,7 @@ nlohmann::json PageRequestReportToJson(const PageRequestReport& report);
 
 // One waterfall line: start offset, total, a bar of `bar_width` characters over
 // [0, load_ms] ('.' queued, 'd' dns, 'c' connect, 's' tls, 'w' send and wait, 'r' receive),
-// the phases in ms, priority, status, socket (new | reused | preconnected), cache, URL. An
+// the phases in ms, priority, status, socket (its id and SocketSourceName), cache, URL. An
 // error replaces status..cache with the error.
 std::string PageRequestReportToLine(const PageRequestReport& report, double load_ms,
                                     int bar_width = 40);

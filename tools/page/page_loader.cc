@@ -110,11 +110,6 @@ void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* recor
   rec.phases = ComputeLoadTimingPhases(rec.timing, rec.start);
   rec.connection = r.connection_info();
   rec.cache = r.cache_disposition();
-  // A never-used idle socket (a preconnect's) carries no connect timing; a connect job bound
-  // late (a preconnect still connecting) carries one that began before this request.
-  const TimeTicks connect_start = rec.timing.connect_timing.connect_start;
-  rec.connected_ahead = !rec.connection.reused && rec.connection.socket_id != 0 &&
-                        (connect_start == TimeTicks{} || connect_start < rec.start);
 }
 
 void PageLoader::OnRequestComplete(Request* request, int result) {

@@ -55,10 +55,6 @@ struct PageRequestRecord {
   LoadTimingPhases phases;    // ComputeLoadTimingPhases(timing, start)
   ConnectionInfo connection;
   CacheDisposition cache = CacheDisposition::kBypass;
-  // Its socket was connected (or connecting) before this request started, and not used
-  // before: a preconnected idle socket (no connect timing), or a connect job begun earlier (a
-  // preconnect still connecting, or one started for an earlier request) bound to it late.
-  bool connected_ahead = false;
 };
 
 // Copies what `request` ended with (`result`, OK or a net error) into `record`: everything but

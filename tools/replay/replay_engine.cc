@@ -69,8 +69,6 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   void OnRequestDone(ReplayPageRun* page, const RequestResult& result) override;
   void OnPageDone(ReplayPageRun* run, const PageResult& page) override;
   void OnEntryStarting(ReplayPageRun* page, int index) override;
-  const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed, TimeTicks start,
-                                 TimeTicks send_start) override;
 
   ReplayConfig config_;
   std::vector<ReplayObserver*> observers_;
@@ -185,11 +183,6 @@ void ReplayEngine::Impl::OnEntryStarting(ReplayPageRun* page, int index) {
   if (page->page_url().spec().empty()) return;
   const Url& url = page->prepared().entries[index].request().url;
   if (!url.host().empty()) predictor_->OnResourceRequested(page->page_url(), url);
-}
-
-const char* ReplayEngine::Impl::ClassifyConnection(const SchemeHostPort& group, bool connect_timed,
-                                                   TimeTicks start, TimeTicks send_start) {
-  return predictor_->ClassifyConnection(group, connect_timed, start, send_start);
 }
 
 void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestResult& r) {

@@ -168,6 +168,7 @@ void ReplayPageRun::FillCommon(int index) {
   r.request_ms = r.server_ms = r.response_ms = 0;
   r.socket_id = 0;
   r.socket_reused = false;
+  r.socket_source = SocketSource::kNone;
   r.connection.clear();
 }
 
@@ -194,16 +195,26 @@ void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   }
   const ConnectionInfo& conn = request.connection_info();
   r.socket_id = conn.socket_id;
-  r.socket_reused = conn.reused;
-  if (conn.socket_id != 0) {
-    if (conn.reused) {
+  r.socket_reused = conn.reused();
+  r.socket_source = conn.socket_source;
+  switch (conn.socket_source) {
+    case SocketSource::kNone:
+      break;
+    case SocketSource::kNew:
+      r.connection.assign("new");
+      break;
+    case SocketSource::kReused:
       r.connection.assign("reused");
-    } else {
-      SchemeHostPort group = page_->entries[e->index].request().url.scheme_host_port();
-      const ConnectTiming& ct = t.connect_timing;
-      bool timed = ct.connect_start != TimeTicks{} || ct.dns_start != TimeTicks{};
-      r.connection.assign(delegate_->ClassifyConnection(group, timed, e->start, t.send_start));
-    }
+      break;
+    case SocketSource::kPreconnected:
+      r.connection.assign("preconnected");
+      break;
+    case SocketSource::kPreconnectedLate:
+      r.connection.assign("late");
+      break;
+    case SocketSource::kUnusedIdle:
+      r.connection.assign("idle");
+      break;
   }
   // The request is done with: its socket is back in the pool (or closed).
   e->request.reset();
@@ -244,8 +255,8 @@ void ReplayPageRun::FinishEntry(int index) {
     result_.bytes += r.body_bytes;
     if (r.socket_id != 0 && !r.socket_reused)
       result_.connect_wait_ms += r.dns_ms + r.connect_ms + r.tls_ms;
-    if (r.connection == "preconnected") ++result_.preconnected;
-    if (r.connection == "late") ++result_.preconnect_late;
+    if (r.socket_source == SocketSource::kPreconnected) ++result_.preconnected;
+    if (r.socket_source == SocketSource::kPreconnectedLate) ++result_.preconnect_late;
     delegate_->OnRequestDone(this, r);
   }
   last_end_ = std::max(last_end_, e.end);

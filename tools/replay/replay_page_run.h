@@ -36,14 +36,6 @@ class ReplayPageRun {
     // Entry `index` is about to be issued (network) or read from the browser's cache
     // (recorded hit): the predictor hears of every resource a page asks for.
     virtual void OnEntryStarting(ReplayPageRun* page, int index) {}
-    // How a request that used a connection it did not reuse got it: "new", "preconnected",
-    // "late" or "idle" (RequestResult::connection). `connect_timed` is true when its load
-    // timing has connect points (a connect job's socket); `start` and `send_start` bound when
-    // the pool handed it the socket.
-    virtual const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed,
-                                           TimeTicks start, TimeTicks send_start) {
-      return connect_timed ? "new" : "idle";
-    }
   };
 
   // One entry's progress. The UrlRequest's delegate.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "net/socket/socket_source.h"
 #include "predictor/predictor_stats.h"
 
 namespace netstack {
@@ -38,11 +39,13 @@ struct RequestResult {
   double request_ms = 0, server_ms = 0, response_ms = 0;
   uint32_t socket_id = 0;
   bool socket_reused = false;
-  // How the request got its connection: "new" (a connect job started for it, or another
-  // request's), "preconnected" (a never-used idle socket a predictor preconnect left: ready),
-  // "late" (a predictor preconnect still connecting when the request came: it waited for the
-  // rest), "idle" (a never-used idle socket another request's connect job left), "reused" (a
-  // socket used before); "" when no connection was used.
+  // How the request got its connection, as the pool decided it.
+  SocketSource socket_source = SocketSource::kNone;
+  // Its JSON form: "new" (a connect job started for it, or another request's), "preconnected"
+  // (a never-used idle socket a predictor preconnect left: ready), "late" (a predictor
+  // preconnect still connecting when the request came: it waited for the rest), "idle" (a
+  // never-used idle socket another request's connect job left), "reused" (a socket used
+  // before); "" when no connection was used.
   std::string connection;
 
   // The recording, for comparison (-1 when unknown).
