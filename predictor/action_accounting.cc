@@ -138,7 +138,7 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
   }
 
   ++stats_->connections_needed;
-  if (IsConnectJobSocket(source)) stats_->connect_wait_ms += ToMilliseconds(assignment.wait);
+  stats_->connect_wait_ms += assignment.connect_wait_ms;
   if (IsPreconnectSocket(source)) {
     const bool ready = source == SocketSource::kPreconnected;
     if (ready) {
@@ -164,7 +164,7 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
   }
   const Url page = CurrentPage();
   if (policy_ && page.is_valid())
-    policy_->OnConnectionNeeded(page, group, source, assignment.wait, now);
+    policy_->OnConnectionNeeded(page, group, source, assignment.connect_wait_ms, now);
 }
 
 void ActionAccounting::OnPreconnectJobStarted(const SchemeHostPort& group, TimeTicks now) {

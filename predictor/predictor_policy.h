@@ -51,10 +51,11 @@ class PredictorPolicy {
   virtual void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) = 0;
   // A request of `page`'s load needed a new connection to `origin` (not a reused socket).
   // `source` says how it got one (the pool's SocketSource: kNew, kPreconnected,
-  // kPreconnectedLate or kUnusedIdle, never kReused); `wait` is how long the request waited for
-  // it (0 when a preconnected socket was ready).
+  // kPreconnectedLate or kUnusedIdle, never kReused); `connect_wait_ms` is how long the request
+  // waited for its setup (load_timing_phases.h: DNS + connect + TLS from the request's start; 0
+  // when a preconnected socket was ready; queueing behind pool limits not included).
   virtual void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                  SocketSource source, TimeDelta wait, TimeTicks now) = 0;
+                                  SocketSource source, double connect_wait_ms, TimeTicks now) = 0;
   // `page`'s load finished (every request ended).
   virtual void OnNavigationComplete(const Url& page, TimeTicks now) = 0;
   // The pointer rests on a link to `target`.

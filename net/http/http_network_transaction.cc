@@ -86,7 +86,7 @@ int HttpNetworkTransaction::DoInitStream() {
       [weak = weak_factory_.GetWeakPtr()](int rv) {
         if (weak) weak->OnIoComplete(rv);
       },
-      context_->socket_pool(), net_log_, info_.speculative);
+      context_->socket_pool(), net_log_, info_.speculative, info_.request_start);
 }
 
 int HttpNetworkTransaction::DoInitStreamComplete(int rv) {

@@ -29,6 +29,10 @@ struct HttpRequestInfo {
   // No page asked for it yet (a predictor's fetch ahead; Chrome's LOAD_PREFETCH). Served as
   // usual; the socket pool reports its connection as speculative.
   bool speculative = false;
+  // When the request this hop belongs to started (the UrlRequest's start, its first hop's): what
+  // its record's phases count from, and so what the socket pool computes its connect wait from
+  // (load_timing_phases.h). Unset: the hop's own start.
+  TimeTicks request_start{};
 };
 
 // What a hop learned about its connection, for output and the internals page. All defaults

@@ -60,6 +60,7 @@ void UrlRequest::StartHop() {
   info.body = body_;
   info.extra_headers = extra_headers_;
   info.speculative = params_.request.speculative;
+  info.request_start = start_time_;
   if (HttpCache* cache = context_->http_cache()) {
     transaction_ = cache->CreateTransaction(context_, params_.priority, net_log_);
   } else {

@@ -12,8 +12,10 @@ ClientSocketHandle::~ClientSocketHandle() { Reset(); }
 
 int ClientSocketHandle::Init(const SchemeHostPort& group_id, RequestPriority priority,
                              CompletionCallback callback, ClientSocketPool* pool,
-                             const NetLogWithSource& net_log, bool speculative) {
-  return pool->RequestSocket(group_id, priority, this, std::move(callback), net_log, speculative);
+                             const NetLogWithSource& net_log, bool speculative,
+                             TimeTicks request_start) {
+  return pool->RequestSocket(group_id, priority, this, std::move(callback), net_log, speculative,
+                             request_start);
 }
 
 void ClientSocketHandle::SetPriority(RequestPriority priority) {

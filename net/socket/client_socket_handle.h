@@ -31,10 +31,11 @@ class ClientSocketHandle {
   ClientSocketHandle& operator=(const ClientSocketHandle&) = delete;
 
   // Requests a socket of `group_id` from `pool`: same as
-  // pool->RequestSocket(group_id, priority, this, callback, net_log, speculative), see there.
-  // A handle still in use is Reset() first.
+  // pool->RequestSocket(group_id, priority, this, callback, net_log, speculative,
+  // request_start), see there. A handle still in use is Reset() first.
   int Init(const SchemeHostPort& group_id, RequestPriority priority, CompletionCallback callback,
-           ClientSocketPool* pool, const NetLogWithSource& net_log, bool speculative = false);
+           ClientSocketPool* pool, const NetLogWithSource& net_log, bool speculative = false,
+           TimeTicks request_start = TimeTicks{});
 
   // Changes the priority of the pending request (reorders the group's queue and the connect
   // jobs' priorities). No effect once the request completed.

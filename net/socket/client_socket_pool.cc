@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/base/load_timing_phases.h"
 #include "net/socket/client_socket_pool_group.h"
 
 namespace netstack {
@@ -43,7 +44,8 @@ ClientSocketPool::~ClientSocketPool() {
 
 int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
                                     ClientSocketHandle* handle, CompletionCallback callback,
-                                    const NetLogWithSource& net_log, bool speculative) {
+                                    const NetLogWithSource& net_log, bool speculative,
+                                    TimeTicks request_start) {
   if (handle->is_initialized() || handle->is_pending()) handle->Reset();
   handle->pool_ = weak_factory_.GetWeakPtr();
   handle->group_id_ = group_id;
@@ -56,7 +58,7 @@ int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPrior
   request->net_log = net_log;
   request->order = ++next_request_order_;
   request->speculative = speculative;
-  request->start = scheduler_.Now();
+  request->start = request_start != TimeTicks{} ? request_start : scheduler_.Now();
 
   net_log.BeginEvent(NetLogEventType::SOCKET_POOL, [&] {
     return nlohmann::json{{"group_id", group_id.ToString()},
@@ -184,7 +186,7 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket, const
   Observer::Assignment assignment;
   assignment.source = source;
   assignment.speculative = request.speculative;
-  assignment.wait = scheduler_.Now() - request.start;
+  assignment.connect_wait_ms = job ? ConnectWaitMs(job->connect_timing(), request.start) : 0;
   handle->socket_ = std::move(socket);
   handle->socket_source_ = source;
   handle->idle_time_ = idle_time;

@@ -78,8 +78,11 @@ class ClientSocketPool : private ConnectJob::Delegate {
     struct Assignment {
       // Where the socket came from (never kNone here; see socket_source.h).
       SocketSource source = SocketSource::kNew;
-      // From RequestSocket to the handle holding the socket (0 when served at once).
-      TimeDelta wait{};
+      // The request's connect wait (ConnectWaitMs of the job's ConnectTiming from the request's
+      // start, RequestSocket's `request_start`): the same number its record's phases give
+      // (LoadTimingPhases::connect_wait_ms()). 0 for an idle socket. Time queued behind the
+      // pool's limits is not in it.
+      double connect_wait_ms = 0;
       // The request was speculative (RequestSocket's `speculative`, Chrome's LOAD_PREFETCH: a
       // fetch ahead): no page needed this connection.
       bool speculative = false;
@@ -156,9 +159,12 @@ class ClientSocketPool : private ConnectJob::Delegate {
   //    Resetting or destroying the handle first cancels: the callback never runs.
   // `speculative` marks a request no page asked for yet (a fetch ahead); it is served like any
   // other and only reported as such to observers (Observer::Assignment::speculative).
+  // `request_start` is when the request asking started as its record counts it (the
+  // UrlRequest's start; unset: now), for Observer::Assignment::connect_wait_ms.
   int RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
                     ClientSocketHandle* handle, CompletionCallback callback,
-                    const NetLogWithSource& net_log, bool speculative = false);
+                    const NetLogWithSource& net_log, bool speculative = false,
+                    TimeTicks request_start = TimeTicks{});
 
   // Preconnect: starts IDLE-priority connect jobs until `group_id` has `num_sockets` sockets
   // (connecting + idle + handed out; at most max_sockets_per_group). Their sockets become idle,

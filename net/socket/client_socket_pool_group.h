@@ -32,7 +32,7 @@ struct ClientSocketPool::Request {
   ConnectJob* job = nullptr;
   // RequestSocket's `speculative` (reported in Observer::Assignment).
   bool speculative = false;
-  // When RequestSocket was called (for Observer::Assignment::wait).
+  // RequestSocket's `request_start` (or when it was called): what the connect wait counts from.
   TimeTicks start{};
 };
 

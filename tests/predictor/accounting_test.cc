@@ -15,10 +15,10 @@ namespace {
 using Outcome = PredictorPolicy::Outcome;
 using Assignment = ClientSocketPool::Observer::Assignment;
 
-Assignment Assign(SocketSource source, TimeDelta wait = TimeDelta::zero()) {
+Assignment Assign(SocketSource source, double connect_wait_ms = 0) {
   Assignment a;
   a.source = source;
-  a.wait = wait;
+  a.connect_wait_ms = connect_wait_ms;
   return a;
 }
 
@@ -68,7 +68,7 @@ TEST_CASE("accounting: preconnected sockets end used, late or wasted") {
   CHECK(env.of(kConnect).pending == 4);
 
   // A request takes a job's socket as it connects: late.
-  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 30ms), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 30), env.Now());
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
   // Two jobs leave idle sockets; one job fails.
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
@@ -187,8 +187,8 @@ TEST_CASE("accounting: a pre-resolve is used, late, or wasted after its lifetime
   env.accounting.OnResolveDone(ra, OK, env.Now());
   env.scheduler.AdvanceBy(1s);
   // a: resolved before the connection: used. b: still resolving: late.
-  env.accounting.OnSocketAssigned(a, Assign(SocketSource::kNew, 100ms), env.Now());
-  env.accounting.OnSocketAssigned(b, Assign(SocketSource::kNew, 40ms), env.Now());
+  env.accounting.OnSocketAssigned(a, Assign(SocketSource::kNew, 100), env.Now());
+  env.accounting.OnSocketAssigned(b, Assign(SocketSource::kNew, 40), env.Now());
   env.accounting.OnResolveDone(rb, OK, env.Now());
   CHECK(env.of(kResolve).used == 1);
   CHECK(env.of(kResolve).late == 1);
@@ -255,8 +255,8 @@ TEST_CASE("accounting: recall counts every new connection, with or without a pol
   ActionAccounting accounting(config, &stats, nullptr, NetLogWithSource(), nullptr);
   const SchemeHostPort g = Origin("a.test");
   const TimeTicks now{};
-  accounting.OnSocketAssigned(g, Assign(SocketSource::kNew, 120ms), now);
-  accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 50ms), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kNew, 120), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 50), now);
   accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), now);
   accounting.OnSocketAssigned(g, Assign(SocketSource::kUnusedIdle), now);
   accounting.OnSocketAssigned(g, Assign(SocketSource::kReused), now);
@@ -278,9 +278,9 @@ TEST_CASE("accounting: connections are reported for the newest page still loadin
   env.accounting.OnNavigation(p2, env.Now());
   env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), env.Now());
   env.accounting.OnNavigationComplete(p2, env.Now());
-  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 10ms), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 10), env.Now());
   env.accounting.OnNavigationComplete(p1, env.Now());
-  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kNew, 20ms), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kNew, 20), env.Now());
   REQUIRE(env.policy.connections.size() == 3);
   CHECK(env.policy.connections[0].page == p2.spec());
   CHECK(env.policy.connections[0].source == SocketSource::kPreconnected);
@@ -288,7 +288,7 @@ TEST_CASE("accounting: connections are reported for the newest page still loadin
   CHECK(env.policy.connections[1].source == SocketSource::kPreconnectedLate);
   CHECK(env.policy.connections[2].page == p2.spec());  // none loading: the last one
   CHECK(env.policy.connections[2].source == SocketSource::kNew);
-  CHECK(env.policy.connections[2].wait == 20ms);
+  CHECK(env.policy.connections[2].connect_wait_ms == 20);
 }
 
 TEST_CASE("accounting: Finish makes every pending action wasted and ignores what follows") {

@@ -69,7 +69,7 @@ class FakePolicy : public PredictorPolicy {
     std::string page;
     SchemeHostPort origin;
     SocketSource source;
-    TimeDelta wait;
+    double connect_wait_ms;
   };
 
   const char* name() const override { return "fake"; }
@@ -80,8 +80,8 @@ class FakePolicy : public PredictorPolicy {
   }
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override {}
   void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
-                          TimeDelta wait, TimeTicks now) override {
-    connections.push_back({page.spec(), origin, source, wait});
+                          double connect_wait_ms, TimeTicks now) override {
+    connections.push_back({page.spec(), origin, source, connect_wait_ms});
   }
   void OnNavigationComplete(const Url& page, TimeTicks now) override {}
   void OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) override { Emit(out); }

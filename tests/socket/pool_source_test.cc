@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "net/base/load_timing_phases.h"
 #include "net/socket/client_socket_handle.h"
 #include "net/socket/client_socket_pool.h"
 #include "tests/socket/pool_test_util.h"
@@ -148,4 +149,67 @@ TEST_CASE("pool source: names") {
   CHECK(std::string(SocketSourceName(SocketSource::kPreconnected)) == "preconnected");
   CHECK(std::string(SocketSourceName(SocketSource::kPreconnectedLate)) == "preconnected-late");
   CHECK(std::string(SocketSourceName(SocketSource::kUnusedIdle)) == "unused-idle");
+}
+
+TEST_CASE("pool connect wait: the job's setup from the request's start, the record's number") {
+  SourceEnv s;
+  SECTION("a job started for the request: all of its setup") {
+    ClientSocketHandle h;
+    s.Get(&h);
+    REQUIRE(s.recorder.assigned.size() == 1);
+    LoadTimingInfo timing;
+    REQUIRE(h.GetLoadTimingInfo(&timing));
+    CHECK(s.recorder.assigned[0].connect_wait_ms == 20.0);  // the fake connect's 20 ms
+    CHECK(s.recorder.assigned[0].connect_wait_ms ==
+          ConnectWaitMs(timing.connect_timing, timing.connect_timing.connect_start));
+  }
+  SECTION("a preconnect job still connecting: only what was left from the request's start") {
+    CHECK(s.env.pool->RequestSockets(s.g, 1, s.env.NewRequestLog()) == OK);
+    s.env.scheduler.AdvanceBy(5ms);
+    ClientSocketHandle h;
+    s.Get(&h);
+    CHECK(h.socket_source() == SocketSource::kPreconnectedLate);
+    CHECK(s.recorder.assigned[0].connect_wait_ms == 15.0);
+  }
+  SECTION("the request's start comes from the caller when given (its record's start)") {
+    const TimeTicks record_start = s.env.scheduler.Now();
+    CHECK(s.env.pool->RequestSockets(s.g, 1, s.env.NewRequestLog()) == OK);
+    s.env.scheduler.AdvanceBy(5ms);
+    ClientSocketHandle h;
+    TestCompletion done;
+    CHECK(s.env.pool->RequestSocket(s.g, MEDIUM, &h, done.callback(), s.env.NewRequestLog(),
+                                    /*speculative=*/false, record_start) == ERR_IO_PENDING);
+    s.env.scheduler.AdvanceBy(100ms);
+    REQUIRE(h.is_initialized());
+    CHECK(s.recorder.assigned[0].connect_wait_ms == 20.0);  // counted from record_start
+  }
+  SECTION("an idle socket: no wait, whatever the request waited in the queue") {
+    CHECK(s.env.pool->RequestSockets(s.g, 1, s.env.NewRequestLog()) == OK);
+    s.env.scheduler.AdvanceBy(30ms);
+    ClientSocketHandle h;
+    s.Get(&h);
+    CHECK(s.recorder.assigned[0].connect_wait_ms == 0);
+  }
+}
+
+TEST_CASE("pool connect wait: time queued behind the group limit is not connect wait") {
+  PoolTestEnv env(PoolTestEnv::WithMaxSocketsPerGroup(1));
+  env.factory.set_default_rule(FakeConnectRule::After(20ms));
+  env.scheduler.AdvanceBy(1s);
+  AssignmentRecorder recorder;
+  env.pool->AddObserver(&recorder);
+  const SchemeHostPort g = PoolTestEnv::Http("a.test");
+  ClientSocketHandle a, b;
+  TestCompletion da, db;
+  CHECK(env.Request(&a, g, &da) == ERR_IO_PENDING);
+  CHECK(env.Request(&b, g, &db) == ERR_IO_PENDING);  // over the limit: waits for a slot
+  env.scheduler.AdvanceBy(50ms);
+  REQUIRE(a.is_initialized());
+  a.ResetAndCloseSocket();  // the slot frees at 50 ms; b's own job starts then
+  env.scheduler.AdvanceBy(50ms);
+  REQUIRE(b.is_initialized());
+  REQUIRE(recorder.assigned.size() == 2);
+  CHECK(recorder.assigned[0].connect_wait_ms == 20.0);
+  CHECK(recorder.assigned[1].connect_wait_ms == 20.0);  // not the 50 ms it queued
+  env.pool->RemoveObserver(&recorder);
 }
