@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "net/base/load_timing_info.h"
+#include "net/base/load_timing_phases.h"
 #include "net/base/net_log.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_transaction.h"
@@ -61,6 +62,9 @@ class UrlRequest {
   const std::vector<std::string>& redirect_chain() const { return redirect_chain_; }
   // Timing of the last hop; request_start of the first hop is start_time().
   const LoadTimingInfo& load_timing_info() const { return timing_; }
+  // That timing as phases counted from start_time() (ComputeLoadTimingPhases): what the request
+  // record, the URL_REQUEST_PHASES event and so the internals histograms report.
+  LoadTimingPhases load_timing_phases() const;
   TimeTicks start_time() const { return start_time_; }
   TimeTicks end_time() const { return end_time_; }
   const ConnectionInfo& connection_info() const { return connection_; }
