@@ -56,6 +56,8 @@ class UrlRequest {
   // After OnResponseStarted: the final response's headers (null if none arrived).
   std::shared_ptr<const HttpResponseHeaders> response_headers() const { return headers_; }
   const Url& original_url() const { return params_.request.url; }
+  // The method asked for (redirects may have changed the last hop's to GET).
+  const std::string& original_method() const { return params_.request.method; }
   // The URL of the last hop.
   const Url& url() const { return url_; }
   // URLs redirected to, in order (the final URL last when redirects were followed).
