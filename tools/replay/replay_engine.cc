@@ -66,7 +66,7 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   }
 
   bool Run(TraceSource* source, std::string* error);
-  void OnRequestDone(ReplayPageRun* page, const RequestResult& result) override;
+  void OnRequestDone(ReplayPageRun* page, const RequestRecord& record) override;
   void OnPageDone(ReplayPageRun* run, const PageResult& page) override;
   void OnEntryStarting(ReplayPageRun* page, int index) override;
 
@@ -108,7 +108,7 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   std::vector<std::unique_ptr<ReplayPageRun>> pages_;
   std::vector<ReplayPageRun*> finished_;
   size_t in_flight_ = 0;
-  RequestResult scratch_;
+  RequestRecord scratch_;
   TimeTicks last_done_ = kSessionStart;
   bool stalled_ = false;
   bool ran_ = false;
@@ -185,22 +185,23 @@ void ReplayEngine::Impl::OnEntryStarting(ReplayPageRun* page, int index) {
   if (!url.host().empty()) predictor_->OnResourceRequested(page->page_url(), url);
 }
 
-void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestResult& r) {
+void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestRecord& r) {
   ReplayTotals& t = totals_;
+  const LoadTimingPhases& p = r.phases;
   ++t.requests;
-  if (!r.error.empty()) ++t.failed;
-  if (r.socket_id != 0) ++(r.socket_reused ? t.sockets_reused : t.sockets_opened);
-  if (r.cache == "hit" || r.cache == "stale") ++t.cache_hits;
-  if (r.cache == "revalidated") ++t.revalidated;
-  if (r.cache == "recorded-hit") ++t.recorded_hits;
-  t.bytes += r.body_bytes;
-  t.dns_ms += r.dns_ms;
-  t.connect_ms += r.connect_ms;
-  t.tls_ms += r.tls_ms;
-  t.queued_ms += r.queued_ms;
-  t.send_ms += r.send_ms;
-  t.ttfb_ms += r.ttfb_ms;
-  t.receive_ms += r.receive_ms;
+  if (r.error != OK) ++t.failed;
+  if (r.connection.socket_id != 0) ++(r.connection.reused() ? t.sockets_reused : t.sockets_opened);
+  if (r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale) ++t.cache_hits;
+  if (r.cache == CacheDisposition::kRevalidated) ++t.revalidated;
+  if (r.recorded_hit) ++t.recorded_hits;
+  t.bytes += r.transfer_bytes;
+  t.dns_ms += p.dns_ms;
+  t.connect_ms += p.connect_ms;
+  t.tls_ms += p.tls_ms;
+  t.queued_ms += p.queued_ms;
+  t.send_ms += p.send_ms;
+  t.ttfb_ms += p.ttfb_ms;
+  t.receive_ms += p.receive_ms;
   for (ReplayObserver* o : observers_) o->OnRequest(r);
   if (progress_every_ && progress_ && t.requests % progress_every_ == 0) {
     t.virtual_ms = ToMilliseconds(scheduler_.Now() - kSessionStart);

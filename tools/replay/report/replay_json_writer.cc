@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "net/http/request_record_json.h"
+
 namespace netstack {
 
 ReplayJsonWriter::~ReplayJsonWriter() {
@@ -37,7 +39,9 @@ void ReplayJsonWriter::WriteLine(const nlohmann::json& object) {
   std::fwrite(line_.data(), 1, line_.size(), file_);
 }
 
-void ReplayJsonWriter::OnRequest(const RequestResult& request) { WriteLine(request.ToJson()); }
+void ReplayJsonWriter::OnRequest(const RequestRecord& request) {
+  WriteLine(RequestRecordToJson(request));
+}
 
 void ReplayJsonWriter::OnPage(const PageResult& page) { WriteLine(page.ToJson()); }
 
