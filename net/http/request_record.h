@@ -1,8 +1,8 @@
 // RequestRecord: what one finished request was, the one record both worlds report. A plain fetch
 // (`fetch --json` and its human line), a page load (`fetch --page`, the internals fetch box) and
 // a replay (`replay --json`, its reports and totals) all hold a RequestRecord; FillRequestRecord
-// is the only copy from a UrlRequest into it, and RequestRecordToJson (request_record_json.h) the
-// only JSON writer. Every field, its unit and which world fills it: docs/request-record.md.
+// is the only copy from a UrlRequest into it, and AppendRequestRecordJson (request_record_json.h)
+// the only JSON writer. Every field, its unit and which world fills it: docs/request-record.md.
 //
 // A record has a request part (what the request did: filled from the UrlRequest) and optional
 // context parts its issuer sets: where it sits in a page load (placement), which replay entry it

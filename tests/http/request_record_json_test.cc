@@ -4,6 +4,9 @@
 #include "net/http/request_record_json.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
 
 using namespace netstack;
 
@@ -154,4 +157,60 @@ TEST_CASE("record writer: rounds to the microsecond, once", "[record]") {
   CHECK(RoundMsForJson(1.0004999) == 1.0);
   CHECK(RoundMsForJson(1.0005001) == 1.001);
   CHECK(RoundMsForJson(0.1 + 0.2) == 0.3);
+}
+
+TEST_CASE("record writer: its text is the bytes nlohmann's dump writes for the same object",
+          "[record]") {
+  // Every part present, text that needs escaping, invalid UTF-8, a redirect chain.
+  RequestRecord r = Completed();
+  r.url = "https://a.test/q?x=\"1\"&y=\\\x01\xc3\xa9\xff";
+  r.status_text = "OK\ttab";
+  r.redirects = {"https://a.test/a", "https://a.test/\xe2\x82\xac"};
+  r.headers = nlohmann::json{{"set-cookie", {"a=1", "b=2"}}, {"x", "\x1b[0m"}};
+  r.speculative = nlohmann::json{{"preconnected", 2}, {"outcome", nullptr}};
+  r.placement = RequestPlacement{"script", IDLE, At(0)};
+  r.entry = ReplayEntryRef{18446744073709551615ull, 7, "a.test"};
+  r.model = RequestModel{0.0005, 1e10, -0.0, 1.5, 2.25};
+  r.error = ERR_CONTENT_DECODING_FAILED;
+  r.error_message = "bad \"gzip\"";
+  std::string text;
+  AppendRequestRecordJson(r, &text);
+  const nlohmann::json tree = nlohmann::json::parse(text);
+  CHECK(tree.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) == text);
+  CHECK(tree["status_text"] == "OK\ttab");
+  CHECK(tree["redirects"][1] == "https://a.test/\xe2\x82\xac");
+  CHECK(tree["model"]["server_ms"] == 1e10);
+  CHECK(RequestRecordToJson(r) == tree);
+
+  // The smallest record, and one without context parts.
+  RequestRecord empty;
+  text.clear();
+  AppendRequestRecordJson(empty, &text);
+  CHECK(nlohmann::json::parse(text).dump() == text);
+}
+
+TEST_CASE("record writer: milliseconds print as nlohmann prints the rounded double", "[record]") {
+  std::vector<double> values = {0.0,           -0.0,          0.0004, 0.0005,  0.001,      0.1,
+                                0.3,           1.0,           40.0,   99.9995, 123.456789, 1e6,
+                                123456789.123, 999999999.999, 1e9,    5e11,    -2.5};
+  for (int i = 0; i <= 200000; ++i) values.push_back(i / 1000.0);       // every microsecond
+  for (int i = 0; i <= 20000; ++i) values.push_back(i * 0.0123456789);  // rounding noise
+  uint64_t x = 88172645463325252ull;  // xorshift: values of every magnitude up to ~1e9
+  for (int i = 0; i < 50000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    values.push_back(static_cast<double>(x % 1000000000000ull) / std::pow(10.0, x % 7));
+  }
+  RequestRecord r;
+  int mismatches = 0;
+  for (double v : values) {
+    r.phases.dns_ms = v;
+    std::string text;
+    AppendRequestRecordJson(r, &text);
+    const std::string want = "\"dns_ms\":" + nlohmann::json(RoundMsForJson(v)).dump() + ",";
+    if (text.find(want) == std::string::npos && ++mismatches <= 5)
+      FAIL_CHECK("value " << v << " not written as " << want);
+  }
+  CHECK(mismatches == 0);
 }

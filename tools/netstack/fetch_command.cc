@@ -218,9 +218,12 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   bool any_failed = false;
   std::function<void()> start_more;
   auto report_record = [&](const RequestRecord& rec) {
-    std::string line = options.json ? RequestRecordToJson(rec).dump(
-                                          -1, ' ', false, nlohmann::json::error_handler_t::replace)
-                                    : FetchRecordToLine(rec);
+    std::string line;
+    if (options.json) {
+      AppendRequestRecordJson(rec, &line);
+    } else {
+      line = FetchRecordToLine(rec);
+    }
     // A human error line on stderr would only repeat the one below.
     if (options.json || rec.error == OK || report != stderr) {
       std::fputs(line.c_str(), report);

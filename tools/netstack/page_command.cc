@@ -109,10 +109,11 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   predictor->Finish();
 
   if (options.json) {
+    std::string line;
     for (const RequestRecord& r : reports) {
-      std::printf("%s\n", RequestRecordToJson(r)
-                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                              .c_str());
+      line.clear();
+      AppendRequestRecordJson(r, &line);
+      std::printf("%s\n", line.c_str());
     }
     std::printf("%s\n", PageSummaryToJson(page, predictor->ToJson())
                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
