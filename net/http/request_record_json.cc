@@ -26,22 +26,12 @@ void AppendString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-void AppendStringOrNull(const std::string& s, std::string* out) {
-  if (s.empty()) {
-    out->append("null");
-  } else {
-    AppendString(s, out);
-  }
-}
-
 template <typename Int>
 void AppendInt(Int v, std::string* out) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   out->append(buf, end);
 }
-
-void AppendBool(bool v, std::string* out) { out->append(v ? "true" : "false"); }
 
 // Milliseconds, rounded to the microsecond, as nlohmann prints that double: the shortest
 // decimal that reads back as the same double, in fixed notation with at least one fractional
@@ -73,12 +63,50 @@ void AppendMs(double ms, std::string* out) {
   out->append(digits, static_cast<size_t>(n));
 }
 
-// "key": (keys are written in sorted order, as nlohmann's std::map-backed objects dump them).
-void Key(const char* key, std::string* out) {
-  out->push_back('"');
-  out->append(key);
-  out->append("\":");
-}
+// Writes one JSON object's members, in the order given (the callers give them sorted, as
+// nlohmann's std::map-backed objects dump them), with the commas between them.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::string* out) : out_(out) { out_->push_back('{'); }
+  ~ObjectWriter() { out_->push_back('}'); }
+
+  void Int(const char* key, int64_t v) { AppendInt(v, Key(key)); }
+  void Uint(const char* key, uint64_t v) { AppendInt(v, Key(key)); }
+  void Bool(const char* key, bool v) { Key(key)->append(v ? "true" : "false"); }
+  void String(const char* key, std::string_view v) { AppendString(v, Key(key)); }
+  // Empty strings as null.
+  void StringOrNull(const char* key, const std::string& v) {
+    if (v.empty()) {
+      Null(key);
+    } else {
+      String(key, v);
+    }
+  }
+  void Null(const char* key) { Key(key)->append("null"); }
+  void Ms(const char* key, double ms) { AppendMs(ms, Key(key)); }
+  // Negative: unknown, null.
+  void MsOrNull(const char* key, double ms) {
+    if (ms < 0) {
+      Null(key);
+    } else {
+      Ms(key, ms);
+    }
+  }
+  void Json(const char* key, const nlohmann::json& v) { AppendDumped(v, Key(key)); }
+  // Starts a member whose value the caller writes next (a nested object or an array).
+  std::string* Key(const char* key) {
+    if (!first_) out_->push_back(',');
+    first_ = false;
+    out_->push_back('"');
+    out_->append(key);
+    out_->append("\":");
+    return out_;
+  }
+
+ private:
+  std::string* const out_;
+  bool first_ = true;
+};
 
 }  // namespace
 
@@ -88,169 +116,82 @@ void AppendRequestRecordJson(const RequestRecord& r, std::string* out) {
   const LoadTimingPhases& p = r.phases;
   const ConnectionInfo& c = r.connection;
   const RequestPlacement* placement = r.placement ? &*r.placement : nullptr;
-  out->push_back('{');
-  Key("body_bytes", out);
-  AppendInt(r.body_bytes, out);
-  out->push_back(',');
-  Key("bytes", out);
-  AppendInt(r.body_bytes, out);
-  out->push_back(',');
-  Key("cache", out);
-  AppendString(r.cache_name(), out);
-  out->push_back(',');
-  Key("dns", out);
-  out->append("{\"from_cache\":");
-  AppendBool(c.dns_from_cache, out);
-  out->append(",\"stale\":");
-  AppendBool(c.dns_stale, out);
-  out->append("},");
-  if (placement) {
-    Key("end_ms", out);
-    AppendMs(r.end_ms(), out);
-    out->push_back(',');
+  const ReplayEntryRef* entry = r.entry ? &*r.entry : nullptr;
+  ObjectWriter o(out);
+  o.Int("body_bytes", r.body_bytes);
+  o.Int("bytes", r.body_bytes);
+  o.String("cache", r.cache_name());
+  {
+    ObjectWriter dns(o.Key("dns"));
+    dns.Bool("from_cache", c.dns_from_cache);
+    dns.Bool("stale", c.dns_stale);
   }
-  if (r.entry) {
-    Key("entry", out);
-    AppendInt(r.entry->entry, out);
-    out->push_back(',');
-  }
-  Key("error", out);
+  if (placement) o.Ms("end_ms", r.end_ms());
+  if (entry) o.Int("entry", entry->entry);
   if (r.error != OK) {
-    AppendString(r.error_message, out);
+    o.String("error", r.error_message);
+    o.String("error_code", ErrorToString(r.error));
   } else {
-    out->append("null");
+    o.Null("error");
+    o.Null("error_code");
   }
-  out->push_back(',');
-  Key("error_code", out);
-  if (r.error != OK) {
-    AppendString(ErrorToString(r.error), out);
-  } else {
-    out->append("null");
-  }
-  out->push_back(',');
-  Key("final_url", out);
-  AppendString(r.final_url, out);
-  out->push_back(',');
-  if (r.headers) {
-    Key("headers", out);
-    AppendDumped(*r.headers, out);
-    out->push_back(',');
-  }
-  if (r.entry) {
-    Key("host", out);
-    AppendString(r.entry->host, out);
-    out->push_back(',');
-  }
-  if (placement) {
-    Key("kind", out);
-    out->append("\"request\",");
-  }
-  Key("method", out);
-  AppendString(r.method, out);
-  out->push_back(',');
+  o.String("final_url", r.final_url);
+  if (r.headers) o.Json("headers", *r.headers);
+  if (entry) o.String("host", entry->host);
+  if (placement) o.String("kind", "request");
+  o.String("method", r.method);
   if (r.model) {
     const RequestModel& m = *r.model;
-    Key("model", out);
-    out->append("{\"recorded\":{\"end_ms\":");
-    if (m.recorded_end_ms < 0) {
-      out->append("null");
-    } else {
-      AppendMs(m.recorded_end_ms, out);
+    ObjectWriter model(o.Key("model"));
+    {
+      ObjectWriter recorded(model.Key("recorded"));
+      recorded.MsOrNull("end_ms", m.recorded_end_ms);
+      recorded.MsOrNull("start_ms", m.recorded_start_ms);
     }
-    out->append(",\"start_ms\":");
-    if (m.recorded_start_ms < 0) {
-      out->append("null");
-    } else {
-      AppendMs(m.recorded_start_ms, out);
-    }
-    out->append("},\"request_ms\":");
-    AppendMs(m.request_ms, out);
-    out->append(",\"response_ms\":");
-    AppendMs(m.response_ms, out);
-    out->append(",\"server_ms\":");
-    AppendMs(m.server_ms, out);
-    out->append("},");
+    model.Ms("request_ms", m.request_ms);
+    model.Ms("response_ms", m.response_ms);
+    model.Ms("server_ms", m.server_ms);
   }
-  if (r.entry) {
-    Key("page", out);
-    AppendInt(r.entry->page, out);
-    out->push_back(',');
-  }
-  if (placement) {
-    Key("priority", out);
-    AppendString(RequestPriorityToString(placement->priority), out);
-    out->push_back(',');
-  }
-  Key("redirects", out);
-  out->push_back('[');
+  if (entry) o.Uint("page", entry->page);
+  if (placement) o.String("priority", RequestPriorityToString(placement->priority));
+  std::string* redirects = o.Key("redirects");
+  redirects->push_back('[');
   for (size_t i = 0; i < r.redirects.size(); ++i) {
-    if (i) out->push_back(',');
-    AppendString(r.redirects[i], out);
+    if (i) redirects->push_back(',');
+    AppendString(r.redirects[i], redirects);
   }
-  out->append("],");
-  Key("socket", out);
-  out->append("{\"address\":");
-  AppendStringOrNull(c.peer_address, out);
-  out->append(",\"id\":");
-  AppendInt(c.socket_id, out);
-  out->append(",\"reused\":");
-  AppendBool(c.reused(), out);
-  out->append(",\"source\":");
-  if (c.socket_source == SocketSource::kNone) {
-    out->append("null");
-  } else {
-    AppendString(SocketSourceName(c.socket_source), out);
+  redirects->push_back(']');
+  {
+    ObjectWriter socket(o.Key("socket"));
+    socket.StringOrNull("address", c.peer_address);
+    socket.Uint("id", c.socket_id);
+    socket.Bool("reused", c.reused());
+    if (c.socket_source == SocketSource::kNone) {
+      socket.Null("source");
+    } else {
+      socket.String("source", SocketSourceName(c.socket_source));
+    }
+    socket.Bool("tls_resumed", c.tls_resumed);
+    socket.StringOrNull("tls_version", c.tls_version);
   }
-  out->append(",\"tls_resumed\":");
-  AppendBool(c.tls_resumed, out);
-  out->append(",\"tls_version\":");
-  AppendStringOrNull(c.tls_version, out);
-  out->append("},");
-  if (r.speculative) {
-    Key("speculative", out);
-    AppendDumped(*r.speculative, out);
-    out->push_back(',');
+  if (r.speculative) o.Json("speculative", *r.speculative);
+  if (placement) o.Ms("start_ms", r.start_ms());
+  o.Int("status", r.status);
+  o.String("status_text", r.status_text);
+  {
+    ObjectWriter timing(o.Key("timing"));
+    timing.Ms("connect_ms", p.connect_ms);
+    timing.Ms("dns_ms", p.dns_ms);
+    timing.Ms("queued_ms", p.queued_ms);
+    timing.Ms("receive_ms", p.receive_ms);
+    timing.Ms("send_ms", p.send_ms);
+    timing.Ms("tls_ms", p.tls_ms);
+    timing.Ms("total_ms", r.total_ms());
+    timing.Ms("ttfb_ms", p.ttfb_ms);
   }
-  if (placement) {
-    Key("start_ms", out);
-    AppendMs(r.start_ms(), out);
-    out->push_back(',');
-  }
-  Key("status", out);
-  AppendInt(r.status, out);
-  out->push_back(',');
-  Key("status_text", out);
-  AppendString(r.status_text, out);
-  out->push_back(',');
-  Key("timing", out);
-  out->append("{\"connect_ms\":");
-  AppendMs(p.connect_ms, out);
-  out->append(",\"dns_ms\":");
-  AppendMs(p.dns_ms, out);
-  out->append(",\"queued_ms\":");
-  AppendMs(p.queued_ms, out);
-  out->append(",\"receive_ms\":");
-  AppendMs(p.receive_ms, out);
-  out->append(",\"send_ms\":");
-  AppendMs(p.send_ms, out);
-  out->append(",\"tls_ms\":");
-  AppendMs(p.tls_ms, out);
-  out->append(",\"total_ms\":");
-  AppendMs(r.total_ms(), out);
-  out->append(",\"ttfb_ms\":");
-  AppendMs(p.ttfb_ms, out);
-  out->append("},");
-  Key("transfer_bytes", out);
-  AppendInt(r.transfer_bytes, out);
-  out->push_back(',');
-  if (placement) {
-    Key("type", out);
-    AppendString(placement->type, out);
-    out->push_back(',');
-  }
-  Key("url", out);
-  AppendString(r.url, out);
-  out->push_back('}');
+  o.Int("transfer_bytes", r.transfer_bytes);
+  if (placement) o.String("type", placement->type);
+  o.String("url", r.url);
 }
 
 nlohmann::json RequestRecordToJson(const RequestRecord& record) {

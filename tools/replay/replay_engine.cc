@@ -187,21 +187,7 @@ void ReplayEngine::Impl::OnEntryStarting(ReplayPageRun* page, int index) {
 
 void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestRecord& r) {
   ReplayTotals& t = totals_;
-  const LoadTimingPhases& p = r.phases;
-  ++t.requests;
-  if (r.error != OK) ++t.failed;
-  if (r.connection.socket_id != 0) ++(r.connection.reused() ? t.sockets_reused : t.sockets_opened);
-  if (r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale) ++t.cache_hits;
-  if (r.cache == CacheDisposition::kRevalidated) ++t.revalidated;
-  if (r.recorded_hit) ++t.recorded_hits;
-  t.bytes += r.transfer_bytes;
-  t.dns_ms += p.dns_ms;
-  t.connect_ms += p.connect_ms;
-  t.tls_ms += p.tls_ms;
-  t.queued_ms += p.queued_ms;
-  t.send_ms += p.send_ms;
-  t.ttfb_ms += p.ttfb_ms;
-  t.receive_ms += p.receive_ms;
+  AddRequestCounts(r, &t);
   for (ReplayObserver* o : observers_) o->OnRequest(r);
   if (progress_every_ && progress_ && t.requests % progress_every_ == 0) {
     t.virtual_ms = ToMilliseconds(scheduler_.Now() - kSessionStart);

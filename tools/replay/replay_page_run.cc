@@ -207,26 +207,11 @@ void ReplayPageRun::FinishEntry(int index) {
   e.done = true;
   if (p.kind != PreparedEntry::Kind::kSkipped) {
     const RequestRecord& r = *scratch_;
-    const LoadTimingPhases& ph = r.phases;
     const SocketSource source = r.connection.socket_source;
-    ++result_.requests;
-    if (r.error != OK) ++result_.failed;
-    if (r.connection.socket_id != 0)
-      ++(r.connection.reused() ? result_.sockets_reused : result_.sockets_opened);
-    if (r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale)
-      ++result_.cache_hits;
-    if (r.cache == CacheDisposition::kRevalidated) ++result_.revalidated;
-    if (r.recorded_hit) ++result_.recorded_hits;
-    result_.dns_ms += ph.dns_ms;
-    result_.connect_ms += ph.connect_ms;
-    result_.tls_ms += ph.tls_ms;
-    result_.queued_ms += ph.queued_ms;
-    result_.ttfb_ms += ph.ttfb_ms;
-    result_.receive_ms += ph.receive_ms;
-    result_.bytes += r.transfer_bytes;
+    AddRequestCounts(r, &result_);
     // A socket used before has no setup: only new connections add to the wait.
     if (source != SocketSource::kNone && source != SocketSource::kReused)
-      result_.connect_wait_ms += ph.connect_wait_ms();
+      result_.connect_wait_ms += r.phases.connect_wait_ms();
     if (source == SocketSource::kPreconnected) ++result_.preconnected;
     if (source == SocketSource::kPreconnectedLate) ++result_.preconnect_late;
     delegate_->OnRequestDone(this, r);

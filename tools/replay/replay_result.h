@@ -73,6 +73,29 @@ struct ReplayTotals {
   nlohmann::json ToJson() const;
 };
 
+// Adds one request to `sums` (a PageResult or ReplayTotals): requests, failed, sockets opened or
+// reused, cache hits (hit or stale), revalidated, recorded hits, transfer bytes and the phases
+// `Sums` has. The one place pages and totals count a request, from its typed values.
+template <typename Sums>
+void AddRequestCounts(const RequestRecord& r, Sums* s) {
+  const LoadTimingPhases& p = r.phases;
+  ++s->requests;
+  if (r.error != OK) ++s->failed;
+  if (r.connection.socket_id != 0)
+    ++(r.connection.reused() ? s->sockets_reused : s->sockets_opened);
+  if (r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale) ++s->cache_hits;
+  if (r.cache == CacheDisposition::kRevalidated) ++s->revalidated;
+  if (r.recorded_hit) ++s->recorded_hits;
+  s->bytes += r.transfer_bytes;
+  s->dns_ms += p.dns_ms;
+  s->connect_ms += p.connect_ms;
+  s->tls_ms += p.tls_ms;
+  s->queued_ms += p.queued_ms;
+  if constexpr (requires { s->send_ms; }) s->send_ms += p.send_ms;
+  s->ttfb_ms += p.ttfb_ms;
+  s->receive_ms += p.receive_ms;
+}
+
 // Adds `b`'s counts to `a` (the totals of several traces).
 void AddPredictorStats(PredictorStats* a, const PredictorStats& b);
 
