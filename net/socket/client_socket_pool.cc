@@ -174,7 +174,7 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket, const
   ClientSocketHandle* handle = request.handle;
   const NetLogWithSource& net_log = request.net_log;
   // An idle socket remembers whether a preconnect made it; a job's socket asks the job.
-  SocketSource source = SocketSource::kNew;
+  SocketSource source;
   if (job) {
     source = job->is_preconnect() ? SocketSource::kPreconnectedLate : SocketSource::kNew;
   } else {
