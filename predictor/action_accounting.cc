@@ -6,12 +6,6 @@
 #include "net/base/memory_usage_estimator.h"
 namespace netstack {
 
-namespace {
-
-using ReuseType = ClientSocketHandle::ReuseType;
-
-}  // namespace
-
 struct ActionAccounting::Action {
   ActionId id = 0;
   Hint hint;
@@ -127,12 +121,13 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
                                         TimeTicks now) {
   if (finished_) return;
   ExpireLifetimes(now);
-  if (assignment.reuse_type == ReuseType::kReusedIdle) return;  // no new connection needed
+  const SocketSource source = assignment.source;
+  if (source == SocketSource::kReused) return;  // no new connection needed
   if (assignment.speculative) {
     // A fetch ahead: no page needed this connection (not counted, not reported to the
     // policy, no pre-resolve used). A preconnected socket it took is gone without serving a
     // page: wasted.
-    if (assignment.from_preconnect) {
+    if (IsPreconnectSocket(source)) {
       if (Action* action = OldestPreconnectWithSockets(group)) {
         const ActionId id = action->id;
         Decide(action, Outcome::kWasted, now);
@@ -143,24 +138,20 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
   }
 
   ++stats_->connections_needed;
-  ConnectionSource source = ConnectionSource::kNew;
-  if (assignment.reuse_type == ReuseType::kUnused)
-    stats_->connect_wait_ms += ToMilliseconds(assignment.wait);
-  if (assignment.from_preconnect) {
-    const bool ready = assignment.reuse_type == ReuseType::kUnusedIdle;
+  stats_->connect_wait_ms += assignment.connect_wait_ms;
+  if (IsPreconnectSocket(source)) {
+    const bool ready = source == SocketSource::kPreconnected;
     if (ready) {
       ++stats_->connections_ready;
-      source = ConnectionSource::kPreconnectedIdle;
     } else {
       ++stats_->connections_late;
-      source = ConnectionSource::kPreconnectJob;
     }
     if (Action* action = OldestPreconnectWithSockets(group)) {
       const ActionId id = action->id;
       Decide(action, ready ? Outcome::kUsed : Outcome::kLate, now);
       MaybeRemove(id);
     }
-  } else if (assignment.reuse_type == ReuseType::kUnused) {
+  } else if (source == SocketSource::kNew) {
     // A connect job ran for this request, so it resolved the host: a pre-resolve helped.
     for (auto& [id, action] : actions_) {
       if (action->hint.action != SpeculativeAction::kPreresolve || action->decided) continue;
@@ -173,7 +164,7 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
   }
   const Url page = CurrentPage();
   if (policy_ && page.is_valid())
-    policy_->OnConnectionNeeded(page, group, source, assignment.wait, now);
+    policy_->OnConnectionNeeded(page, group, source, assignment.connect_wait_ms, now);
 }
 
 void ActionAccounting::OnPreconnectJobStarted(const SchemeHostPort& group, TimeTicks now) {

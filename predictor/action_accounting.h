@@ -8,16 +8,16 @@
 // - Preconnect (unit: one socket a preconnect job opened). Jobs the pool starts while
 //   Predictor starts a preconnect belong to that action. Outcomes are attributed to the oldest
 //   action of the group with undecided sockets (FIFO): used = a request got a never-used idle
-//   socket a preconnect made (kUnusedIdle, from_preconnect); late = a request took a preconnect
-//   job's socket as it connected (kUnused, from_preconnect); wasted = the socket closed unused or
+//   socket a preconnect made (SocketSource::kPreconnected); late = a request took a preconnect
+//   job's socket as it connected (kPreconnectedLate); wasted = the socket closed unused or
 //   its job failed (charged to the action owning the job: the oldest one of the group with jobs
 //   in flight). The action is in flight until the jobs it started complete (FIFO as well).
 // - Speculative requests (Assignment::speculative: a fetch ahead's own connection) are not a
 //   page's need: not counted in connections_needed, not reported to OnConnectionNeeded, and
 //   they use no pre-resolve; a preconnected socket one takes is wasted.
 // - Pre-resolve (unit: one resolve). Used when a connection to the host is needed that a connect
-//   job made for the request itself (kUnused, not from a preconnect: a preconnected socket did
-//   its own resolve) within config.preresolve_lifetime of the start, the resolve finished; late
+//   job made for a request (kNew, not a preconnect's: a preconnected socket did its own
+//   resolve) within config.preresolve_lifetime of the start, the resolve finished; late
 //   if the resolve was still running; wasted when the lifetime passes or the resolve failed.
 // - Fetch-ahead (unit: one fetch). Used when the page requests the URL after the fetch
 //   completed OK, late if it was still running; wasted after config.fetch_ahead_lifetime, or

@@ -92,7 +92,7 @@ void ChromePolicy::OnResourceRequested(const Url& page, const Url& url, TimeTick
 }
 
 void ChromePolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                      ConnectionSource source, TimeDelta wait, TimeTicks now) {
+                                      SocketSource source, double connect_wait_ms, TimeTicks now) {
   Saw(now);
   // Every connection counts, whether a preconnect made it ready or not: the value estimates
   // the connections a load needs.

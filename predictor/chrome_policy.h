@@ -50,8 +50,8 @@ class ChromePolicy : public PredictorPolicy {
   void OnStartup(TimeTicks now, std::vector<Hint>* out) override;
   void OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) override;
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override;
-  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, ConnectionSource source,
-                          TimeDelta wait, TimeTicks now) override;
+  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
+                          double connect_wait_ms, TimeTicks now) override;
   void OnNavigationComplete(const Url& page, TimeTicks now) override;
   void OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) override;
   void OnOmnibox(const std::string& text, const Url& url, TimeTicks now,

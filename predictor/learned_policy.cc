@@ -278,7 +278,7 @@ void LearnedPolicy::OnResourceRequested(const Url& page, const Url& url, TimeTic
 }
 
 void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                       ConnectionSource source, TimeDelta wait, TimeTicks now) {
+                                       SocketSource source, double connect_wait_ms, TimeTicks now) {
   Saw(now);
   std::string okey = OriginKey(origin);
   // Only a load in progress learns: a connection after its end (the accounting then names the
@@ -294,11 +294,12 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
     }
   }
   Used(origin, now);
-  const double wait_ms = std::max(0.0, ToMilliseconds(wait));
+  const double wait_ms = std::max(0.0, connect_wait_ms);
   budget_.OnConnectionWait(wait_ms);
   // Later connections of a load often got a socket late-bound from a job started for an earlier
-  // request, so their wait is only part of what a ready socket saves.
-  if (source == ConnectionSource::kNew && first) {
+  // request, so their wait is only part of what a ready socket saves. A never-used idle socket
+  // no preconnect made (kUnusedIdle) counts as a new connection here, as it always did.
+  if ((source == SocketSource::kNew || source == SocketSource::kUnusedIdle) && first) {
     auto it = setup_.find(okey);
     if (it == setup_.end()) {
       EvictLowestUntilRoom(&setup_, kMaxSetupOrigins, [](const Setup& s) { return s.last_use; });

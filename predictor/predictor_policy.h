@@ -16,6 +16,7 @@
 
 #include "net/base/time.h"
 #include "net/base/url.h"
+#include "net/socket/socket_source.h"
 #include "predictor/hint.h"
 #include "predictor/predictor_stats.h"
 
@@ -34,13 +35,6 @@ struct PredictorRow {
 // What a page's markup or a session's "hint" event asked for.
 enum class StaticHintKind { kDnsPrefetch, kPreconnect, kPreload, kPrefetch };
 
-// How a request got its socket (see ClientSocketPool::Observer).
-enum class ConnectionSource {
-  kNew,               // a connect job started for it: the full DNS + connect + TLS cost
-  kPreconnectedIdle,  // a never-used idle socket a preconnect left: ready in time
-  kPreconnectJob,     // a preconnect's job still connecting: late, part of the cost
-};
-
 class PredictorPolicy {
  public:
   virtual ~PredictorPolicy() = default;
@@ -56,9 +50,12 @@ class PredictorPolicy {
   // A request of `page`'s load (the document included) is issued.
   virtual void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) = 0;
   // A request of `page`'s load needed a new connection to `origin` (not a reused socket).
-  // `wait` is how long the request waited for it (0 when a preconnected socket was ready).
+  // `source` says how it got one (the pool's SocketSource: kNew, kPreconnected,
+  // kPreconnectedLate or kUnusedIdle, never kReused); `connect_wait_ms` is how long the request
+  // waited for its setup (load_timing_phases.h: DNS + connect + TLS from the request's start; 0
+  // when a preconnected socket was ready; queueing behind pool limits not included).
   virtual void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                  ConnectionSource source, TimeDelta wait, TimeTicks now) = 0;
+                                  SocketSource source, double connect_wait_ms, TimeTicks now) = 0;
   // `page`'s load finished (every request ended).
   virtual void OnNavigationComplete(const Url& page, TimeTicks now) = 0;
   // The pointer rests on a link to `target`.

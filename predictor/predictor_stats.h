@@ -40,8 +40,10 @@ struct PredictorStats {
   uint64_t connections_needed = 0;
   uint64_t connections_ready = 0;
   uint64_t connections_late = 0;
-  // Time requests spent waiting for a new connection (DNS + connect + TLS as they saw it,
-  // clamped at their start), summed: what the predictor tries to drive down.
+  // The connect wait of those connections (net/base/load_timing_phases.h: DNS + connect + TLS
+  // as each request saw it, clamped at its start; the same number its record gives), summed:
+  // what the predictor tries to drive down. Time queued behind the pool's limits is not in it:
+  // a preconnect does not remove that.
   double connect_wait_ms = 0;
 
   const SpeculationCounts& of(SpeculativeAction a) const { return actions[static_cast<int>(a)]; }

@@ -1,10 +1,17 @@
 // The phases of one request in milliseconds, split from its LoadTimingInfo the one way both
-// worlds report them (`fetch --json` timing, replay's per-request results, page waterfalls).
+// worlds report them (`fetch --json` timing, replay's per-request results, page waterfalls, the
+// internals histograms).
 //
 // Connect points that fall before the request started (its socket was preconnected, or it was
 // bound late to a connect job another request or a preconnect began) are clamped to the
 // request's start: the request only waited for what was left, and that is what the phases
 // show. A phase that did not happen (reused socket, no TLS) is 0.
+//
+// "Connect wait" is the one definition of how long a request waited for a new connection: the
+// clamped dns + connect + tls (LoadTimingPhases::connect_wait_ms()). The socket pool computes the
+// same number for its observers with ConnectWaitMs (the job's ConnectTiming and the request's
+// start as its record counts it), so the predictor's accounting, replay's totals and the
+// histograms add up the same values. Time queued behind pool limits is not in it (queued_ms).
 #ifndef NET_BASE_LOAD_TIMING_PHASES_H_
 #define NET_BASE_LOAD_TIMING_PHASES_H_
 
@@ -22,12 +29,18 @@ struct LoadTimingPhases {
   double ttfb_ms = 0;  // request sent -> first response byte
   double receive_ms = 0;
 
-  // The connection's setup as this request waited for it: dns + connect + tls.
-  double setup_ms() const { return dns_ms + connect_ms + tls_ms; }
+  // The connection setup this request waited for: dns + connect + tls (see the top).
+  double connect_wait_ms() const { return dns_ms + connect_ms + tls_ms; }
 };
 
 // Splits `timing` for a request that started at `request_start`.
 LoadTimingPhases ComputeLoadTimingPhases(const LoadTimingInfo& timing, TimeTicks request_start);
+
+// The connect wait of a request that started at `request_start` and got a socket whose connect
+// job reported `timing` (all unset for an idle socket: 0). Equal, to the bit, to
+// ComputeLoadTimingPhases(info, request_start).connect_wait_ms() for an `info` with this
+// connect timing.
+double ConnectWaitMs(const ConnectTiming& timing, TimeTicks request_start);
 
 // Milliseconds from `from` to `to`; 0 when either is unset or `to` is before `from`.
 double MillisecondsBetween(TimeTicks from, TimeTicks to);

@@ -69,3 +69,8 @@ EVENT_TYPE(PREDICTOR_HINT)
 EVENT_TYPE(PREDICTOR_HINT_DROPPED)
 EVENT_TYPE(PREDICTOR_ACTION)
 EVENT_TYPE(PREDICTOR_OUTCOME)
+// A request ended (net/http/url_request.cc), on its URL_REQUEST source just before REQUEST_ALIVE
+// ends, only while capturing: the phases it computed (net/base/load_timing_phases.h), the ones
+// the internals histograms count: {socket_source (null: no socket), connect_wait_ms, ttfb_ms
+// (null unless its response headers came over the network), net_error (failures only)}.
+EVENT_TYPE(URL_REQUEST_PHASES)

@@ -1,6 +1,7 @@
 #include "net/base/stack_histograms.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <list>
 #include <unordered_map>
@@ -104,14 +105,12 @@ class StackHistograms::Impl {
   explicit Impl(size_t max_open)
       : max_open_(std::max<size_t>(max_open, 1)),
         jobs_(max_open_, &forgotten_),
-        connects_(max_open_, &forgotten_),
-        requests_(max_open_, &forgotten_) {}
+        connects_(max_open_, &forgotten_) {}
 
   void OnAddEntry(const NetLogEntry& e);
   void ForgetOpen() {
     jobs_.Clear();
     connects_.Clear();
-    requests_.Clear();
     preresolves_.clear();
     ended_jobs_.clear();
     detached_job_ = 0;
@@ -125,6 +124,8 @@ class StackHistograms::Impl {
   };
 
   void OnPreresolveEnd(const NetLogEntry& e);
+  // A request's URL_REQUEST_PHASES: its connect wait and ttfb.
+  void OnRequestPhases(const nlohmann::json& params);
   // The newest open pre-resolve of `source_id` not bound to a job, else the newest of it.
   std::list<Preresolve>::iterator NewestOf(uint32_t source_id, bool unbound_only);
 
@@ -133,11 +134,21 @@ class StackHistograms::Impl {
   uint64_t forgotten_ = 0;
   Counted dns_resolve{{"dns.resolve", "A DNS lookup that went out (resolver job begin to end)"}};
   Counted dns_preresolve{{"dns.preresolve", "A predictor pre-resolve that waited for a lookup"}};
-  Counted connect{{"connect", "A connect job: resolve, TCP and TLS (successful ones)"}};
-  Counted ttfb{{"ttfb", "Request sent to response headers read"}};
+  Counted connect_job{
+      {"connect_job", "A connect job: resolve, TCP and TLS (successful ones), whoever waited"}};
+  Counted connect_wait{{"connect_wait",
+                        "A request's wait for a new connection: DNS, connect and TLS from its "
+                        "start (new or late-preconnected sockets)"}};
+  Counted ttfb{{"ttfb", "Request sent to its first response byte (responses from the network)"}};
+  // Every histogram, in ToJson's order.
+  std::array<Counted*, 5> all() {
+    return {&dns_resolve, &dns_preresolve, &connect_job, &connect_wait, &ttfb};
+  }
+  std::array<const Counted*, 5> all() const {
+    return {&dns_resolve, &dns_preresolve, &connect_job, &connect_wait, &ttfb};
+  }
   OpenTable jobs_;
   OpenTable connects_;
-  OpenTable requests_;
   std::list<Preresolve> preresolves_;
   std::deque<uint32_t> ended_jobs_;
   uint32_t detached_job_ = 0;  // the job a request last left (its CANCELLED names the request)
@@ -188,6 +199,24 @@ void StackHistograms::Impl::OnPreresolveEnd(const NetLogEntry& e) {
   if (it == preresolves_.end()) it = NewestOf(e.source.id, /*unbound_only=*/true);
   if (it == preresolves_.end()) it = NewestOf(e.source.id, /*unbound_only=*/false);
   if (it != preresolves_.end()) preresolves_.erase(it);
+}
+
+void StackHistograms::Impl::OnRequestPhases(const nlohmann::json& params) {
+  if (!params.is_object()) return;
+  auto source = params.find("socket_source");
+  const bool has_socket = source != params.end() && source->is_string();
+  if (HasNetError(params)) {
+    ++(has_socket ? ttfb : connect_wait).errors;
+    return;
+  }
+  auto wait = params.find("connect_wait_ms");
+  if (has_socket && wait != params.end() && wait->is_number() &&
+      (*source == "new" || *source == "preconnected-late")) {
+    connect_wait.histogram.Add(wait->get<double>());
+  }
+  auto first_byte = params.find("ttfb_ms");
+  if (first_byte != params.end() && first_byte->is_number())
+    ttfb.histogram.Add(first_byte->get<double>());
 }
 
 void StackHistograms::Impl::OnAddEntry(const NetLogEntry& e) {
@@ -244,30 +273,14 @@ void StackHistograms::Impl::OnAddEntry(const NetLogEntry& e) {
         OpenTable::Open open;
         if (!connects_.Take(id, &open) || open.cancelled) return;
         if (HasNetError(e.params)) {
-          ++connect.errors;
+          ++connect_job.errors;
         } else {
-          connect.histogram.Add(Ms(open.begin, e.time));
+          connect_job.histogram.Add(Ms(open.begin, e.time));
         }
       }
       return;
-    case NetLogEventType::HTTP_TRANSACTION_SEND_REQUEST:
-      if (e.phase == NetLogEventPhase::BEGIN) {
-        requests_.Begin(id, e.time);
-      } else if (e.phase == NetLogEventPhase::END && HasNetError(e.params)) {
-        OpenTable::Open open;
-        if (requests_.Take(id, &open)) ++ttfb.errors;
-      }
-      return;
-    case NetLogEventType::HTTP_TRANSACTION_READ_HEADERS:
-      if (e.phase == NetLogEventPhase::END) {
-        OpenTable::Open open;
-        if (!requests_.Take(id, &open)) return;
-        if (HasNetError(e.params)) {
-          ++ttfb.errors;
-        } else {
-          ttfb.histogram.Add(Ms(open.begin, e.time));
-        }
-      }
+    case NetLogEventType::URL_REQUEST_PHASES:
+      OnRequestPhases(e.params);
       return;
     default:
       return;
@@ -290,8 +303,7 @@ void StackHistograms::OnAddEntry(const NetLogEntry& entry) { impl_->OnAddEntry(e
 
 nlohmann::json StackHistograms::ToJson() const {
   nlohmann::json list = nlohmann::json::array();
-  for (const Counted* c :
-       {&impl_->dns_resolve, &impl_->dns_preresolve, &impl_->connect, &impl_->ttfb}) {
+  for (const Counted* c : std::as_const(*impl_).all()) {
     nlohmann::json j = c->histogram.ToJson();
     j["errors"] = c->errors;
     list.push_back(std::move(j));
@@ -300,7 +312,7 @@ nlohmann::json StackHistograms::ToJson() const {
 }
 
 void StackHistograms::Reset() {
-  for (Counted* c : {&impl_->dns_resolve, &impl_->dns_preresolve, &impl_->connect, &impl_->ttfb}) {
+  for (Counted* c : impl_->all()) {
     c->histogram.Reset();
     c->errors = 0;
   }
@@ -309,19 +321,15 @@ void StackHistograms::Reset() {
 
 size_t StackHistograms::EstimateMemoryUsage() const {
   size_t total = sizeof(*this) + sizeof(Impl);
-  for (const Counted* c :
-       {&impl_->dns_resolve, &impl_->dns_preresolve, &impl_->connect, &impl_->ttfb}) {
+  for (const Counted* c : std::as_const(*impl_).all())
     total += c->histogram.EstimateMemoryUsage() - sizeof(Histogram);
-  }
-  total += impl_->jobs_.EstimateMemoryUsage() + impl_->connects_.EstimateMemoryUsage() +
-           impl_->requests_.EstimateMemoryUsage();
+  total += impl_->jobs_.EstimateMemoryUsage() + impl_->connects_.EstimateMemoryUsage();
   total += impl_->preresolves_.size() * (sizeof(Impl::Preresolve) + 2 * sizeof(void*));
   return total;
 }
 
 size_t StackHistograms::open_count() const {
-  return impl_->jobs_.size() + impl_->connects_.size() + impl_->requests_.size() +
-         impl_->preresolves_.size();
+  return impl_->jobs_.size() + impl_->connects_.size() + impl_->preresolves_.size();
 }
 
 }  // namespace netstack

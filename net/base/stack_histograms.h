@@ -1,8 +1,8 @@
 // StackHistograms: the internals page's Histograms view, like chrome://histograms. A NetLog
-// observer that turns BEGIN/END pairs into durations and counts them in exponential buckets
-// (histogram.h, 1 ms .. 60 s). Only successful steps are counted in the buckets; an END with a
-// net_error counts in the histogram's "errors", and a cancelled step (a CANCELLED event before
-// its END) in neither:
+// observer that turns BEGIN/END pairs, and the phases finished requests log, into durations and
+// counts them in exponential buckets (histogram.h, 1 ms .. 60 s). Only successful steps are
+// counted in the buckets; an END with a net_error counts in the histogram's "errors", and a
+// cancelled step (a CANCELLED event before its END) in neither:
 //   dns.resolve     HOST_RESOLVER_MANAGER_JOB begin -> end, on the job's source: a DNS lookup
 //                   that went out (async refreshes included), time queued behind the resolver's
 //                   concurrency limit included. Cache hits make no job and are not counted.
@@ -12,11 +12,17 @@
 //                   overrides or literals are instant and not counted. Concurrent pre-resolves
 //                   are told apart by the job each attached to (HOST_RESOLVER_MANAGER_JOB_ATTACH)
 //                   and the job whose END comes just before theirs.
-//   connect         CONNECT_JOB begin -> end without error: host resolution (a cache hit or a
-//                   lookup), TCP, and TLS for https, as in Chrome.
-//   ttfb            on a request's source (URL_REQUEST; logged by http_basic_stream.cc):
-//                   HTTP_TRANSACTION_SEND_REQUEST begin -> HTTP_TRANSACTION_READ_HEADERS end
-//                   without error (request sent to response headers read).
+//   connect_job     CONNECT_JOB begin -> end without error: host resolution (a cache hit or a
+//                   lookup), TCP, and TLS for https, as in Chrome; the job's whole time, whoever
+//                   (a request, a preconnect) waited for it.
+//   connect_wait    from URL_REQUEST_PHASES (logged by url_request.cc as a request ends): the
+//                   connect wait (net/base/load_timing_phases.h) of each request that waited
+//                   for a new connection (socket_source "new" or "preconnected-late"), the same
+//                   number its record and the predictor's accounting count. "errors": requests
+//                   that failed without getting a socket.
+//   ttfb            from URL_REQUEST_PHASES: the request's ttfb_ms (LoadTimingPhases: request
+//                   sent to the first response byte) when its headers came over the network.
+//                   "errors": requests that failed after getting a socket.
 // Open BEGINs are bounded (the oldest forgotten first), so a log with lost ENDs cannot grow
 // memory. Works the same on live and virtual time (it only reads entry times).
 #ifndef NET_BASE_STACK_HISTOGRAMS_H_
@@ -31,7 +37,7 @@ namespace netstack {
 
 class StackHistograms : public NetLog::Observer {
  public:
-  // The most BEGINs waiting for their END, per kind (jobs, pre-resolves, connects, requests).
+  // The most BEGINs waiting for their END, per kind (jobs, pre-resolves, connects).
   static constexpr size_t kMaxOpen = 4096;
 
   // `max_open` (at least 1) bounds each kind's open BEGINs; tests make it small.

@@ -15,11 +15,18 @@ constexpr int kRevalidationBufferBytes = 32 * 1024;
 // One stale-while-revalidate revalidation: an HttpCacheTransaction in background mode, read to
 // its end (that is what stores a replacement body), under a NetLog source of its own.
 class HttpCache::Revalidation {
+  // The foreground request's info, as a request of its own: its connect wait counts from its
+  // own start.
+  static HttpRequestInfo OwnRequest(HttpRequestInfo info) {
+    info.request_start = TimeTicks{};
+    return info;
+  }
+
  public:
   Revalidation(HttpCache* cache, NetLog* net_log, const HttpRequestInfo& info)
       : cache_(cache),
         scheduler_(cache->scheduler()),
-        info_(info),
+        info_(OwnRequest(info)),
         key_(info.url.spec()),
         net_log_(NetLogWithSource::Make(net_log, NetLogSourceType::URL_REQUEST)),
         transaction_(std::make_unique<HttpCacheTransaction>(

@@ -86,7 +86,7 @@ int HttpNetworkTransaction::DoInitStream() {
       [weak = weak_factory_.GetWeakPtr()](int rv) {
         if (weak) weak->OnIoComplete(rv);
       },
-      context_->socket_pool(), net_log_, info_.speculative);
+      context_->socket_pool(), net_log_, info_.speculative, info_.request_start);
 }
 
 int HttpNetworkTransaction::DoInitStreamComplete(int rv) {
@@ -143,7 +143,7 @@ bool HttpNetworkTransaction::MaybeRestartOnFreshSocket(int error) {
                                 error == ERR_SOCKET_NOT_CONNECTED;
   // A socket that sat idle (used before, or preconnected and never used) may have been closed
   // by the server meanwhile; a freshly connected one has no such excuse.
-  const bool was_idle = handle_.reuse_type() != ClientSocketHandle::ReuseType::kUnused;
+  const bool was_idle = IsIdleSocket(handle_.socket_source());
   if (!connection_error || !was_idle || retries_ >= kMaxRetries || stream_->bytes_received() > 0) {
     return false;
   }
@@ -226,7 +226,7 @@ void HttpNetworkTransaction::RecordConnectionInfo() {
   StreamSocket* socket = handle_.socket();
   connection_info_ = ConnectionInfo();
   connection_info_.socket_id = socket->NetLog().source().id;
-  connection_info_.reused = handle_.is_reused();
+  connection_info_.socket_source = handle_.socket_source();
   IPEndPoint peer;
   if (socket->GetPeerAddress(&peer) == OK) connection_info_.peer_address = peer.ToString();
   connection_info_.tls_version = socket->TlsVersion();

@@ -17,6 +17,7 @@
 #include "net/base/url.h"
 #include "net/http/http_request_headers.h"
 #include "net/http/http_response_headers.h"
+#include "net/socket/socket_source.h"
 
 namespace netstack {
 
@@ -28,13 +29,20 @@ struct HttpRequestInfo {
   // No page asked for it yet (a predictor's fetch ahead; Chrome's LOAD_PREFETCH). Served as
   // usual; the socket pool reports its connection as speculative.
   bool speculative = false;
+  // When the request this hop belongs to started (the UrlRequest's start, its first hop's): what
+  // its record's phases count from, and so what the socket pool computes its connect wait from
+  // (load_timing_phases.h). Unset: the hop's own start.
+  TimeTicks request_start{};
 };
 
 // What a hop learned about its connection, for output and the internals page. All defaults
-// (socket_id 0) when the hop used no connection (served from the cache).
+// (socket_id 0, source kNone) when the hop used no connection (served from the cache).
 struct ConnectionInfo {
   uint32_t socket_id = 0;
-  bool reused = false;
+  // Where the socket came from, as the pool decided it (ClientSocketHandle::socket_source()).
+  SocketSource socket_source = SocketSource::kNone;
+  // It carried an earlier request (Chrome's LoadTimingInfo::socket_reused).
+  bool reused() const { return socket_source == SocketSource::kReused; }
   std::string peer_address;
   std::string tls_version;
   bool tls_resumed = false;

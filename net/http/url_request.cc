@@ -59,6 +59,7 @@ void UrlRequest::StartHop() {
   info.body = body_;
   info.extra_headers = extra_headers_;
   info.speculative = params_.request.speculative;
+  info.request_start = start_time_;
   transaction_ = context_->http_transaction_factory()->CreateTransaction(params_.priority, net_log_,
                                                                          /*decode_content=*/true);
   int rv = transaction_->Start(std::move(info), [weak = weak_factory_.GetWeakPtr()](int rv) {
@@ -184,6 +185,10 @@ void UrlRequest::RecordHop() {
   cache_disposition_ = transaction_->cache_disposition();
 }
 
+LoadTimingPhases UrlRequest::load_timing_phases() const {
+  return ComputeLoadTimingPhases(timing_, start_time_);
+}
+
 void UrlRequest::Finish(int result, std::string message) {
   end_time_ = context_->scheduler().Now();
   error_ = result;
@@ -194,6 +199,21 @@ void UrlRequest::Finish(int result, std::string message) {
   transaction_.reset();
   buffer_.Release();  // after the transaction: nothing reads into it any more
   in_flight_ = false;
+  // Built only while the NetLog captures (the params are lazy).
+  net_log_.AddEvent(NetLogEventType::URL_REQUEST_PHASES, [this, result] {
+    const LoadTimingPhases phases = load_timing_phases();
+    const SocketSource source = connection_.socket_source;
+    // A ttfb exists when the response headers came over the network (not from the cache).
+    const bool exchanged =
+        timing_.send_end != TimeTicks{} && timing_.receive_headers_start != TimeTicks{};
+    nlohmann::json params{
+        {"socket_source", source == SocketSource::kNone ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(SocketSourceName(source))},
+        {"connect_wait_ms", phases.connect_wait_ms()},
+        {"ttfb_ms", exchanged ? nlohmann::json(phases.ttfb_ms) : nlohmann::json(nullptr)}};
+    if (result < 0) params["net_error"] = result;
+    return params;
+  });
   net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, result);
   delegate_->OnComplete(this, result);  // May destroy this.
 }

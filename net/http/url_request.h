@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/base/load_timing_info.h"
+#include "net/base/load_timing_phases.h"
 #include "net/base/net_log.h"
 #include "net/base/request_priority.h"
 #include "net/base/weak_ptr.h"
@@ -57,12 +58,17 @@ class UrlRequest {
   // After OnResponseStarted: the final response's headers (null if none arrived).
   std::shared_ptr<const HttpResponseHeaders> response_headers() const { return headers_; }
   const Url& original_url() const { return params_.request.url; }
+  // The method asked for (redirects may have changed the last hop's to GET).
+  const std::string& original_method() const { return params_.request.method; }
   // The URL of the last hop.
   const Url& url() const { return url_; }
   // URLs redirected to, in order (the final URL last when redirects were followed).
   const std::vector<std::string>& redirect_chain() const { return redirect_chain_; }
   // Timing of the last hop; request_start of the first hop is start_time().
   const LoadTimingInfo& load_timing_info() const { return timing_; }
+  // That timing as phases counted from start_time() (ComputeLoadTimingPhases): what the request
+  // record, the URL_REQUEST_PHASES event and so the internals histograms report.
+  LoadTimingPhases load_timing_phases() const;
   TimeTicks start_time() const { return start_time_; }
   TimeTicks end_time() const { return end_time_; }
   const ConnectionInfo& connection_info() const { return connection_; }

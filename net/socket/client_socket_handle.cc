@@ -12,8 +12,10 @@ ClientSocketHandle::~ClientSocketHandle() { Reset(); }
 
 int ClientSocketHandle::Init(const SchemeHostPort& group_id, RequestPriority priority,
                              CompletionCallback callback, ClientSocketPool* pool,
-                             const NetLogWithSource& net_log, bool speculative) {
-  return pool->RequestSocket(group_id, priority, this, std::move(callback), net_log, speculative);
+                             const NetLogWithSource& net_log, bool speculative,
+                             TimeTicks request_start) {
+  return pool->RequestSocket(group_id, priority, this, std::move(callback), net_log, speculative,
+                             request_start);
 }
 
 void ClientSocketHandle::SetPriority(RequestPriority priority) {
@@ -45,7 +47,7 @@ void ClientSocketHandle::ResetInternal(bool cancel_connect_job) {
   is_initialized_ = false;
   pending_ = false;
   unusable_ = false;
-  reuse_type_ = ReuseType::kUnused;
+  socket_source_ = SocketSource::kNone;
   idle_time_ = TimeDelta::zero();
   connect_timing_ = ConnectTiming();
   dns_from_cache_ = false;
@@ -59,7 +61,7 @@ bool ClientSocketHandle::GetLoadTimingInfo(LoadTimingInfo* info) const {
   info->socket_reused = is_reused();
   info->socket_log_id = socket_->NetLog().source().id;
   // An idle socket's connect happened for someone else: no connect times, as in Chrome.
-  info->connect_timing = reuse_type_ == ReuseType::kUnused ? connect_timing_ : ConnectTiming();
+  info->connect_timing = IsConnectJobSocket(socket_source_) ? connect_timing_ : ConnectTiming();
   return true;
 }
 

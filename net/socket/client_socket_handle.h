@@ -14,6 +14,7 @@
 #include "net/base/time.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
+#include "net/socket/socket_source.h"
 #include "net/socket/stream_socket.h"
 
 namespace netstack {
@@ -22,13 +23,6 @@ class ClientSocketPool;
 
 class ClientSocketHandle {
  public:
-  // How the socket was obtained (Chrome's SocketReuseType).
-  enum class ReuseType {
-    kUnused,      // freshly connected for this request
-    kUnusedIdle,  // idle but never used (preconnected, or its request went away)
-    kReusedIdle,  // idle after an earlier request used it (keep-alive reuse)
-  };
-
   ClientSocketHandle();
   // Same as Reset(): a socket goes back to the pool, a pending request is cancelled.
   ~ClientSocketHandle();
@@ -37,10 +31,11 @@ class ClientSocketHandle {
   ClientSocketHandle& operator=(const ClientSocketHandle&) = delete;
 
   // Requests a socket of `group_id` from `pool`: same as
-  // pool->RequestSocket(group_id, priority, this, callback, net_log, speculative), see there.
-  // A handle still in use is Reset() first.
+  // pool->RequestSocket(group_id, priority, this, callback, net_log, speculative,
+  // request_start), see there. A handle still in use is Reset() first.
   int Init(const SchemeHostPort& group_id, RequestPriority priority, CompletionCallback callback,
-           ClientSocketPool* pool, const NetLogWithSource& net_log, bool speculative = false);
+           ClientSocketPool* pool, const NetLogWithSource& net_log, bool speculative = false,
+           TimeTicks request_start = TimeTicks{});
 
   // Changes the priority of the pending request (reorders the group's queue and the connect
   // jobs' priorities). No effect once the request completed.
@@ -71,12 +66,15 @@ class ClientSocketHandle {
   // The socket; null unless is_initialized().
   StreamSocket* socket() const { return is_initialized_ ? socket_.get() : nullptr; }
 
+  // Where the socket came from (socket_source.h), decided by the pool when it handed it out;
+  // kNone while the handle holds no socket.
+  SocketSource socket_source() const { return socket_source_; }
   // True if the socket carried an earlier request (an idle keep-alive socket).
-  bool is_reused() const { return reuse_type_ == ReuseType::kReusedIdle; }
-  ReuseType reuse_type() const { return reuse_type_; }
+  bool is_reused() const { return socket_source_ == SocketSource::kReused; }
   // How long the socket sat idle in the pool before this request got it (zero if fresh).
   TimeDelta idle_time() const { return idle_time_; }
-  // DNS/connect/TLS times of the job that made the socket; all zero for an idle socket.
+  // DNS/connect/TLS times of the job that made the socket; all zero for an idle socket (the
+  // pool keeps them only for a connect job's socket: IsConnectJobSocket(socket_source())).
   const ConnectTiming& connect_timing() const { return connect_timing_; }
   // Whether the job that made this socket got its addresses from the host cache.
   bool dns_from_cache() const { return dns_from_cache_; }
@@ -85,8 +83,8 @@ class ClientSocketHandle {
   // After the request failed: the connect job's error detail (ConnectJob::error_detail()).
   const std::string& connect_error_detail() const { return connect_error_detail_; }
 
-  // Fills reuse, the socket's NetLog id and connect timing (left zero for idle sockets, as
-  // Chrome does). Returns false (and leaves `info` alone) if the handle holds no socket.
+  // Fills socket_reused, the socket's NetLog id and connect timing (left zero for idle sockets,
+  // as Chrome does). Returns false (and leaves `info` alone) if the handle holds no socket.
   bool GetLoadTimingInfo(LoadTimingInfo* info) const;
 
   const SchemeHostPort& group_id() const { return group_id_; }
@@ -106,7 +104,7 @@ class ClientSocketHandle {
   bool is_initialized_ = false;
   bool pending_ = false;
   bool unusable_ = false;
-  ReuseType reuse_type_ = ReuseType::kUnused;
+  SocketSource socket_source_ = SocketSource::kNone;
   TimeDelta idle_time_{};
   ConnectTiming connect_timing_;
   bool dns_from_cache_ = false;

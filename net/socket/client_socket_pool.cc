@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/base/load_timing_phases.h"
 #include "net/socket/client_socket_pool_group.h"
 
 namespace netstack {
@@ -38,13 +39,13 @@ ClientSocketPool::~ClientSocketPool() {
   closed_sockets_.clear();
   pending_callbacks_.clear();
   preconnected_idle_.clear();
-  request_start_.clear();
   unreported_.clear();
 }
 
 int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
                                     ClientSocketHandle* handle, CompletionCallback callback,
-                                    const NetLogWithSource& net_log, bool speculative) {
+                                    const NetLogWithSource& net_log, bool speculative,
+                                    TimeTicks request_start) {
   if (handle->is_initialized() || handle->is_pending()) handle->Reset();
   handle->pool_ = weak_factory_.GetWeakPtr();
   handle->group_id_ = group_id;
@@ -57,17 +58,16 @@ int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPrior
   request->net_log = net_log;
   request->order = ++next_request_order_;
   request->speculative = speculative;
+  request->start = request_start != TimeTicks{} ? request_start : scheduler_.Now();
 
   net_log.BeginEvent(NetLogEventType::SOCKET_POOL, [&] {
     return nlohmann::json{{"group_id", group_id.ToString()},
                           {"priority", RequestPriorityToString(priority)}};
   });
-  request_start_[handle] = scheduler_.Now();
   int rv = pending_request_count_ >= params_.max_pending_requests
                ? ERR_INSUFFICIENT_RESOURCES
                : RequestSocketInternal(group_id, *request, /*queued=*/false);
   if (rv != ERR_IO_PENDING) {
-    ForgetRequestStart(handle);
     net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, rv);
     handle->pending_ = false;
     handle->is_initialized_ = rv == OK;
@@ -161,8 +161,7 @@ int ClientSocketPool::RequestSocketInternal(const SchemeHostPort& group_id, cons
       preconnected_idle_.insert(socket.get());
       AddIdleSocket(std::move(socket), group);
     } else {
-      HandOutSocket(std::move(socket), ClientSocketHandle::ReuseType::kUnused, job.get(), request,
-                    TimeDelta::zero(), group);
+      HandOutSocket(std::move(socket), job.get(), request, TimeDelta::zero(), group);
     }
   }
   if (preconnecting) NotifyPreconnectJobComplete(group_id, rv);
@@ -170,29 +169,32 @@ int ClientSocketPool::RequestSocketInternal(const SchemeHostPort& group_id, cons
   return rv;
 }
 
-void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket,
-                                     ClientSocketHandle::ReuseType type, const ConnectJob* job,
+void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket, const ConnectJob* job,
                                      const Request& request, TimeDelta idle_time, Group* group) {
   ClientSocketHandle* handle = request.handle;
   const NetLogWithSource& net_log = request.net_log;
-  Observer::Assignment assignment;
-  assignment.reuse_type = type;
-  assignment.speculative = request.speculative;
   // An idle socket remembers whether a preconnect made it; a job's socket asks the job.
-  assignment.from_preconnect =
-      job ? job->is_preconnect() : preconnected_idle_.erase(socket.get()) > 0;
-  if (auto it = request_start_.find(handle); it != request_start_.end()) {
-    assignment.wait = scheduler_.Now() - it->second;
-    request_start_.erase(it);
+  SocketSource source;
+  if (job) {
+    source = job->is_preconnect() ? SocketSource::kPreconnectedLate : SocketSource::kNew;
+  } else {
+    const bool preconnected = preconnected_idle_.erase(socket.get()) > 0;
+    source = socket->WasEverUsed() ? SocketSource::kReused
+             : preconnected        ? SocketSource::kPreconnected
+                                   : SocketSource::kUnusedIdle;
   }
+  Observer::Assignment assignment;
+  assignment.source = source;
+  assignment.speculative = request.speculative;
+  assignment.connect_wait_ms = job ? ConnectWaitMs(job->connect_timing(), request.start) : 0;
   handle->socket_ = std::move(socket);
-  handle->reuse_type_ = type;
+  handle->socket_source_ = source;
   handle->idle_time_ = idle_time;
   handle->generation_ = generation_;
   handle->connect_timing_ = job ? job->connect_timing() : ConnectTiming();
   handle->dns_from_cache_ = job && job->dns_from_cache();
   handle->dns_served_stale_ = job && job->dns_served_stale();
-  if (type == ClientSocketHandle::ReuseType::kReusedIdle) {
+  if (source == SocketSource::kReused) {
     net_log.AddEvent(NetLogEventType::SOCKET_POOL_REUSED_AN_EXISTING_SOCKET, [idle_time] {
       return nlohmann::json{{"idle_ms", static_cast<int64_t>(ToMilliseconds(idle_time))}};
     });
@@ -220,14 +222,13 @@ std::unique_ptr<ConnectJob> ClientSocketPool::CreateConnectJob(const SchemeHostP
 
 void ClientSocketPool::CancelRequest(const SchemeHostPort& group_id, ClientSocketHandle* handle,
                                      bool cancel_connect_job) {
-  ForgetRequestStart(handle);
   auto callback_it = pending_callbacks_.find(handle);
   if (callback_it != pending_callbacks_.end()) {
     // Completed, callback not run yet: drop the callback, take the socket back.
     const int result = callback_it->second.result;
     // Never reported, so a preconnected socket is still an unused preconnected one.
     const bool preconnected =
-        callback_it->second.report && callback_it->second.assignment.from_preconnect;
+        callback_it->second.report && IsPreconnectSocket(callback_it->second.assignment.source);
     pending_callbacks_.erase(callback_it);
     if (std::unique_ptr<StreamSocket> socket = std::move(handle->socket_)) {
       bool reusable = result == OK;
@@ -290,13 +291,9 @@ void ClientSocketPool::OnConnectJobComplete(ConnectJob* job, int result) {
   request->net_log.AddEventReferencingSource(NetLogEventType::SOCKET_POOL_BOUND_TO_CONNECT_JOB,
                                              job->net_log().source());
   if (result == OK) {
-    HandOutSocket(job->PassSocket(), ClientSocketHandle::ReuseType::kUnused, job, *request,
-                  TimeDelta::zero(), group);
+    HandOutSocket(job->PassSocket(), job, *request, TimeDelta::zero(), group);
   }
-  if (result != OK) {
-    request->handle->connect_error_detail_ = job->error_detail();
-    ForgetRequestStart(request->handle);
-  }
+  if (result != OK) request->handle->connect_error_detail_ = job->error_detail();
   if (preconnect_job) NotifyPreconnectJobComplete(group_id, result);
   request->net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, result);
   InvokeUserCallbackLater(request->handle, std::move(request->callback), result);
@@ -324,7 +321,6 @@ void ClientSocketPool::ProcessPendingRequest(const SchemeHostPort& group_id, Gro
   if (rv == ERR_IO_PENDING) return;
   std::unique_ptr<Request> request = group->PopNextRequest();
   --pending_request_count_;
-  if (rv != OK) ForgetRequestStart(request->handle);
   if (group->IsEmpty()) RemoveGroup(group_id);
   request->net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, rv);
   InvokeUserCallbackLater(request->handle, std::move(request->callback), rv);
@@ -382,7 +378,6 @@ void ClientSocketPool::FlushWithError(int error) {
   for (auto it = groups_.begin(); it != groups_.end();) {
     while (std::unique_ptr<Request> request = it->second->PopNextRequest()) {
       --pending_request_count_;
-      ForgetRequestStart(request->handle);
       request->net_log.EndEventWithNetErrorCode(NetLogEventType::SOCKET_POOL, error);
       InvokeUserCallbackLater(request->handle, std::move(request->callback), error);
     }

@@ -76,14 +76,13 @@ class ClientSocketPool : private ConnectJob::Delegate {
   class Observer {
    public:
     struct Assignment {
-      // kUnused: a connect job's socket; kUnusedIdle: an idle never-used socket; kReusedIdle:
-      // an idle socket used before.
-      ClientSocketHandle::ReuseType reuse_type = ClientSocketHandle::ReuseType::kUnused;
-      // The socket was made by a preconnect (RequestSockets) job. With kUnused: the request
-      // waited for a preconnect job still connecting (late); with kUnusedIdle: it was ready.
-      bool from_preconnect = false;
-      // From RequestSocket to the handle holding the socket (0 when served at once).
-      TimeDelta wait{};
+      // Where the socket came from (never kNone here; see socket_source.h).
+      SocketSource source = SocketSource::kNew;
+      // The request's connect wait (ConnectWaitMs of the job's ConnectTiming from the request's
+      // start, RequestSocket's `request_start`): the same number its record's phases give
+      // (LoadTimingPhases::connect_wait_ms()). 0 for an idle socket. Time queued behind the
+      // pool's limits is not in it.
+      double connect_wait_ms = 0;
       // The request was speculative (RequestSocket's `speculative`, Chrome's LOAD_PREFETCH: a
       // fetch ahead): no page needed this connection.
       bool speculative = false;
@@ -160,9 +159,12 @@ class ClientSocketPool : private ConnectJob::Delegate {
   //    Resetting or destroying the handle first cancels: the callback never runs.
   // `speculative` marks a request no page asked for yet (a fetch ahead); it is served like any
   // other and only reported as such to observers (Observer::Assignment::speculative).
+  // `request_start` is when the request asking started as its record counts it (the
+  // UrlRequest's start; unset: now), for Observer::Assignment::connect_wait_ms.
   int RequestSocket(const SchemeHostPort& group_id, RequestPriority priority,
                     ClientSocketHandle* handle, CompletionCallback callback,
-                    const NetLogWithSource& net_log, bool speculative = false);
+                    const NetLogWithSource& net_log, bool speculative = false,
+                    TimeTicks request_start = TimeTicks{});
 
   // Preconnect: starts IDLE-priority connect jobs until `group_id` has `num_sockets` sockets
   // (connecting + idle + handed out; at most max_sockets_per_group). Their sockets become idle,
@@ -271,12 +273,13 @@ class ClientSocketPool : private ConnectJob::Delegate {
   // (request.handle null): idle socket, spare job, or a new job within the limits.
   int RequestSocketInternal(const SchemeHostPort& group_id, const Request& request, bool queued);
   bool AssignIdleSocketToRequest(const Request& request, Group* group);
-  // Gives `socket` to `request`'s handle. The observers hear of it later (see Observer::
+  // Gives `socket` to `request`'s handle, and decides its SocketSource, the one place that does:
+  // `job` (the connect job that made it) or, for an idle socket (`job` null), whether it was
+  // used before and whether a preconnect made it. The observers hear of it later (see Observer::
   // OnSocketAssigned): the assignment waits in unreported_ until RequestSocket returns OK or
   // InvokeUserCallbackLater takes it.
-  void HandOutSocket(std::unique_ptr<StreamSocket> socket, ClientSocketHandle::ReuseType type,
-                     const ConnectJob* job, const Request& request, TimeDelta idle_time,
-                     Group* group);
+  void HandOutSocket(std::unique_ptr<StreamSocket> socket, const ConnectJob* job,
+                     const Request& request, TimeDelta idle_time, Group* group);
   void NotifySocketAssigned(const SchemeHostPort& group_id, const Observer::Assignment& assignment);
   void AddIdleSocket(std::unique_ptr<StreamSocket> socket, Group* group);
   std::unique_ptr<ConnectJob> CreateConnectJob(const SchemeHostPort& group_id,
@@ -317,10 +320,6 @@ class ClientSocketPool : private ConnectJob::Delegate {
   void NotifyPreconnectJobComplete(const SchemeHostPort& group_id, int result);
   void OnIdleSocketClosed(const SchemeHostPort& group_id, const StreamSocket* socket,
                           CloseReason reason);
-  // Remembers when `handle`'s request started (for Assignment::wait), until it gets a socket,
-  // fails or is cancelled.
-  void ForgetRequestStart(const ClientSocketHandle* handle) { request_start_.erase(handle); }
-
   Group* FindGroup(const SchemeHostPort& group_id) const;
   Group* GetOrCreateGroup(const SchemeHostPort& group_id);
   void RemoveGroup(const SchemeHostPort& group_id);
@@ -330,8 +329,6 @@ class ClientSocketPool : private ConnectJob::Delegate {
   std::vector<Observer*> observers_;
   // Idle sockets a preconnect job made, never handed out (at most the idle socket count).
   std::set<const StreamSocket*> preconnected_idle_;
-  // Start times of the requests with a handle that are pending (at most the pending requests).
-  std::map<const ClientSocketHandle*, TimeTicks> request_start_;
   // Assignments not yet reported (see HandOutSocket); at most one per handle, held only from
   // HandOutSocket to the end of the same pool method.
   std::map<const ClientSocketHandle*, Observer::Assignment> unreported_;

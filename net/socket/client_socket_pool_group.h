@@ -32,6 +32,8 @@ struct ClientSocketPool::Request {
   ConnectJob* job = nullptr;
   // RequestSocket's `speculative` (reported in Observer::Assignment).
   bool speculative = false;
+  // RequestSocket's `request_start` (or when it was called): what the connect wait counts from.
+  TimeTicks start{};
 };
 
 struct ClientSocketPool::IdleSocket {

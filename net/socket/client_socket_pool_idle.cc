@@ -140,10 +140,7 @@ bool ClientSocketPool::AssignIdleSocketToRequest(const Request& request, Group* 
   std::unique_ptr<StreamSocket> socket = std::move(chosen->socket);
   idle.erase(chosen);
   --idle_socket_count_;
-  ClientSocketHandle::ReuseType type = socket->WasEverUsed()
-                                           ? ClientSocketHandle::ReuseType::kReusedIdle
-                                           : ClientSocketHandle::ReuseType::kUnusedIdle;
-  HandOutSocket(std::move(socket), type, nullptr, request, idle_time, group);
+  HandOutSocket(std::move(socket), nullptr, request, idle_time, group);
   return true;
 }
 

@@ -69,7 +69,6 @@ size_t ClientSocketPool::EstimateMemoryUsage() const {
   for (const auto& socket : closed_sockets_) bytes += socket_bytes(*socket);
   bytes += observers_.capacity() * sizeof(Observer*);
   bytes += netstack::EstimateMemoryUsage(preconnected_idle_);
-  bytes += netstack::EstimateMemoryUsage(request_start_);
   bytes += unreported_.size() * TreeNodeBytes<decltype(unreported_)::value_type>();
   bytes += pending_callbacks_.size() * TreeNodeBytes<decltype(pending_callbacks_)::value_type>();
   return bytes;

@@ -1,11 +1,12 @@
 // StackHistograms: BEGIN/END pairs at chosen virtual times become durations; errors, cancels and
 // ENDs without a BEGIN are not counted; open BEGINs are bounded. Then the real stack over the
-// simulated network fills dns.resolve, dns.preresolve, connect and ttfb.
+// simulated network fills dns.resolve, dns.preresolve, connect_job, connect_wait and ttfb.
 #include "net/base/stack_histograms.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "net/base/load_timing_phases.h"
 #include "net/base/net_error.h"
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
@@ -34,14 +35,15 @@ struct Env {
   StackHistograms histograms;
 };
 
-TEST_CASE("StackHistograms lists the four histograms in order", "[stack_histograms]") {
+TEST_CASE("StackHistograms lists the five histograms in order", "[stack_histograms]") {
   StackHistograms h;
   nlohmann::json j = h.ToJson();
-  REQUIRE(j["histograms"].size() == 4);
+  REQUIRE(j["histograms"].size() == 5);
   CHECK(j["histograms"][0]["name"] == "dns.resolve");
   CHECK(j["histograms"][1]["name"] == "dns.preresolve");
-  CHECK(j["histograms"][2]["name"] == "connect");
-  CHECK(j["histograms"][3]["name"] == "ttfb");
+  CHECK(j["histograms"][2]["name"] == "connect_job");
+  CHECK(j["histograms"][3]["name"] == "connect_wait");
+  CHECK(j["histograms"][4]["name"] == "ttfb");
   for (const auto& one : j["histograms"]) {
     CHECK(one["count"] == 0);
     CHECK(one["unit"] == "ms");
@@ -64,7 +66,7 @@ TEST_CASE("StackHistograms times connect jobs and skips errors and cancels", "[s
   cancelled.AddEvent(Type::CANCELLED);
   cancelled.EndEventWithNetErrorCode(Type::CONNECT_JOB, ERR_ABORTED);
 
-  nlohmann::json connect = env.Get("connect");
+  nlohmann::json connect = env.Get("connect_job");
   CHECK(connect["count"] == 1);
   CHECK(connect["sum"] == 30.0);
   CHECK(connect["errors"] == 1);
@@ -72,10 +74,10 @@ TEST_CASE("StackHistograms times connect jobs and skips errors and cancels", "[s
 
   // An END without its BEGIN is ignored.
   env.Make(NetLogSourceType::CONNECT_JOB).EndEventWithNetErrorCode(Type::CONNECT_JOB, OK);
-  CHECK(env.Get("connect")["count"] == 1);
+  CHECK(env.Get("connect_job")["count"] == 1);
 }
 
-TEST_CASE("StackHistograms times resolver jobs and requests' first bytes", "[stack_histograms]") {
+TEST_CASE("StackHistograms times resolver jobs", "[stack_histograms]") {
   Env env;
   auto job = env.Make(NetLogSourceType::HOST_RESOLVER_MANAGER_JOB);
   auto cancelled = env.Make(NetLogSourceType::HOST_RESOLVER_MANAGER_JOB);
@@ -89,24 +91,44 @@ TEST_CASE("StackHistograms times resolver jobs and requests' first bytes", "[sta
   cancelled.AddEvent(Type::CANCELLED);
   cancelled.EndEvent(Type::HOST_RESOLVER_MANAGER_JOB);
 
-  request.BeginEvent(Type::HTTP_TRANSACTION_SEND_REQUEST);
-  env.Advance(1);
-  request.EndEventWithNetErrorCode(Type::HTTP_TRANSACTION_SEND_REQUEST, OK);
-  request.BeginEvent(Type::HTTP_TRANSACTION_READ_HEADERS);
-  env.Advance(79);
-  request.EndEventWithNetErrorCode(Type::HTTP_TRANSACTION_READ_HEADERS, OK);
-  // A second request on the same source whose headers never come.
-  request.BeginEvent(Type::HTTP_TRANSACTION_SEND_REQUEST);
-  request.EndEventWithNetErrorCode(Type::HTTP_TRANSACTION_SEND_REQUEST, OK);
-  request.BeginEvent(Type::HTTP_TRANSACTION_READ_HEADERS);
-  request.EndEventWithNetErrorCode(Type::HTTP_TRANSACTION_READ_HEADERS, ERR_CONNECTION_RESET);
-
   nlohmann::json dns = env.Get("dns.resolve");
   CHECK(dns["count"] == 1);
   CHECK(dns["sum"] == 50.0);
+  CHECK(env.histograms.open_count() == 0);
+}
+
+TEST_CASE("StackHistograms counts the phases finished requests log", "[stack_histograms]") {
+  Env env;
+  auto log = [&](nlohmann::json params) {
+    env.Make(NetLogSourceType::URL_REQUEST).AddEvent(Type::URL_REQUEST_PHASES, [params] {
+      return params;
+    });
+  };
+  // A new connection and a late preconnect waited; a preconnected, reused or unused-idle socket
+  // (0 ms) and a cache hit (no socket, no ttfb) did not.
+  log({{"socket_source", "new"}, {"connect_wait_ms", 90.0}, {"ttfb_ms", 80.0}});
+  log({{"socket_source", "preconnected-late"}, {"connect_wait_ms", 30.0}, {"ttfb_ms", 40.0}});
+  log({{"socket_source", "preconnected"}, {"connect_wait_ms", 0.0}, {"ttfb_ms", 40.0}});
+  log({{"socket_source", "reused"}, {"connect_wait_ms", 0.0}, {"ttfb_ms", 40.0}});
+  log({{"socket_source", "unused-idle"}, {"connect_wait_ms", 0.0}, {"ttfb_ms", 40.0}});
+  log({{"socket_source", nullptr}, {"connect_wait_ms", 0.0}, {"ttfb_ms", nullptr}});
+  // Failures: without a socket (a connect error), and after getting one.
+  log({{"socket_source", nullptr},
+       {"connect_wait_ms", 0.0},
+       {"ttfb_ms", nullptr},
+       {"net_error", ERR_NAME_NOT_RESOLVED}});
+  log({{"socket_source", "new"},
+       {"connect_wait_ms", 50.0},
+       {"ttfb_ms", nullptr},
+       {"net_error", ERR_CONNECTION_RESET}});
+
+  nlohmann::json wait = env.Get("connect_wait");
+  CHECK(wait["count"] == 2);
+  CHECK(wait["sum"] == 120.0);
+  CHECK(wait["errors"] == 1);
   nlohmann::json ttfb = env.Get("ttfb");
-  CHECK(ttfb["count"] == 1);
-  CHECK(ttfb["sum"] == 80.0);
+  CHECK(ttfb["count"] == 5);
+  CHECK(ttfb["sum"] == 240.0);
   CHECK(ttfb["errors"] == 1);
   CHECK(env.histograms.open_count() == 0);
 }
@@ -216,13 +238,19 @@ TEST_CASE("StackHistograms measures the simulated stack", "[stack_histograms][si
   };
   nlohmann::json dns = get("dns.resolve");
   nlohmann::json pre = get("dns.preresolve");
-  nlohmann::json connect = get("connect");
+  nlohmann::json connect = get("connect_job");
+  nlohmann::json wait = get("connect_wait");
   nlohmann::json ttfb = get("ttfb");
   INFO(histograms.ToJson().dump());
   CHECK(dns["count"] == 2);  // a.test, then b.test
   CHECK(pre["count"] == 1);
   CHECK(connect["count"] == 1);
   CHECK(ttfb["count"] == 1);
+  // The request's own phases, as its record has them.
+  const LoadTimingPhases phases = ComputeLoadTimingPhases(result.timing, result.start);
+  CHECK(wait["count"] == 1);
+  CHECK(wait["sum"].get<double>() == phases.connect_wait_ms());
+  CHECK(ttfb["sum"].get<double>() == phases.ttfb_ms);
   // The lookups take the modelled DNS latency; the fetch's own timing agrees.
   CHECK(dns["min"].get<double>() == Approx(ToMilliseconds(result.dns())).margin(1));
   CHECK(dns["min"].get<double>() == Approx(50).margin(5));
@@ -230,7 +258,7 @@ TEST_CASE("StackHistograms measures the simulated stack", "[stack_histograms][si
   // Resolve, the TCP handshake (1 RTT) and TLS 1.2 (2 RTTs).
   CHECK(connect["min"].get<double>() >= 50 + 3 * 80);
   CHECK(connect["min"].get<double>() < 50 + 5 * 80);
-  // One round trip plus the server's time, and no more than the fetch took after connecting.
+  // One round trip plus the server's time.
   CHECK(ttfb["min"].get<double>() >= 80 + 100);
   CHECK(ttfb["min"].get<double>() < 80 + 100 + 80);
   CHECK(histograms.open_count() == 0);

@@ -89,8 +89,8 @@ TEST_CASE("gzip from nginx is decoded", "[fetch][decoding]") {
   const nlohmann::json& text = run.records[0];
   CHECK(JsonString(text, "headers/content-encoding") == "gzip");
   CHECK(JsonInt(text, "bytes") == nginx.FileSize("/text.txt"));
-  CHECK(JsonInt(text, "encoded_bytes") > 0);
-  CHECK(JsonInt(text, "encoded_bytes") < JsonInt(text, "bytes"));
+  CHECK(JsonInt(text, "transfer_bytes") > 0);
+  CHECK(JsonInt(text, "transfer_bytes") < JsonInt(text, "bytes"));
   std::string got, want;
   REQUIRE(ReadFileToString(text_out, &got));
   REQUIRE(ReadFileToString(nginx.DocPath("/text.txt"), &want));
@@ -118,7 +118,7 @@ TEST_CASE("br deflate and gzip bodies from the fault server are decoded", "[fetc
   for (size_t i = 0; i < paths.size(); ++i) {
     INFO(paths[i]);
     CHECK(JsonInt(run.records[i], "bytes") == static_cast<int64_t>(payload.size()));
-    CHECK(JsonInt(run.records[i], "encoded_bytes") < JsonInt(run.records[i], "bytes"));
+    CHECK(JsonInt(run.records[i], "transfer_bytes") < JsonInt(run.records[i], "bytes"));
     std::string got;
     REQUIRE(ReadFileToString(out.Join(paths[i].substr(1)), &got));
     CHECK(got == payload);

@@ -108,9 +108,9 @@ const char kPage[] = R"(<!doctype html><html><head>
   <img src="data:image/gif;base64,R0lGOD">
 </body></html>)";
 
-const PageRequestRecord* Find(const PageLoadResult& r, const std::string& spec) {
-  for (const PageRequestRecord& rec : r.requests) {
-    if (rec.url.spec() == spec) return &rec;
+const RequestRecord* Find(const PageLoadResult& r, const std::string& spec) {
+  for (const RequestRecord& rec : r.requests) {
+    if (rec.url == spec) return &rec;
   }
   return nullptr;
 }
@@ -121,28 +121,29 @@ TEST_CASE("page load fetches the document, then its subresources by priority", "
   PageLoadResult r = env.Load("https://www.a.test/");
   REQUIRE(r.parsed);
   REQUIRE(r.requests.size() == 5);
-  CHECK(r.requests[0].is_document);
-  CHECK(r.requests[0].priority == HIGHEST);
+  CHECK(r.requests[0].placement->type == "document");
+  CHECK(r.requests[0].placement->priority == HIGHEST);
   CHECK(r.requests[0].status == 200);
-  CHECK(r.requests[1].url.spec() == "https://cdn.b.test/site.css");
-  CHECK(r.requests[1].priority == HIGHEST);
-  CHECK(r.requests[2].priority == MEDIUM);
-  CHECK(r.requests[3].url.spec() == "https://www.a.test/logo.png");
-  CHECK(r.requests[4].priority == LOWEST);
+  CHECK(r.requests[1].url == "https://cdn.b.test/site.css");
+  CHECK(r.requests[1].placement->priority == HIGHEST);
+  CHECK(r.requests[2].placement->priority == MEDIUM);
+  CHECK(r.requests[3].url == "https://www.a.test/logo.png");
+  CHECK(r.requests[4].placement->priority == LOWEST);
   CHECK(r.scan.skipped_schemes == 1);
   REQUIRE(r.scan.hints.size() == 1);
   CHECK(r.failed == 0);
-  for (const PageRequestRecord& rec : r.requests) {
-    CHECK(rec.result == OK);
-    if (rec.is_document) continue;
-    CHECK(rec.bytes == 1000);
-    CHECK_FALSE(rec.connected_ahead);
+  for (const RequestRecord& rec : r.requests) {
+    CHECK(rec.error == OK);
+    if (rec.placement->type == "document") continue;
+    CHECK(rec.body_bytes == 1000);
+    CHECK(rec.transfer_bytes == 1000);
+    CHECK_FALSE(IsPreconnectSocket(rec.connection.socket_source));
   }
   // Subresources wait for the whole document: each starts after it ended.
   CHECK(r.requests[1].start >= r.document_end);
   CHECK(r.load_ms() > r.document_ms());
   // The document's own origin: its socket is reused for /logo.png.
-  CHECK(Find(r, "https://www.a.test/logo.png")->connection.reused);
+  CHECK(Find(r, "https://www.a.test/logo.png")->connection.reused());
   CHECK(env.responder.requests.size() == 5);
 }
 
@@ -151,7 +152,7 @@ TEST_CASE("page load: a failed or non-HTML document ends the load", "[page][load
   PageLoadResult r = env.Load("https://www.a.test/plain");  // text/plain
   CHECK_FALSE(r.parsed);
   CHECK(r.requests.size() == 1);
-  CHECK(r.requests[0].result == OK);
+  CHECK(r.requests[0].error == OK);
 }
 
 TEST_CASE("second page load in one process uses the predictor's preconnects",
@@ -160,10 +161,10 @@ TEST_CASE("second page load in one process uses the predictor's preconnects",
   env.responder.pages["www.a.test/"] = kPage;
   PageLoadResult first = env.Load("https://www.a.test/");
   REQUIRE(first.failed == 0);
-  const PageRequestRecord* css1 = Find(first, "https://cdn.b.test/site.css");
+  const RequestRecord* css1 = Find(first, "https://cdn.b.test/site.css");
   REQUIRE(css1);
-  CHECK_FALSE(css1->connected_ahead);
-  CHECK(css1->phases.setup_ms() > 0);
+  CHECK(css1->connection.socket_source == SocketSource::kNew);
+  CHECK(css1->phases.connect_wait_ms() > 0);
   // The markup's <link rel=dns-prefetch> reached the predictor as soon as it was parsed.
   nlohmann::json hinted = env.predictor->SpeculativeFor({"https", "dns.d.test", 443});
   INFO(hinted.dump());
@@ -176,13 +177,13 @@ TEST_CASE("second page load in one process uses the predictor's preconnects",
   REQUIRE(second.failed == 0);
   for (const char* spec : {"https://cdn.b.test/site.css", "https://js.c.test/app.js"}) {
     INFO(spec);
-    const PageRequestRecord* rec = Find(second, spec);
+    const RequestRecord* rec = Find(second, spec);
     REQUIRE(rec);
-    CHECK(rec->connected_ahead);
+    CHECK(rec->connection.socket_source == SocketSource::kPreconnected);
     CHECK(rec->phases.dns_ms == 0);
     CHECK(rec->phases.connect_ms == 0);
     CHECK(rec->phases.tls_ms == 0);
-    nlohmann::json spec_json = env.predictor->SpeculativeFor(rec->url.scheme_host_port());
+    nlohmann::json spec_json = env.predictor->SpeculativeFor(U(rec->url).scheme_host_port());
     INFO(spec_json.dump());
     CHECK(spec_json.value("preconnected", 0) >= 1);
     CHECK(spec_json.value("outcome", std::string()) == "used");
@@ -220,9 +221,9 @@ TEST_CASE("page load sends each preload and prefetch to the network once", "[pag
   REQUIRE(r.failed == 0);
   // The preloads are requests of the load at their `as` priority; the prefetch is not.
   REQUIRE(Find(r, "https://cdn.b.test/pre.css"));
-  CHECK(Find(r, "https://cdn.b.test/pre.css")->priority == HIGHEST);
+  CHECK(Find(r, "https://cdn.b.test/pre.css")->placement->priority == HIGHEST);
   REQUIRE(Find(r, "https://www.a.test/mod.js"));
-  CHECK(Find(r, "https://www.a.test/mod.js")->priority == MEDIUM);
+  CHECK(Find(r, "https://www.a.test/mod.js")->placement->priority == MEDIUM);
   CHECK(Find(r, "https://www.a.test/next.html") == nullptr);
   // Only the prefetch of a URL this load does not request reaches the predictor as a fetch
   // ahead (the simulated context has no HTTP cache, so it is not carried out here).

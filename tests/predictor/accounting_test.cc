@@ -12,15 +12,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using ReuseType = ClientSocketHandle::ReuseType;
 using Outcome = PredictorPolicy::Outcome;
 using Assignment = ClientSocketPool::Observer::Assignment;
 
-Assignment Assign(ReuseType type, bool from_preconnect, TimeDelta wait = TimeDelta::zero()) {
+Assignment Assign(SocketSource source, double connect_wait_ms = 0) {
   Assignment a;
-  a.reuse_type = type;
-  a.from_preconnect = from_preconnect;
-  a.wait = wait;
+  a.source = source;
+  a.connect_wait_ms = connect_wait_ms;
   return a;
 }
 
@@ -70,7 +68,7 @@ TEST_CASE("accounting: preconnected sockets end used, late or wasted") {
   CHECK(env.of(kConnect).pending == 4);
 
   // A request takes a job's socket as it connects: late.
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnused, true, 30ms), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 30), env.Now());
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
   // Two jobs leave idle sockets; one job fails.
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
@@ -79,7 +77,7 @@ TEST_CASE("accounting: preconnected sockets end used, late or wasted") {
   env.accounting.OnPreconnectJobComplete(g, ERR_CONNECTION_REFUSED, env.Now());
   CHECK(env.done.size() == 1);  // all 4 jobs done: the action leaves the budget
   // One idle socket is used, the other times out.
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), env.Now());
   env.accounting.OnPreconnectedSocketClosedUnused(g, "unused idle timeout", env.Now());
 
   const SpeculationCounts& c = env.of(kConnect);
@@ -113,7 +111,7 @@ TEST_CASE("accounting: preconnect outcomes go to the oldest action of the group 
   env.Preconnect(Origin("b.test"), 1);
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
   CHECK(env.done == std::vector<uint64_t>{id1});
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), env.Now());
   REQUIRE(env.policy.outcomes.size() == 1);
   CHECK(env.policy.outcomes[0].motivation == HintMotivation::kMouseOver);
   CHECK(env.accounting.SpeculativeFor(g)["preconnected"] == 2);
@@ -140,7 +138,7 @@ TEST_CASE("accounting: a failed preconnect job is charged to the action that own
   CHECK(recent[0]["outcome"] == "pending");  // the mouse-over's socket still waits idle
   CHECK(recent[1]["outcome"] == "wasted");
   // The first action's socket can still be used.
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), env.Now());
   REQUIRE(env.policy.outcomes.size() == 2);
   CHECK(env.policy.outcomes[1].motivation == HintMotivation::kMouseOver);
   CHECK(env.policy.outcomes[1].outcome == Outcome::kUsed);
@@ -154,10 +152,10 @@ TEST_CASE("accounting: speculative requests are not a page's need") {
   env.Start(kResolve, "a.test");
   env.Preconnect(g, 1);
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
-  Assignment own = Assign(ReuseType::kUnused, false);
+  Assignment own = Assign(SocketSource::kNew);
   own.speculative = true;
   env.accounting.OnSocketAssigned(g, own, env.Now());
-  Assignment preconnected = Assign(ReuseType::kUnusedIdle, true);
+  Assignment preconnected = Assign(SocketSource::kPreconnected);
   preconnected.speculative = true;
   env.accounting.OnSocketAssigned(g, preconnected, env.Now());
   CHECK(env.stats.connections_needed == 0);
@@ -189,14 +187,14 @@ TEST_CASE("accounting: a pre-resolve is used, late, or wasted after its lifetime
   env.accounting.OnResolveDone(ra, OK, env.Now());
   env.scheduler.AdvanceBy(1s);
   // a: resolved before the connection: used. b: still resolving: late.
-  env.accounting.OnSocketAssigned(a, Assign(ReuseType::kUnused, false, 100ms), env.Now());
-  env.accounting.OnSocketAssigned(b, Assign(ReuseType::kUnused, false, 40ms), env.Now());
+  env.accounting.OnSocketAssigned(a, Assign(SocketSource::kNew, 100), env.Now());
+  env.accounting.OnSocketAssigned(b, Assign(SocketSource::kNew, 40), env.Now());
   env.accounting.OnResolveDone(rb, OK, env.Now());
   CHECK(env.of(kResolve).used == 1);
   CHECK(env.of(kResolve).late == 1);
   CHECK(env.of(kResolve).pending == 1);
   // c's connection came from a preconnect: that one resolved by itself, c's resolve is unused.
-  env.accounting.OnSocketAssigned(c, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  env.accounting.OnSocketAssigned(c, Assign(SocketSource::kPreconnected), env.Now());
   CHECK(env.of(kResolve).pending == 1);
   // The lifetime (60 s from the start) passes: wasted at the next event.
   env.scheduler.AdvanceBy(59s);
@@ -211,8 +209,7 @@ TEST_CASE("accounting: a failed pre-resolve is wasted; reused sockets need no co
   uint64_t r = env.Start(kResolve, "a.test");
   env.accounting.OnResolveDone(r, ERR_NAME_NOT_RESOLVED, env.Now());
   CHECK(env.of(kResolve).wasted == 1);
-  env.accounting.OnSocketAssigned(Origin("a.test"), Assign(ReuseType::kReusedIdle, false),
-                                  env.Now());
+  env.accounting.OnSocketAssigned(Origin("a.test"), Assign(SocketSource::kReused), env.Now());
   CHECK(env.stats.connections_needed == 0);
   CHECK(env.accounting.pending_actions() == 0);
 }
@@ -258,11 +255,11 @@ TEST_CASE("accounting: recall counts every new connection, with or without a pol
   ActionAccounting accounting(config, &stats, nullptr, NetLogWithSource(), nullptr);
   const SchemeHostPort g = Origin("a.test");
   const TimeTicks now{};
-  accounting.OnSocketAssigned(g, Assign(ReuseType::kUnused, false, 120ms), now);
-  accounting.OnSocketAssigned(g, Assign(ReuseType::kUnused, true, 50ms), now);
-  accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), now);
-  accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, false), now);
-  accounting.OnSocketAssigned(g, Assign(ReuseType::kReusedIdle, false), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kNew, 120), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 50), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kUnusedIdle), now);
+  accounting.OnSocketAssigned(g, Assign(SocketSource::kReused), now);
   CHECK(stats.connections_needed == 4);
   CHECK(stats.connections_ready == 1);
   CHECK(stats.connections_late == 1);
@@ -274,24 +271,24 @@ TEST_CASE("accounting: connections are reported for the newest page still loadin
   AccountingEnv env;
   const Url p1 = MakeUrl("https://one.test/"), p2 = MakeUrl("https://two.test/");
   const SchemeHostPort g = Origin("cdn.test");
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnused, false), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kNew), env.Now());
   CHECK(env.policy.connections.empty());  // no page yet: counted, not reported
   CHECK(env.stats.connections_needed == 1);
   env.accounting.OnNavigation(p1, env.Now());
   env.accounting.OnNavigation(p2, env.Now());
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), env.Now());
   env.accounting.OnNavigationComplete(p2, env.Now());
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnused, true, 10ms), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnectedLate, 10), env.Now());
   env.accounting.OnNavigationComplete(p1, env.Now());
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnused, false, 20ms), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kNew, 20), env.Now());
   REQUIRE(env.policy.connections.size() == 3);
   CHECK(env.policy.connections[0].page == p2.spec());
-  CHECK(env.policy.connections[0].source == ConnectionSource::kPreconnectedIdle);
+  CHECK(env.policy.connections[0].source == SocketSource::kPreconnected);
   CHECK(env.policy.connections[1].page == p1.spec());
-  CHECK(env.policy.connections[1].source == ConnectionSource::kPreconnectJob);
+  CHECK(env.policy.connections[1].source == SocketSource::kPreconnectedLate);
   CHECK(env.policy.connections[2].page == p2.spec());  // none loading: the last one
-  CHECK(env.policy.connections[2].source == ConnectionSource::kNew);
-  CHECK(env.policy.connections[2].wait == 20ms);
+  CHECK(env.policy.connections[2].source == SocketSource::kNew);
+  CHECK(env.policy.connections[2].connect_wait_ms == 20);
 }
 
 TEST_CASE("accounting: Finish makes every pending action wasted and ignores what follows") {
@@ -304,7 +301,7 @@ TEST_CASE("accounting: Finish makes every pending action wasted and ignores what
   CHECK(env.stats.Total().wasted == 4);
   CHECK(env.stats.Total().pending == 0);
   CHECK(env.accounting.pending_actions() == 0);
-  env.accounting.OnSocketAssigned(g, Assign(ReuseType::kUnusedIdle, true), env.Now());
+  env.accounting.OnSocketAssigned(g, Assign(SocketSource::kPreconnected), env.Now());
   CHECK(env.stats.connections_needed == 0);
   CHECK(env.stats.Total().used == 0);
 }
@@ -315,7 +312,7 @@ TEST_CASE("accounting: the recent ring keeps the last 100 actions, the origins 1
     uint64_t id = env.Start(kResolve, "h" + std::to_string(i) + ".test");
     env.accounting.OnResolveDone(id, OK, env.Now());
     env.accounting.OnSocketAssigned(Origin("h" + std::to_string(i) + ".test"),
-                                    Assign(ReuseType::kUnused, false), env.Now());
+                                    Assign(SocketSource::kNew), env.Now());
   }
   nlohmann::json recent = env.accounting.RecentToJson();
   REQUIRE(recent.size() == ActionAccounting::kRecentActions);

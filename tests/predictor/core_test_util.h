@@ -68,8 +68,8 @@ class FakePolicy : public PredictorPolicy {
   struct ConnectionCall {
     std::string page;
     SchemeHostPort origin;
-    ConnectionSource source;
-    TimeDelta wait;
+    SocketSource source;
+    double connect_wait_ms;
   };
 
   const char* name() const override { return "fake"; }
@@ -79,9 +79,9 @@ class FakePolicy : public PredictorPolicy {
     Emit(out);
   }
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override {}
-  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, ConnectionSource source,
-                          TimeDelta wait, TimeTicks now) override {
-    connections.push_back({page.spec(), origin, source, wait});
+  void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
+                          double connect_wait_ms, TimeTicks now) override {
+    connections.push_back({page.spec(), origin, source, connect_wait_ms});
   }
   void OnNavigationComplete(const Url& page, TimeTicks now) override {}
   void OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) override { Emit(out); }

@@ -15,8 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using ReuseType = ClientSocketHandle::ReuseType;
-
 class RecordingPoolObserver : public ClientSocketPool::Observer {
  public:
   void OnSocketAssigned(const SchemeHostPort& group, const Assignment& assignment) override {
@@ -51,6 +49,7 @@ struct ObservedPool {
       : env(params) {
     env.factory.set_default_rule(FakeConnectRule::After(20ms));
     env.pool->AddObserver(&observer);
+    env.scheduler.AdvanceBy(1s);  // TimeTicks{} is "unset" in connect timing
   }
   ~ObservedPool() { env.pool->RemoveObserver(&observer); }
   void Preconnect(const SchemeHostPort& g, int n) {
@@ -96,9 +95,8 @@ TEST_CASE("pool observer: a preconnected idle socket is handed out ready") {
   TestCompletion done;
   REQUIRE(p.env.Request(&h, kA, &done) == OK);
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnusedIdle);
-  CHECK(p.observer.assigned[0].from_preconnect);
-  CHECK(p.observer.assigned[0].wait == TimeDelta::zero());
+  CHECK(p.observer.assigned[0].source == SocketSource::kPreconnected);
+  CHECK(p.observer.assigned[0].connect_wait_ms == 0);
   CHECK(p.observer.closed.empty());
 }
 
@@ -113,9 +111,8 @@ TEST_CASE("pool observer: a request that takes a preconnect job still connecting
   p.env.scheduler.RunUntilIdle();
   REQUIRE(h.is_initialized());
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnused);
-  CHECK(p.observer.assigned[0].from_preconnect);
-  CHECK(p.observer.assigned[0].wait == 15ms);
+  CHECK(p.observer.assigned[0].source == SocketSource::kPreconnectedLate);
+  CHECK(p.observer.assigned[0].connect_wait_ms == 15.0);  // what was left of its connect
   // Assignments are reported as the request learns of its socket (its callback), after the job
   // completed.
   CHECK(p.observer.events ==
@@ -138,8 +135,7 @@ TEST_CASE("pool observer: a request cancelled before its callback ran is not rep
   ClientSocketHandle h2;
   REQUIRE(p.env.Request(&h2, kA, &done) == OK);
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnusedIdle);
-  CHECK(p.observer.assigned[0].from_preconnect);
+  CHECK(p.observer.assigned[0].source == SocketSource::kPreconnected);
 }
 
 TEST_CASE("pool observer: a cancelled request closing a preconnected socket reports it unused") {
@@ -180,15 +176,13 @@ TEST_CASE("pool observer: a request's own connect and a reused socket are not pr
   p.env.scheduler.AdvanceBy(20ms);
   p.env.scheduler.RunUntilIdle();
   REQUIRE(p.observer.assigned.size() == 1);
-  CHECK(p.observer.assigned[0].reuse_type == ReuseType::kUnused);
-  CHECK_FALSE(p.observer.assigned[0].from_preconnect);
-  CHECK(p.observer.assigned[0].wait == 20ms);
+  CHECK(p.observer.assigned[0].source == SocketSource::kNew);
+  CHECK(p.observer.assigned[0].connect_wait_ms == 20.0);
   PoolTestEnv::SocketOf(h)->MarkUsed();
   h.Reset();
   REQUIRE(p.env.Request(&h, kA, &done) == OK);
   REQUIRE(p.observer.assigned.size() == 2);
-  CHECK(p.observer.assigned[1].reuse_type == ReuseType::kReusedIdle);
-  CHECK_FALSE(p.observer.assigned[1].from_preconnect);
+  CHECK(p.observer.assigned[1].source == SocketSource::kReused);
   CHECK(p.observer.Count("started") == 0);
 }
 
@@ -209,7 +203,7 @@ TEST_CASE("pool observer: failed and synchronous preconnect jobs are reported") 
     ClientSocketHandle h;
     TestCompletion done;
     REQUIRE(p.env.Request(&h, kA, &done) == OK);
-    CHECK(p.observer.assigned[0].from_preconnect);
+    CHECK(p.observer.assigned[0].source == SocketSource::kPreconnected);
   }
 }
 

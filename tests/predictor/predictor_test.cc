@@ -18,8 +18,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using ReuseType = ClientSocketHandle::ReuseType;
-
 class EntryRecorder : public NetLog::Observer {
  public:
   explicit EntryRecorder(NetLog* net_log) : net_log_(net_log) { net_log_->AddObserver(this); }
@@ -67,10 +65,9 @@ Hint ConnectHint(const std::string& host, int sockets) {
   return h;
 }
 
-ClientSocketPool::Observer::Assignment Assign(ReuseType type, bool from_preconnect) {
+ClientSocketPool::Observer::Assignment Assign(SocketSource source) {
   ClientSocketPool::Observer::Assignment a;
-  a.reuse_type = type;
-  a.from_preconnect = from_preconnect;
+  a.source = source;
   return a;
 }
 
@@ -135,7 +132,7 @@ TEST_CASE("predictor: a pre-resolve's callback frees its slot") {
   env.scheduler.RunUntilIdle();
   CHECK(env.target.calls.size() == 2);
   // The resolved host is used by a connection a connect job made.
-  env.predictor->OnSocketAssigned(Origin("a.test"), Assign(ReuseType::kUnused, false));
+  env.predictor->OnSocketAssigned(Origin("a.test"), Assign(SocketSource::kNew));
   CHECK(env.predictor->stats().of(SpeculativeAction::kPreresolve).used == 1);
   CHECK(env.recorder.Of(NetLogEventType::PREDICTOR_OUTCOME).size() == 1);
 }
@@ -205,7 +202,7 @@ TEST_CASE("predictor: off does nothing speculative but still counts connections"
   env.predictor->OnNavigation(MakeUrl("https://page.test/"));
   env.predictor->AddHint(ConnectHint("a.test", 2));
   CHECK(env.target.calls.empty());
-  env.predictor->OnSocketAssigned(Origin("a.test"), Assign(ReuseType::kUnused, false));
+  env.predictor->OnSocketAssigned(Origin("a.test"), Assign(SocketSource::kNew));
   const PredictorStats& s = env.predictor->stats();
   CHECK(s.hints == 0);
   CHECK(s.connections_needed == 1);
@@ -223,7 +220,7 @@ TEST_CASE("predictor: Finish expires queued hints, wastes pending actions, ignor
   const PredictorStats& s = env.predictor->stats();
   CHECK(s.hints_expired == 1);
   CHECK(s.of(SpeculativeAction::kPreconnect).wasted == 2);
-  env.predictor->OnSocketAssigned(Origin("a.test"), Assign(ReuseType::kUnusedIdle, true));
+  env.predictor->OnSocketAssigned(Origin("a.test"), Assign(SocketSource::kPreconnected));
   env.predictor->AddHint(ConnectHint("c.test", 1));
   CHECK(s.connections_needed == 0);
   CHECK(env.target.calls.size() == 1);

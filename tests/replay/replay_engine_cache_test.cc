@@ -34,17 +34,17 @@ TEST_CASE("A revisited page is served from the cache when its headers allow", "[
   std::string error;
   REQUIRE(test::Replay(test::ExampleConfig(), TwoVisits(), &recorder, &error, &totals));
   REQUIRE(recorder.pages.size() == 2);
-  CHECK(recorder.Get(0, 1).cache == "miss");
-  CHECK(recorder.Get(0, 2).cache == "miss");
+  CHECK(recorder.Get(0, 1).cache == CacheDisposition::kMiss);
+  CHECK(recorder.Get(0, 2).cache == CacheDisposition::kMiss);
   // no-store: the document goes to the network again.
-  CHECK(recorder.Get(1, 0).cache != "hit");
+  CHECK(recorder.Get(1, 0).cache != CacheDisposition::kHit);
   for (int entry : {1, 2}) {
-    const RequestResult& r = recorder.Get(1, entry);
+    const RequestRecord& r = recorder.Get(1, entry);
     INFO(r.url);
-    CHECK(r.cache == "hit");
-    CHECK(r.socket_id == 0);
-    CHECK(r.dns_ms == 0);
-    CHECK(r.body_bytes > 0);
+    CHECK(r.cache == CacheDisposition::kHit);
+    CHECK(r.connection.socket_id == 0);
+    CHECK(r.phases.dns_ms == 0);
+    CHECK(r.transfer_bytes > 0);
   }
   CHECK(recorder.pages[1].cache_hits == 2);
   CHECK(totals.cache_hits == 2);
@@ -58,9 +58,9 @@ TEST_CASE("cache=off sends every request to the network", "[replay][cache]") {
   test::Recorder recorder;
   ReplayTotals totals;
   REQUIRE(test::Replay(config, TwoVisits(), &recorder, &error, &totals));
-  for (const RequestResult& r : recorder.requests) {
-    CHECK(r.cache == "bypass");
-    CHECK(r.socket_id != 0);
+  for (const RequestRecord& r : recorder.requests) {
+    CHECK(r.cache == CacheDisposition::kBypass);
+    CHECK(r.connection.socket_id != 0);
   }
   CHECK(totals.cache_hits == 0);
 }

@@ -39,8 +39,8 @@ void ReplayOne(const std::string& path, bool estimate) {
   REQUIRE(source);
   ReplayEngine engine(config);
   struct Failures : ReplayObserver {
-    void OnRequest(const RequestResult& r) override {
-      if (!r.error.empty() && messages.size() < 5) messages.push_back(r.url + ": " + r.error);
+    void OnRequest(const RequestRecord& r) override {
+      if (!r.error == OK && messages.size() < 5) messages.push_back(r.url + ": " + r.error_message);
     }
     std::vector<std::string> messages;
   } failures;

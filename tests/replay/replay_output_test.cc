@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "net/http/request_record_json.h"
 #include "tools/replay/report/replay_json_writer.h"
 #include "tools/replay/report/replay_progress.h"
 #include "tools/replay/report/replay_summary.h"
@@ -13,44 +14,48 @@
 namespace netstack {
 namespace {
 
-TEST_CASE("RequestResult::ToJson carries the documented schema", "[replay][output]") {
-  RequestResult r;
-  r.page_index = 2;
-  r.entry_index = 5;
+TEST_CASE("a replay's request record carries the documented schema", "[replay][output]") {
+  const TimeTicks page_start = TimeTicks(TimeDelta(1'000'000));
+  RequestRecord r;
   r.url = "https://a.example/x.js";
-  r.host = "a.example";
   r.method = "GET";
-  r.resource_type = "script";
-  r.priority = "MEDIUM";
   r.status = 200;
-  r.cache = "miss";
-  r.body_bytes = 1234;
-  r.start_ms = 10;
-  r.end_ms = 480.0000000001;
-  r.dns_ms = 50;
-  r.connect_ms = 80;
-  r.tls_ms = 160;
-  r.request_ms = 40;
-  r.server_ms = 100;
-  r.response_ms = 40;
-  r.socket_id = 3;
-  r.recorded_start_ms = 12.5;
-  nlohmann::json j = r.ToJson();
+  r.cache = CacheDisposition::kMiss;
+  r.body_bytes = r.transfer_bytes = 1234;
+  r.start = page_start + Milliseconds(10);
+  r.end = page_start + TimeDelta(480'000);
+  r.phases.dns_ms = 50;
+  r.phases.connect_ms = 80;
+  r.phases.tls_ms = 160;
+  r.connection.socket_id = 3;
+  r.connection.socket_source = SocketSource::kNew;
+  r.placement = RequestPlacement{"script", MEDIUM, page_start};
+  r.entry = ReplayEntryRef{2, 5, "a.example"};
+  r.model = RequestModel{40, 100, 40, 12.5, -1};
+  nlohmann::json j = RequestRecordToJson(r);
   CHECK(j["kind"] == "request");
   CHECK(j["page"] == 2);
   CHECK(j["entry"] == 5);
+  CHECK(j["host"] == "a.example");
   CHECK(j["type"] == "script");
+  CHECK(j["priority"] == "MEDIUM");
   CHECK(j["error"].is_null());
   CHECK(j["timing"]["total_ms"] == 470.0);
+  CHECK(j["start_ms"] == 10.0);
   CHECK(j["end_ms"] == 480.0);
   CHECK(j["timing"]["dns_ms"] == 50.0);
-  CHECK(j["timing"]["request_ms"] == 40.0);
+  CHECK(j["model"]["request_ms"] == 40.0);
+  CHECK(j["bytes"] == 1234);
+  CHECK(j["transfer_bytes"] == 1234);
   CHECK(j["socket"]["id"] == 3);
   CHECK(j["socket"]["reused"] == false);
-  CHECK(j["recorded"]["start_ms"] == 12.5);
-  CHECK(j["recorded"]["end_ms"].is_null());
-  r.error = "ERR_TIMED_OUT";
-  CHECK(r.ToJson()["error"] == "ERR_TIMED_OUT");
+  CHECK(j["socket"]["source"] == "new");
+  CHECK(j["model"]["recorded"]["start_ms"] == 12.5);
+  CHECK(j["model"]["recorded"]["end_ms"].is_null());
+  r.error = ERR_TIMED_OUT;
+  r.error_message = ErrorToMessage(ERR_TIMED_OUT);
+  CHECK(RequestRecordToJson(r)["error_code"] == "ERR_TIMED_OUT");
+  CHECK(RequestRecordToJson(r)["error"] == ErrorToMessage(ERR_TIMED_OUT));
 }
 
 TEST_CASE("PageResult and ReplayTotals serialize and add up", "[replay][output]") {
@@ -183,8 +188,9 @@ TEST_CASE("ReplayJsonWriter writes one object per line, with the run label", "[r
   ReplayJsonWriter writer;
   std::string error;
   REQUIRE(writer.Open(path, &error));
-  RequestResult r;
+  RequestRecord r;
   r.url = "https://a/";
+  r.placement = RequestPlacement();  // a replay's records always have one
   writer.OnRequest(r);
   writer.SetRunLabel("b");
   PageResult p;

@@ -104,11 +104,11 @@ TEST_CASE("A hover 200 ms before a click: the connection is ready and the page l
   REQUIRE(off.recorder.pages.size() == 1);
   REQUIRE(chrome.recorder.pages.size() == 1);
 
-  CHECK(off.recorder.Get(0, 0).connection == "new");
-  CHECK(chrome.recorder.Get(0, 0).connection == "preconnected");
+  CHECK(off.recorder.Get(0, 0).connection.socket_source == SocketSource::kNew);
+  CHECK(chrome.recorder.Get(0, 0).connection.socket_source == SocketSource::kPreconnected);
   // The document's DNS, TCP and TLS (100 ms) happened during the hover.
-  CHECK(chrome.recorder.Get(0, 0).dns_ms == 0);
-  CHECK(chrome.recorder.Get(0, 0).tls_ms == 0);
+  CHECK(chrome.recorder.Get(0, 0).phases.dns_ms == 0);
+  CHECK(chrome.recorder.Get(0, 0).phases.tls_ms == 0);
   CHECK(off.recorder.pages[0].load_ms - chrome.recorder.pages[0].load_ms == Approx(100));
   CHECK(chrome.recorder.pages[0].preconnected >= 1);
   CHECK(chrome.recorder.pages[0].connect_wait_ms < off.recorder.pages[0].connect_wait_ms);
@@ -133,7 +133,7 @@ TEST_CASE("A hover too close to the click: the preconnect is late but still help
   Run off, chrome;
   ReplayEvents(FastConfig("off"), events, &off);
   ReplayEvents(FastConfig("chrome"), events, &chrome);
-  CHECK(chrome.recorder.Get(0, 0).connection == "late");
+  CHECK(chrome.recorder.Get(0, 0).connection.socket_source == SocketSource::kPreconnectedLate);
   CHECK(chrome.recorder.pages[0].preconnect_late == 1);
   CHECK(off.recorder.pages[0].load_ms - chrome.recorder.pages[0].load_ms == Approx(50));
   CHECK(chrome.totals.predictor.connections_late >= 1);

@@ -73,9 +73,9 @@ ReplayConfig ExampleConfig() {
   return config;
 }
 
-const RequestResult& Recorder::Get(uint64_t page, int entry) const {
-  for (const RequestResult& r : requests)
-    if (r.page_index == page && r.entry_index == entry) return r;
+const RequestRecord& Recorder::Get(uint64_t page, int entry) const {
+  for (const RequestRecord& r : requests)
+    if (r.entry->page == page && r.entry->entry == entry) return r;
   FAIL("no result for page " << page << " entry " << entry);
   return requests.front();
 }

@@ -47,12 +47,12 @@ ReplayConfig ExampleConfig();
 
 class Recorder : public ReplayObserver {
  public:
-  void OnRequest(const RequestResult& r) override { requests.push_back(r); }
+  void OnRequest(const RequestRecord& r) override { requests.push_back(r); }
   void OnPage(const PageResult& p) override { pages.push_back(p); }
   // The request of page `page`, entry `entry` (fails the test when missing).
-  const RequestResult& Get(uint64_t page, int entry) const;
+  const RequestRecord& Get(uint64_t page, int entry) const;
 
-  std::vector<RequestResult> requests;
+  std::vector<RequestRecord> requests;
   std::vector<PageResult> pages;
 };
 

@@ -12,26 +12,27 @@ using namespace netstack;
 
 namespace {
 
-RequestResult MakeRequest(uint64_t page, int entry, std::string url) {
-  RequestResult r;
-  r.page_index = page;
-  r.entry_index = entry;
+RequestRecord MakeRequest(uint64_t page, int entry, std::string url) {
+  const TimeTicks page_start = TimeTicks(TimeDelta(1'000'000));
+  RequestRecord r;
   r.url = std::move(url);
-  r.host = "a.test";
   r.method = "GET";
-  r.resource_type = entry == 0 ? "document" : "image";
+  r.placement = RequestPlacement{entry == 0 ? "document" : "image", MEDIUM, page_start};
+  r.entry = ReplayEntryRef{page, entry, "a.test"};
+  r.model = RequestModel();
   r.status = 200;
-  r.cache = "miss";
-  r.body_bytes = 1000 + entry;
-  r.start_ms = 10.0 * entry;
-  r.dns_ms = entry == 0 ? 20 : 0;
-  r.connect_ms = entry == 0 ? 40 : 0;
-  r.tls_ms = entry == 0 ? 40 : 0;
-  r.ttfb_ms = 50;
-  r.receive_ms = 5;
-  r.end_ms = r.start_ms + r.dns_ms + r.connect_ms + r.tls_ms + r.ttfb_ms + r.receive_ms;
-  r.socket_id = 1;
-  r.socket_reused = entry != 0;
+  r.cache = CacheDisposition::kMiss;
+  r.body_bytes = r.transfer_bytes = 1000 + entry;
+  r.phases.dns_ms = entry == 0 ? 20 : 0;
+  r.phases.connect_ms = entry == 0 ? 40 : 0;
+  r.phases.tls_ms = entry == 0 ? 40 : 0;
+  r.phases.ttfb_ms = 50;
+  r.phases.receive_ms = 5;
+  r.start = page_start + Milliseconds(10 * entry);
+  r.end = r.start + Milliseconds(static_cast<int64_t>(r.phases.connect_wait_ms() +
+                                                      r.phases.ttfb_ms + r.phases.receive_ms));
+  r.connection.socket_id = 1;
+  r.connection.socket_source = entry != 0 ? SocketSource::kReused : SocketSource::kNew;
   return r;
 }
 
@@ -106,11 +107,11 @@ std::string CheckTags(const std::string& html) {
 
 TEST_CASE("report: trace strings are escaped everywhere") {
   ReplayReport report("trace <b>bold</b>.har");
-  RequestResult r = MakeRequest(0, 0, "https://evil.test/<script>alert(1)</script>?a=\"x\"&b='y'");
-  r.host = "<img src=x onerror=alert(2)>";
-  r.resource_type = "<type>";
-  r.cache = "<cache>";
-  r.error = "<err>";
+  RequestRecord r = MakeRequest(0, 0, "https://evil.test/<script>alert(1)</script>?a=\"x\"&b='y'");
+  r.entry->host = "<img src=x onerror=alert(2)>";
+  r.placement->type = "<type>";
+  r.error = ERR_FAILED;
+  r.error_message = "<err>";
   report.OnRequest(r);
   PageResult p = MakePage(0, 1);
   p.id = "<page id>";
@@ -127,7 +128,6 @@ TEST_CASE("report: trace strings are escaped everywhere") {
   CHECK(html.find("<img") == std::string::npos);
   CHECK(html.find("<b>bold") == std::string::npos);
   CHECK(html.find("<type>") == std::string::npos);
-  CHECK(html.find("<cache>") == std::string::npos);
   CHECK(html.find("<page id>") == std::string::npos);
   CHECK(html.find("<source>") == std::string::npos);
   CHECK(html.find("<key>") == std::string::npos);

@@ -84,7 +84,7 @@ TEST_CASE("a simple GET: bytes written, response delivered, timing and connectio
   CHECK(c.socket_id != 0);
   CHECK(c.socket_id == conn->net_log_id);
   CHECK(t.socket_log_id == conn->net_log_id);
-  CHECK_FALSE(c.reused);
+  CHECK_FALSE(c.reused());
   CHECK(c.peer_address == "192.0.2.1:80");
   CHECK(conn->endpoint.ToString() == "192.0.2.1:80");
   CHECK_FALSE(c.dns_from_cache);
@@ -116,8 +116,8 @@ TEST_CASE("keep-alive: a second request to the origin reuses the socket", "[requ
 
   CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(env.dns->CallCount("a.test") == lookups);  // no second lookup
-  CHECK_FALSE(r1->connection_info().reused);
-  CHECK(r2->connection_info().reused);
+  CHECK_FALSE(r1->connection_info().reused());
+  CHECK(r2->connection_info().reused());
   CHECK(r2->connection_info().socket_id == r1->connection_info().socket_id);
   CHECK(r2->load_timing_info().socket_reused);
   // A reused socket has no connect timing (Chrome's rule).
@@ -156,7 +156,7 @@ TEST_CASE("responses that end the connection are not reused", "[request][reuse]"
   CHECK(d2.data == "second");
   CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->unscripted_sockets() == 0);
-  CHECK_FALSE(r2->connection_info().reused);
+  CHECK_FALSE(r2->connection_info().reused());
   CHECK(r2->connection_info().socket_id != r1->connection_info().socket_id);
 }
 

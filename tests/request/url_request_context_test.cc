@@ -66,7 +66,7 @@ TEST_CASE("everything synchronous: no re-entrant callbacks, redirects and reuse 
   env.RunUntil([&] { return d2.completions > 0; });
   CHECK(d2.result == OK);
   CHECK(d2.data == "second");
-  CHECK(r2->connection_info().reused);
+  CHECK(r2->connection_info().reused());
   CHECK(env.factory->transport_sockets_created() == 1);
   CHECK(RequestLines(conn->script->written()).size() == 4);
 }
@@ -85,7 +85,7 @@ TEST_CASE("HEAD: no body is read and the socket is reused", "[request][reuse]") 
   auto r2 = env.Fetch(env.Params("http://a.test/g"), &d2);
   CHECK(d2.result == OK);
   CHECK(d2.data == "got");
-  CHECK(r2->connection_info().reused);
+  CHECK(r2->connection_info().reused());
   CHECK(RequestLines(conn->script->written()) ==
         std::vector<std::string>{"HEAD /h HTTP/1.1", "GET /g HTTP/1.1"});
 }
@@ -126,7 +126,7 @@ TEST_CASE("a redirect whose body fails while drained is still followed, on a new
   CHECK(r->redirect_chain() == std::vector<std::string>{"http://a.test/b"});
   CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->connection(0).destroyed);
-  CHECK_FALSE(r->connection_info().reused);
+  CHECK_FALSE(r->connection_info().reused());
 }
 
 TEST_CASE("a close-delimited redirect body is drained to the end; the socket is not kept",

@@ -203,7 +203,7 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     CHECK(RequestLines(conn->script->written()) ==
           std::vector<std::string>{"GET /high HTTP/1.1", "GET /low HTTP/1.1"});
     CHECK(env.factory->transport_sockets_created() == 1);
-    CHECK(low_r->connection_info().reused);
+    CHECK(low_r->connection_info().reused());
   }
 
   SECTION("waiting requests get a released socket by priority, not by arrival") {

@@ -63,7 +63,7 @@ TEST_CASE("redirect chains of every code are followed on one kept-alive socket",
                                  "GET /d HTTP/1.1", "GET /e HTTP/1.1", "GET /f/g HTTP/1.1"});
   // Every redirect body was drained, so one socket carried all six.
   CHECK(env.factory->transport_sockets_created() == 1);
-  CHECK(r->connection_info().reused);
+  CHECK(r->connection_info().reused());
   CHECK(env.recorder.Count(NetLogEventType::URL_REQUEST_REDIRECTED, r->net_log().source().id) == 5);
   CHECK(env.context->socket_pool()->IdleSocketCount() == 1);
 }
@@ -224,7 +224,7 @@ TEST_CASE("a redirect to another origin uses another group and socket", "[reques
   CHECK(a->endpoint.ToString() == "192.0.2.1:80");
   CHECK(b->endpoint.ToString() == "192.0.2.2:8080");
   CHECK(b->script->written().find("\r\nHost: b.test:8080\r\n") != std::string::npos);
-  CHECK_FALSE(r->connection_info().reused);
+  CHECK_FALSE(r->connection_info().reused());
   CHECK(r->connection_info().socket_id == b->net_log_id);
   ClientSocketPool* pool = env.context->socket_pool();
   // Both sockets kept, each in its own group (the redirect body was drained).
@@ -298,7 +298,7 @@ TEST_CASE("a redirect body too large to drain closes the socket instead", "[requ
   CHECK(d.data == "ok");
   CHECK(env.factory->transport_sockets_created() == 2);
   CHECK(env.factory->connection(0).destroyed);
-  CHECK_FALSE(r->connection_info().reused);
+  CHECK_FALSE(r->connection_info().reused());
 }
 
 TEST_CASE("a 3xx without Location, or a 304, is a final response", "[request][redirect]") {

@@ -57,7 +57,7 @@ TEST_CASE("a reused socket that fails before any response byte is retried on a f
     CHECK(env.factory->transport_sockets_created() == 2);
     CHECK(env.factory->unscripted_sockets() == 0);
     CHECK(stale->destroyed);  // the dead socket was closed, not put back
-    CHECK_FALSE(r->connection_info().reused);
+    CHECK_FALSE(r->connection_info().reused());
     CHECK(r->connection_info().socket_id == fresh->net_log_id);
     CHECK(RequestLines(fresh->script->written()) ==
           std::vector<std::string>{"GET /again HTTP/1.1"});
@@ -91,7 +91,7 @@ TEST_CASE("a reused socket that fails after response bytes arrived is not retrie
   INFO(r->error_message());
   CHECK(IsOneLine(r->error_message()));
   CHECK(r->error_message().find(ErrorToMessage(ERR_CONNECTION_RESET)) != std::string::npos);
-  CHECK(r->connection_info().reused);
+  CHECK(r->connection_info().reused());
 }
 
 TEST_CASE("a reused socket failing during the body is not retried", "[request][retry]") {

@@ -7,5 +7,6 @@ netstack_test(pool_tests
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_idle_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_invariants_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_limits_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pool_source_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_test_util.cc
   LIBS net_socket test_fakes)

@@ -70,7 +70,7 @@ TEST_CASE("pool: idle reuse takes the most recently used socket, then the oldest
   CHECK(h[0].is_reused());
   CHECK(h[0].idle_time() == 1s);
   CHECK(h[1].idle_time() == 2s);
-  CHECK(h[2].reuse_type() == ClientSocketHandle::ReuseType::kUnusedIdle);
+  CHECK(h[2].socket_source() == SocketSource::kPreconnected);
   CHECK_FALSE(h[2].is_reused());
   CHECK(env.observer.Count(NetLogEventType::SOCKET_POOL_REUSED_AN_EXISTING_SOCKET,
                            logs[0].source().id) == 1);
@@ -205,7 +205,7 @@ TEST_CASE("pool: preconnect leaves N idle never-used sockets, and a request reus
   ClientSocketHandle h;
   TestCompletion done;
   CHECK(env.Request(&h, g, &done) == OK);
-  CHECK(h.reuse_type() == ClientSocketHandle::ReuseType::kUnusedIdle);
+  CHECK(h.socket_source() == SocketSource::kPreconnected);
   CHECK_FALSE(h.is_reused());
   CHECK_FALSE(h.socket()->WasEverUsed());
   CHECK(env.pool->IdleSocketCountInGroup(g) == 2);

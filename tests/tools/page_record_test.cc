@@ -1,10 +1,11 @@
-// `fetch --page`'s renderings: the per-request JSON (a fetch record plus the page's fields),
-// the waterfall line, and the page's final line.
+// `fetch --page`'s renderings: the per-request JSON (the record's one writer, with the page's
+// fields), the waterfall line, and the page's final line.
 #include "tools/netstack/page_record.h"
 
 #include <catch2/catch.hpp>
 
 #include "net/base/net_error.h"
+#include "net/http/request_record_json.h"
 
 using namespace netstack;
 
@@ -25,29 +26,27 @@ PageLoadResult Page() {
   page.start = At(0);
   page.document_end = At(20);
   page.end = At(100);
-  PageRequestRecord doc;
-  doc.url = page.page;
-  doc.is_document = true;
-  doc.type = "document";
-  doc.priority = HIGHEST;
+  RequestRecord doc;
+  doc.url = page.page.spec();
+  doc.placement = RequestPlacement{"document", HIGHEST, page.start};
   doc.start = At(0);
   doc.end = At(20);
   doc.status = 200;
   doc.status_text = "OK";
   doc.connection.socket_id = 3;
+  doc.connection.socket_source = SocketSource::kNew;
   doc.phases.dns_ms = 5;
   doc.phases.connect_ms = 5;
   doc.phases.ttfb_ms = 10;
   page.requests.push_back(doc);
-  PageRequestRecord css;
-  css.url = U("http://b.test/s.css");
-  css.type = "stylesheet";
-  css.priority = HIGHEST;
+  RequestRecord css;
+  css.url = "http://b.test/s.css";
+  css.placement = RequestPlacement{"stylesheet", HIGHEST, page.start};
   css.start = At(20);
   css.end = At(100);
   css.status = 200;
   css.connection.socket_id = 9;
-  css.connected_ahead = true;
+  css.connection.socket_source = SocketSource::kPreconnected;
   css.phases.ttfb_ms = 60;
   css.phases.receive_ms = 20;
   page.requests.push_back(css);
@@ -58,8 +57,9 @@ PageLoadResult Page() {
 
 TEST_CASE("page record: JSON is a fetch record with the page's fields", "[page]") {
   PageLoadResult page = Page();
-  nlohmann::json spec = {{"preresolved", false}, {"preconnected", 2}, {"outcome", "used"}};
-  nlohmann::json j = PageRequestReportToJson(MakePageRequestReport(page, page.requests[1], spec));
+  RequestRecord css = page.requests[1];
+  css.speculative = {{"preresolved", false}, {"preconnected", 2}, {"outcome", "used"}};
+  nlohmann::json j = RequestRecordToJson(css);
   CHECK(j["kind"] == "request");
   CHECK(j["url"] == "http://b.test/s.css");
   CHECK(j["type"] == "stylesheet");
@@ -67,34 +67,34 @@ TEST_CASE("page record: JSON is a fetch record with the page's fields", "[page]"
   CHECK(j["start_ms"] == 20.0);
   CHECK(j["timing"]["total_ms"] == 80.0);
   CHECK(j["timing"]["dns_ms"] == 0.0);
-  CHECK(j["socket"]["preconnected"] == true);
+  CHECK(j["socket"]["source"] == "preconnected");
   CHECK(j["socket"]["id"] == 9);
   CHECK(j["speculative"]["outcome"] == "used");
   CHECK(j["cache"] == "bypass");
 
-  nlohmann::json none = PageRequestReportToJson(
-      MakePageRequestReport(page, page.requests[0], nlohmann::json(nullptr)));
+  // Without a predictor, speculative is null.
+  std::vector<RequestRecord> reports = PageRequestReports(page, nullptr);
+  REQUIRE(reports.size() == 2);
+  nlohmann::json none = RequestRecordToJson(reports[0]);
+  CHECK(none.contains("speculative"));
   CHECK(none["speculative"].is_null());
-  CHECK(none["socket"]["preconnected"] == false);
+  CHECK(none["socket"]["source"] == "new");
 }
 
 TEST_CASE("page record: the waterfall line draws the phases on the page's scale", "[page]") {
   PageLoadResult page = Page();
-  std::string doc = PageRequestReportToLine(MakePageRequestReport(page, page.requests[0], nullptr),
-                                            page.load_ms(), 20);
+  std::string doc = PageRequestToLine(page.requests[0], page.load_ms(), 20);
   // 100 ms over 20 columns: dns 1, connect 1, wait 2 columns from the start.
   CHECK_THAT(doc, Catch::Contains("[dcww                ]"));
   CHECK_THAT(doc, Catch::Contains("3 new"));
-  std::string css = PageRequestReportToLine(MakePageRequestReport(page, page.requests[1], nullptr),
-                                            page.load_ms(), 20);
+  std::string css = PageRequestToLine(page.requests[1], page.load_ms(), 20);
   CHECK_THAT(css, Catch::Contains("[    wwwwwwwwwwwwrrrr]"));
   CHECK_THAT(css, Catch::Contains("9 preconnected"));
   CHECK_THAT(css, Catch::EndsWith("http://b.test/s.css"));
 
-  page.requests[1].result = ERR_CONNECTION_REFUSED;
+  page.requests[1].error = ERR_CONNECTION_REFUSED;
   page.requests[1].error_message = "connection refused";
-  std::string failed = PageRequestReportToLine(
-      MakePageRequestReport(page, page.requests[1], nullptr), page.load_ms(), 20);
+  std::string failed = PageRequestToLine(page.requests[1], page.load_ms(), 20);
   CHECK_THAT(failed, Catch::Contains("error: connection refused (ERR_CONNECTION_REFUSED)"));
 }
 

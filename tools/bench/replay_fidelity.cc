@@ -52,9 +52,9 @@ class Collector : public ReplayObserver {
     double simulated_end, recorded_end;
     bool recorded_from_cache, failed;
   };
-  void OnRequest(const RequestResult& r) override {
-    requests.push_back({r.page_index, r.end_ms, r.recorded_end_ms, r.cache == "recorded-hit",
-                        r.status == 0 || !r.error.empty()});
+  void OnRequest(const RequestRecord& r) override {
+    requests.push_back({r.entry->page, r.end_ms(), r.model->recorded_end_ms, r.recorded_hit,
+                        r.status == 0 || r.error != OK});
   }
   void OnPage(const PageResult& p) override { pages.push_back(p); }
 

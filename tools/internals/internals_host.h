@@ -64,7 +64,7 @@ class InternalsHost {
   // {"url", "actions": [...]} as Omnibox.
   virtual InternalsResult Hover(const std::string& url);
   // {"loads": [newest first: {"id", "url", "state": "loading"|"done", "page": the page's
-  // summary (PageSummaryToJson) once done, "requests": [PageRequestReportToJson...]}]}.
+  // summary (PageSummaryToJson) once done, "requests": [RequestRecordToJson...]}]}.
   virtual InternalsResult FetchHistory();
   // The DNS view's lookup box (like chrome://net-internals/#dns): resolves `host` through the
   // stack's resolver (and so its host cache) and calls `done` once, later, with {"host",

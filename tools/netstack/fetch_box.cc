@@ -7,6 +7,7 @@
 
 #include "net/base/net_error.h"
 #include "net/base/string_util.h"
+#include "net/http/request_record_json.h"
 #include "net/http/url_request_context.h"
 #include "predictor/predictor.h"
 #include "tools/netstack/page_record.h"
@@ -93,11 +94,8 @@ void FetchBox::OnLoadDone(uint64_t id, const PageLoadResult& result) {
   auto it = std::find_if(loads_.begin(), loads_.end(), [id](const Load& l) { return l.id == id; });
   if (it == loads_.end()) return;
   nlohmann::json requests = nlohmann::json::array();
-  for (const PageRequestRecord& r : result.requests) {
-    nlohmann::json speculative =
-        predictor_ ? predictor_->SpeculativeFor(r.url.scheme_host_port()) : nlohmann::json(nullptr);
-    requests.push_back(PageRequestReportToJson(MakePageRequestReport(result, r, speculative)));
-  }
+  for (const RequestRecord& r : PageRequestReports(result, predictor_))
+    requests.push_back(RequestRecordToJson(r));
   it->requests = std::move(requests);
   it->page = PageSummaryToJson(result, nullptr);
   it->done = true;

@@ -68,7 +68,7 @@ class FetchBox {
     std::unique_ptr<PageLoader> loader;  // null once finished
     bool done = false;
     nlohmann::json page;      // PageSummaryToJson, once done
-    nlohmann::json requests;  // [PageRequestReportToJson...], once done
+    nlohmann::json requests;  // [RequestRecordToJson...], once done
   };
   void OnLoadDone(uint64_t id, const PageLoadResult& result);
   // Calls `done` with `result` from a posted task, unless the box is gone by then.

@@ -17,6 +17,7 @@
 #include "net/base/net_log_file_writer.h"
 #include "net/http/http_cache.h"
 #include "net/http/live_stack.h"
+#include "net/http/request_record_json.h"
 #include "net/http/url_request.h"
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
@@ -55,7 +56,9 @@ class FetchJob : public UrlRequest::Delegate {
  public:
   FetchJob(size_t index, const FetchOptions& options, UrlRequestContext* context,
            std::function<void(FetchJob*)> on_done)
-      : index_(index), options_(options), context_(context), on_done_(std::move(on_done)) {}
+      : index_(index), options_(options), context_(context), on_done_(std::move(on_done)) {
+    record_.speculative = nullptr;  // plain fetches do not inform the predictor
+  }
 
   ~FetchJob() override {
     if (output_ && output_ != stdout) std::fclose(output_);
@@ -67,6 +70,7 @@ class FetchJob : public UrlRequest::Delegate {
       output_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
       if (!output_) {
         record_.url = options_.urls[index_].spec();
+        record_.method = options_.method;
         record_.error = ERR_FAILED;
         record_.error_message = "cannot write " + path + ": " + std::strerror(errno);
         // Report asynchronously like every other outcome.
@@ -108,16 +112,13 @@ class FetchJob : public UrlRequest::Delegate {
     record_.error_message = "internal error: the fetch never completed";
   }
 
-  const FetchRecord& record() const { return record_; }
+  const RequestRecord& record() const { return record_; }
   bool failed() const { return record_.error != OK; }
 
  private:
   void FillRecord(const UrlRequest& r, int result) {
-    PageRequestRecord request;
-    request.url = r.original_url();
     // Only the --json object carries the headers; the human line never shows them.
-    FillRequestRecord(r, result, &request, /*with_headers=*/options_.json);
-    record_ = FetchRecordFromRequest(std::move(request), options_.method);
+    FillRequestRecord(r, /*with_headers=*/options_.json, &record_);
     if (result == OK && write_failed_) {
       record_.error = ERR_FAILED;
       record_.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
@@ -132,7 +133,7 @@ class FetchJob : public UrlRequest::Delegate {
   FILE* output_ = nullptr;
   bool write_failed_ = false;
   std::string write_error_;
-  FetchRecord record_;
+  RequestRecord record_;
 };
 
 }  // namespace
@@ -216,10 +217,13 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   size_t next = 0;
   bool any_failed = false;
   std::function<void()> start_more;
-  auto report_record = [&](const FetchRecord& rec) {
-    std::string line = options.json ? FetchRecordToJson(rec).dump(
-                                          -1, ' ', false, nlohmann::json::error_handler_t::replace)
-                                    : FetchRecordToLine(rec);
+  auto report_record = [&](const RequestRecord& rec) {
+    std::string line;
+    if (options.json) {
+      AppendRequestRecordJson(rec, &line);
+    } else {
+      line = FetchRecordToLine(rec);
+    }
     // A human error line on stderr would only repeat the one below.
     if (options.json || rec.error == OK || report != stderr) {
       std::fputs(line.c_str(), report);

@@ -1,5 +1,5 @@
 // `netstack fetch`: runs the fetches of FetchOptions over one live stack and prints a
-// FetchRecord per URL (docs/fetch.md).
+// request record per URL (docs/fetch.md, docs/request-record.md).
 #ifndef TOOLS_NETSTACK_FETCH_COMMAND_H_
 #define TOOLS_NETSTACK_FETCH_COMMAND_H_
 

@@ -6,8 +6,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <type_traits>
-#include <utility>
 
 #include "net/base/net_error.h"
 #include "tools/netstack/terminal_text.h"
@@ -15,64 +13,6 @@
 namespace netstack {
 
 namespace {
-
-// Both overloads: R is a const or an rvalue PageRequestRecord; Take moves from the rvalue only.
-template <typename R, typename T>
-decltype(auto) Take(T& member) {
-  if constexpr (std::is_const_v<std::remove_reference_t<R>>) {
-    return static_cast<const T&>(member);
-  } else {
-    return std::move(member);
-  }
-}
-
-template <typename R>
-FetchRecord MakeFetchRecord(R& r, const std::string& method) {
-  FetchRecord f;
-  f.url = r.url.spec();
-  f.final_url = r.final_url.empty() ? r.url.spec() : Take<R>(r.final_url);
-  f.method = method;
-  f.status = r.status;
-  f.status_text = Take<R>(r.status_text);
-  f.headers = Take<R>(r.headers);
-  f.bytes = static_cast<uint64_t>(std::max<int64_t>(r.bytes, 0));
-  f.encoded_bytes = static_cast<uint64_t>(std::max<int64_t>(r.encoded_bytes, 0));
-  f.error = r.result;
-  f.error_message = Take<R>(r.error_message);
-  // Shared with replay: connect points before the request started (a preconnected socket)
-  // are clamped to its start (ComputeLoadTimingPhases).
-  f.dns_ms = r.phases.dns_ms;
-  f.connect_ms = r.phases.connect_ms;
-  f.tls_ms = r.phases.tls_ms;
-  f.send_ms = r.phases.send_ms;
-  f.ttfb_ms = r.phases.ttfb_ms;
-  f.receive_ms = r.phases.receive_ms;
-  f.total_ms = MillisecondsBetween(r.start, r.end);
-  f.socket_id = r.connection.socket_id;
-  f.socket_reused = r.connection.reused;
-  f.socket_address = Take<R>(r.connection.peer_address);
-  f.tls_version = Take<R>(r.connection.tls_version);
-  f.tls_resumed = r.connection.tls_resumed;
-  f.dns_from_cache = r.connection.dns_from_cache;
-  f.dns_stale = r.connection.dns_stale;
-  f.redirects = Take<R>(r.redirects);
-  f.cache = CacheDispositionName(r.cache);
-  return f;
-}
-
-}  // namespace
-
-FetchRecord FetchRecordFromRequest(const PageRequestRecord& r, const std::string& method) {
-  return MakeFetchRecord<const PageRequestRecord>(r, method);
-}
-
-FetchRecord FetchRecordFromRequest(PageRequestRecord&& r, const std::string& method) {
-  return MakeFetchRecord<PageRequestRecord>(r, method);
-}
-namespace {
-
-// Timings are reported to the microsecond at most; fewer digits keep lines readable.
-double Round3(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 
 // Appends v as "%.1f" would print it: the exact binary value rounded to one decimal, a tie to
 // even. printf was 10% of a keep-alive fetch's instructions, std::to_chars with a precision still
@@ -138,37 +78,7 @@ void AppendSafe(std::string_view text, std::string* out) {
 
 }  // namespace
 
-nlohmann::json FetchRecordToJson(const FetchRecord& r) {
-  nlohmann::json j;
-  j["url"] = r.url;
-  j["final_url"] = r.final_url;
-  j["method"] = r.method;
-  j["status"] = r.status;
-  j["status_text"] = r.status_text;
-  j["headers"] = r.headers;
-  j["bytes"] = r.bytes;
-  j["encoded_bytes"] = r.encoded_bytes;
-  j["error"] = r.error ? nlohmann::json(r.error_message) : nlohmann::json(nullptr);
-  j["error_code"] = r.error ? nlohmann::json(ErrorToString(r.error)) : nlohmann::json(nullptr);
-  j["timing"] = {{"dns_ms", Round3(r.dns_ms)},    {"connect_ms", Round3(r.connect_ms)},
-                 {"tls_ms", Round3(r.tls_ms)},    {"send_ms", Round3(r.send_ms)},
-                 {"ttfb_ms", Round3(r.ttfb_ms)},  {"receive_ms", Round3(r.receive_ms)},
-                 {"total_ms", Round3(r.total_ms)}};
-  j["socket"] = {{"id", r.socket_id},
-                 {"reused", r.socket_reused},
-                 {"address", r.socket_address.empty() ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(r.socket_address)},
-                 {"tls_version",
-                  r.tls_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tls_version)},
-                 {"tls_resumed", r.tls_resumed}};
-  j["dns"] = {{"from_cache", r.dns_from_cache}, {"stale", r.dns_stale}};
-  j["redirects"] = r.redirects;
-  j["cache"] = r.cache;
-  j["speculative"] = r.speculative;
-  return j;
-}
-
-std::string FetchRecordToLine(const FetchRecord& r) {
+std::string FetchRecordToLine(const RequestRecord& r) {
   // One string, appended in place: the concatenation of temporaries it replaces was 7k
   // instructions per line, a tenth of a keep-alive fetch's.
   std::string line;
@@ -182,45 +92,49 @@ std::string FetchRecordToLine(const FetchRecord& r) {
     return line;
   }
   // The URL and status text plus the fixed part (timings, socket, cache) fit without regrowth.
-  line.reserve(160 + r.final_url.size() + r.status_text.size() + r.tls_version.size());
+  const LoadTimingPhases& p = r.phases;
+  const ConnectionInfo& c = r.connection;
+  line.reserve(160 + r.final_url.size() + r.status_text.size() + c.tls_version.size());
   AppendInt(r.status, &line);
   line.push_back(' ');
   AppendSafe(r.status_text, &line);
   line.append("  ");
   AppendSafe(r.final_url, &line);
   line.append("  ");
-  AppendSize(r.bytes, &line);
+  AppendSize(static_cast<uint64_t>(std::max<int64_t>(r.body_bytes, 0)), &line);
   line.append("  ");
-  AppendFixed1(r.total_ms, &line);
+  AppendFixed1(r.total_ms(), &line);
   line.append(" ms  [dns ");
-  AppendFixed1(r.dns_ms, &line);
+  AppendFixed1(p.dns_ms, &line);
   line.append(" connect ");
-  AppendFixed1(r.connect_ms, &line);
+  AppendFixed1(p.connect_ms, &line);
   line.append(" tls ");
-  AppendFixed1(r.tls_ms, &line);
+  AppendFixed1(p.tls_ms, &line);
   line.append(" send ");
-  AppendFixed1(r.send_ms, &line);
+  AppendFixed1(p.send_ms, &line);
   line.append(" wait ");
-  AppendFixed1(r.ttfb_ms, &line);
+  AppendFixed1(p.ttfb_ms, &line);
   line.append(" receive ");
-  AppendFixed1(r.receive_ms, &line);
+  AppendFixed1(p.receive_ms, &line);
   line.push_back(']');
   // A response served from the cache alone used no socket.
-  if (r.socket_id != 0) {
+  if (c.socket_id != 0) {
     line.append("  socket ");
-    AppendInt(r.socket_id, &line);
-    line.append(r.socket_reused ? " reused" : " new");
+    AppendInt(c.socket_id, &line);
+    line.push_back(' ');
+    line.append(SocketSourceName(c.socket_source));
   }
-  if (!r.tls_version.empty()) {
-    line.append("  ").append(r.tls_version);
-    if (r.tls_resumed) line.append(" resumed");
+  if (!c.tls_version.empty()) {
+    line.append("  ").append(c.tls_version);
+    if (c.tls_resumed) line.append(" resumed");
   }
   if (!r.redirects.empty()) {
     line.append("  (");
     AppendInt(r.redirects.size(), &line);
     line.append(" redirects)");
   }
-  if (r.cache != "bypass") line.append("  cache ").append(r.cache);
+  if (r.cache != CacheDisposition::kBypass || r.recorded_hit)
+    line.append("  cache ").append(r.cache_name());
   return line;
 }
 

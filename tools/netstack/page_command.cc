@@ -8,6 +8,7 @@
 #include "net/base/net_log_file_writer.h"
 #include "net/http/http_cache.h"
 #include "net/http/live_stack.h"
+#include "net/http/request_record_json.h"
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_command.h"
@@ -98,12 +99,7 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
                  TerminalSafe(options.urls[0].spec()).c_str());
   }
   // What the predictor did for each origin, read before Finish turns pending into wasted.
-  std::vector<PageRequestReport> reports;
-  for (const PageRequestRecord& r : page.requests) {
-    nlohmann::json speculative =
-        events ? events->SpeculativeFor(r.url.scheme_host_port()) : nlohmann::json(nullptr);
-    reports.push_back(MakePageRequestReport(page, r, std::move(speculative)));
-  }
+  const std::vector<RequestRecord> reports = PageRequestReports(page, events);
   if (internals) {
     internals->ServeUntilQuit();
     internals.reset();
@@ -113,18 +109,19 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
   predictor->Finish();
 
   if (options.json) {
-    for (const PageRequestReport& r : reports) {
-      std::printf("%s\n", PageRequestReportToJson(r)
-                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                              .c_str());
+    std::string line;
+    for (const RequestRecord& r : reports) {
+      line.clear();
+      AppendRequestRecordJson(r, &line);
+      std::printf("%s\n", line.c_str());
     }
     std::printf("%s\n", PageSummaryToJson(page, predictor->ToJson())
                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                             .c_str());
   } else {
     std::printf("%s\n", PageWaterfallHeader().c_str());
-    for (const PageRequestReport& r : reports)
-      std::printf("%s\n", PageRequestReportToLine(r, page.load_ms()).c_str());
+    for (const RequestRecord& r : reports)
+      std::printf("%s\n", PageRequestToLine(r, page.load_ms()).c_str());
     std::printf("%s\n", PageSummaryToLine(page).c_str());
     if (events) {
       const PredictorStats& s = events->stats();
@@ -140,10 +137,10 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
     }
   }
   std::fflush(stdout);
-  for (const PageRequestReport& r : reports) {
-    if (r.fetch.error == 0) continue;
-    std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(r.fetch.url).c_str(),
-                 TerminalSafe(r.fetch.error_message).c_str(), ErrorToString(r.fetch.error).c_str());
+  for (const RequestRecord& r : reports) {
+    if (r.error == OK) continue;
+    std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(r.url).c_str(),
+                 TerminalSafe(r.error_message).c_str(), ErrorToString(r.error).c_str());
   }
 
   loader.reset();

@@ -5,12 +5,12 @@
 #include <cstdio>
 
 #include "net/base/net_error.h"
+#include "net/http/request_record_json.h"
+#include "predictor/predictor.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
-
-double Round3(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 
 std::string Format(const char* format, double v) {
   char buf[64];
@@ -25,41 +25,32 @@ std::string Pad(std::string s, size_t width) {
 
 }  // namespace
 
-PageRequestReport MakePageRequestReport(const PageLoadResult& page, const PageRequestRecord& r,
-                                        nlohmann::json speculative) {
-  PageRequestReport report;
-  report.fetch = FetchRecordFromRequest(r, "GET");
-  report.fetch.speculative = std::move(speculative);
-  report.type = r.type;
-  report.priority = RequestPriorityToString(r.priority);
-  report.start_ms = MillisecondsBetween(page.start, r.start);
-  report.queued_ms = r.phases.queued_ms;
-  report.connected_ahead = r.connected_ahead;
-  return report;
-}
-
-nlohmann::json PageRequestReportToJson(const PageRequestReport& r) {
-  nlohmann::json j = FetchRecordToJson(r.fetch);
-  j["kind"] = "request";
-  j["type"] = r.type;
-  j["priority"] = r.priority;
-  j["start_ms"] = Round3(r.start_ms);
-  j["timing"]["queued_ms"] = Round3(r.queued_ms);
-  j["socket"]["preconnected"] = r.connected_ahead;
-  return j;
+std::vector<RequestRecord> PageRequestReports(const PageLoadResult& page,
+                                              const Predictor* predictor) {
+  std::vector<RequestRecord> reports = page.requests;
+  for (RequestRecord& r : reports) {
+    Url url;
+    std::string message;
+    r.speculative = predictor && Url::Parse(r.url, &url, &message) == OK
+                        ? predictor->SpeculativeFor(url.scheme_host_port())
+                        : nlohmann::json(nullptr);
+  }
+  return reports;
 }
 
 std::string PageWaterfallHeader(int bar_width) {
   return "   start    total  " + Pad("waterfall", static_cast<size_t>(bar_width) + 2) +
-         "  dns   conn  tls   wait   recv  priority  status  socket            cache  url";
+         "  dns   conn  tls   wait   recv  priority  status  socket                  cache  url";
 }
 
-std::string PageRequestReportToLine(const PageRequestReport& r, double load_ms, int bar_width) {
-  const FetchRecord& f = r.fetch;
+std::string PageRequestToLine(const RequestRecord& r, double load_ms, int bar_width) {
+  const LoadTimingPhases& f = r.phases;
+  const double start_ms = r.start_ms();
+  const char* priority = r.placement ? RequestPriorityToString(r.placement->priority) : "";
   // The bar: each phase's span on a scale where bar_width characters are the whole load.
   std::string bar(static_cast<size_t>(bar_width), ' ');
   const double scale = load_ms > 0 ? bar_width / load_ms : 0;
-  double at = r.start_ms;
+  double at = start_ms;
   auto paint = [&](double ms, char c) {
     int from = static_cast<int>(std::floor(at * scale));
     at += ms;
@@ -67,34 +58,33 @@ std::string PageRequestReportToLine(const PageRequestReport& r, double load_ms, 
     for (int i = std::max(from, 0); i < std::min(to, bar_width); ++i)
       bar[static_cast<size_t>(i)] = c;
   };
-  paint(r.queued_ms, '.');
+  paint(f.queued_ms, '.');
   paint(f.dns_ms, 'd');
   paint(f.connect_ms, 'c');
   paint(f.tls_ms, 's');
   paint(f.send_ms + f.ttfb_ms, 'w');
   paint(f.receive_ms, 'r');
   // Every request is visible, however short.
-  int mark = std::clamp(static_cast<int>(std::floor(r.start_ms * scale)), 0, bar_width - 1);
+  int mark = std::clamp(static_cast<int>(std::floor(start_ms * scale)), 0, bar_width - 1);
   if (bar[static_cast<size_t>(mark)] == ' ') bar[static_cast<size_t>(mark)] = '|';
 
-  std::string line = Format("%+8.1f", r.start_ms) + Format("%8.1f", f.total_ms) + "  [" + bar +
+  std::string line = Format("%+8.1f", start_ms) + Format("%8.1f", r.total_ms()) + "  [" + bar +
                      "]  " + Format("%-5.1f", f.dns_ms) + " " + Format("%-5.1f", f.connect_ms) +
                      " " + Format("%-5.1f", f.tls_ms) + " " +
                      Format("%-6.1f", f.send_ms + f.ttfb_ms) + " " +
-                     Format("%-6.1f", f.receive_ms) + " " + Pad(r.priority, 8) + "  ";
-  if (f.error) {
-    line += TerminalSafe(f.url) + "  error: " + TerminalSafe(f.error_message) + " (" +
-            ErrorToString(f.error) + ")";
+                     Format("%-6.1f", f.receive_ms) + " " + Pad(priority, 8) + "  ";
+  if (r.error != OK) {
+    line += TerminalSafe(r.url) + "  error: " + TerminalSafe(r.error_message) + " (" +
+            ErrorToString(r.error) + ")";
     return line;
   }
   std::string socket = "-";
-  if (f.socket_id != 0) {
-    socket = std::to_string(f.socket_id) + (f.socket_reused     ? " reused"
-                                            : r.connected_ahead ? " preconnected"
-                                                                : " new");
+  if (r.connection.socket_id != 0) {
+    socket =
+        std::to_string(r.connection.socket_id) + " " + SocketSourceName(r.connection.socket_source);
   }
-  line += Pad(std::to_string(f.status), 6) + "  " + Pad(socket, 16) + "  " + Pad(f.cache, 5) +
-          "  " + TerminalSafe(f.url);
+  line += Pad(std::to_string(r.status), 6) + "  " + Pad(socket, 22) + "  " +
+          Pad(r.cache_name(), 5) + "  " + TerminalSafe(r.url);
   return line;
 }
 
@@ -110,8 +100,8 @@ nlohmann::json PageSummaryToJson(const PageLoadResult& page, nlohmann::json pred
                        : page.requests[0].final_url;
   j["requests"] = page.requests.size();
   j["failed"] = page.failed;
-  j["document_ms"] = Round3(page.document_ms());
-  j["load_ms"] = Round3(page.load_ms());
+  j["document_ms"] = RoundMsForJson(page.document_ms());
+  j["load_ms"] = RoundMsForJson(page.load_ms());
   j["parsed"] = page.parsed;
   j["document_truncated"] = page.scan.document_truncated;
   j["nesting_truncated"] = page.scan.nesting_truncated;

@@ -1,43 +1,33 @@
-// What `netstack fetch --page` reports (docs/fetch.md "Page loads"): per request, a FetchRecord
-// (the same JSON as a plain fetch) with the page's own fields, rendered as a waterfall line or
-// a JSON object; and the page's final line with its figures and the predictor's stats.
+// What `netstack fetch --page` reports (docs/fetch.md "Page loads"): per request, its record
+// (net/http/request_record.h, written by the one JSON writer, or as a waterfall line); and the
+// page's final line with its figures and the predictor's stats.
 #ifndef TOOLS_NETSTACK_PAGE_RECORD_H_
 #define TOOLS_NETSTACK_PAGE_RECORD_H_
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
-#include "tools/netstack/fetch_record.h"
+#include "net/http/request_record.h"
 #include "tools/page/page_loader.h"
 
 namespace netstack {
 
-struct PageRequestReport {
-  FetchRecord fetch;
-  std::string type;              // "document", "stylesheet", "script", "image", ...
-  std::string priority;          // RequestPriorityToString
-  double start_ms = 0;           // navigation start -> this request's start
-  double queued_ms = 0;          // waiting for a socket (LoadTimingPhases::queued_ms)
-  bool connected_ahead = false;  // its socket was connected before it started (preconnected)
-};
+class Predictor;
 
-// The report of one request of `page`; `speculative` is Predictor::SpeculativeFor(origin), or
-// null without a predictor.
-PageRequestReport MakePageRequestReport(const PageLoadResult& page, const PageRequestRecord& r,
-                                        nlohmann::json speculative);
+// `page`'s request records as `--page` and the internals fetch box report them: each with
+// `speculative` set to what `predictor` had done for its origin (Predictor::SpeculativeFor;
+// null without a predictor). Read before the predictor's Finish turns pending into wasted.
+std::vector<RequestRecord> PageRequestReports(const PageLoadResult& page,
+                                              const Predictor* predictor);
 
-// FetchRecordToJson's object plus "kind": "request", "type", "priority", "start_ms",
-// timing.queued_ms and socket.preconnected.
-nlohmann::json PageRequestReportToJson(const PageRequestReport& report);
+// One waterfall line of a request of a page load `load_ms` long: start offset, total, a bar of
+// `bar_width` characters over [0, load_ms] ('.' queued, 'd' dns, 'c' connect, 's' tls, 'w' send
+// and wait, 'r' receive), the phases in ms, priority, status, socket (its id and
+// SocketSourceName), cache, URL. An error replaces status..cache with the error.
+std::string PageRequestToLine(const RequestRecord& request, double load_ms, int bar_width = 40);
 
-// One waterfall line: start offset, total, a bar of `bar_width` characters over
-// [0, load_ms] ('.' queued, 'd' dns, 'c' connect, 's' tls, 'w' send and wait, 'r' receive),
-// the phases in ms, priority, status, socket (new | reused | preconnected), cache, URL. An
-// error replaces status..cache with the error.
-std::string PageRequestReportToLine(const PageRequestReport& report, double load_ms,
-                                    int bar_width = 40);
-
-// The waterfall's header line (column names) for PageRequestReportToLine.
+// The waterfall's header line (column names) for PageRequestToLine.
 std::string PageWaterfallHeader(int bar_width = 40);
 
 // The final line: {"kind": "page", "page", "final_url", "requests", "failed", "document_ms",

@@ -18,8 +18,8 @@ double PageLoadResult::load_ms() const { return MillisecondsBetween(start, end);
 // One request of the load: its UrlRequest, and the document's body while it arrives.
 class PageLoader::Request : public UrlRequest::Delegate {
  public:
-  Request(PageLoader* loader, size_t index, size_t max_body_kept)
-      : loader_(loader), index_(index), max_body_kept_(max_body_kept) {}
+  Request(PageLoader* loader, size_t index, const Url& url, size_t max_body_kept)
+      : loader_(loader), index_(index), url_(url), max_body_kept_(max_body_kept) {}
 
   void Start(UrlRequestContext* context, const UrlRequest::Params& params) {
     request_ = std::make_unique<UrlRequest>(context, params, this);
@@ -38,11 +38,13 @@ class PageLoader::Request : public UrlRequest::Delegate {
 
   const UrlRequest& request() const { return *request_; }
   size_t index() const { return index_; }
+  const Url& url() const { return url_; }
   const std::string& body() const { return body_; }
 
  private:
   PageLoader* const loader_;
   const size_t index_;
+  const Url url_;
   const size_t max_body_kept_;  // 0 for subresources: their bodies are counted, not kept
   std::unique_ptr<UrlRequest> request_;
   std::string body_;
@@ -67,15 +69,13 @@ void PageLoader::Start(const Url& page, std::function<void(const PageLoadResult&
 
 void PageLoader::Issue(const Url& url, bool is_document, std::string type,
                        RequestPriority priority) {
-  PageRequestRecord record;
-  record.url = url;
-  record.is_document = is_document;
-  record.type = std::move(type);
-  record.priority = priority;
+  RequestRecord record;
+  record.url = url.spec();
+  record.placement = RequestPlacement{std::move(type), priority, result_.start};
   result_.requests.push_back(std::move(record));
   // The document's body is kept one byte past the scan bound, so the scanner sees the cut.
   requests_.push_back(std::make_unique<Request>(
-      this, requests_.size(), is_document ? options_.scan.max_document_bytes + 1 : 0));
+      this, requests_.size(), url, is_document ? options_.scan.max_document_bytes + 1 : 0));
   ++outstanding_;
 
   UrlRequest::Params params;
@@ -90,66 +90,41 @@ void PageLoader::Issue(const Url& url, bool is_document, std::string type,
   requests_.back()->Start(context_, params);
 }
 
-void FillRequestRecord(const UrlRequest& r, int result, PageRequestRecord* record,
-                       bool with_headers) {
-  PageRequestRecord& rec = *record;
-  rec.start = r.start_time();
-  rec.end = r.end_time();
-  rec.result = result;
-  rec.error_message = r.error_message();
-  if (auto headers = r.response_headers()) {
-    rec.status = headers->response_code();
-    rec.status_text = headers->reason();
-    if (with_headers) rec.headers = headers->ToJson();
-  }
-  rec.final_url = r.url().spec();
-  rec.redirects = r.redirect_chain();
-  rec.bytes = r.decoded_body_bytes();
-  rec.encoded_bytes = r.encoded_body_bytes();
-  rec.timing = r.load_timing_info();
-  rec.phases = ComputeLoadTimingPhases(rec.timing, rec.start);
-  rec.connection = r.connection_info();
-  rec.cache = r.cache_disposition();
-  // A never-used idle socket (a preconnect's) carries no connect timing; a connect job bound
-  // late (a preconnect still connecting) carries one that began before this request.
-  const TimeTicks connect_start = rec.timing.connect_timing.connect_start;
-  rec.connected_ahead = !rec.connection.reused && rec.connection.socket_id != 0 &&
-                        (connect_start == TimeTicks{} || connect_start < rec.start);
-}
-
 void PageLoader::OnRequestComplete(Request* request, int result) {
-  PageRequestRecord& rec = result_.requests[request->index()];
+  RequestRecord& rec = result_.requests[request->index()];
   // With headers: the document's Content-Type decides parsing, and every report prints them.
-  FillRequestRecord(request->request(), result, &rec, /*with_headers=*/true);
+  FillRequestRecord(request->request(), /*with_headers=*/true, &rec);
   if (result != OK) ++result_.failed;
   if (rec.end > result_.end) result_.end = rec.end;
   --outstanding_;
 
-  if (rec.is_document) OnDocumentComplete(request);
+  if (request->index() == 0) OnDocumentComplete(request);
   MaybeFinish();
 }
 
 void PageLoader::OnDocumentComplete(Request* request) {
-  // Copied: issuing subresources below grows result_.requests.
-  const PageRequestRecord doc = result_.requests[request->index()];
+  // Not used once subresources are issued below (that grows result_.requests).
+  const RequestRecord& doc = result_.requests[request->index()];
   result_.document_end = doc.end;
   // A browser renders what the server sent, error pages included; only an answer without
   // content has nothing to parse.
-  if (doc.result != OK || doc.status < 200 || doc.status == 204 ||
+  if (doc.error != OK || doc.status < 200 || doc.status == 204 ||
       (doc.status >= 300 && doc.status < 400)) {
     return;
   }
   // Parsed when the server calls it HTML, or says nothing (a browser would sniff).
-  auto type = doc.headers.find("content-type");
-  if (type != doc.headers.end() && type->is_string() &&
-      type->get<std::string>().find("html") == std::string::npos) {
-    return;
+  if (doc.headers) {
+    auto type = doc.headers->find("content-type");
+    if (type != doc.headers->end() && type->is_string() &&
+        type->get<std::string>().find("html") == std::string::npos) {
+      return;
+    }
   }
 
   // Resolved against the final URL (after redirects); the page stays the one navigated to.
   Url document_url;
   std::string message;
-  if (Url::Parse(doc.final_url, &document_url, &message) != OK) document_url = doc.url;
+  if (Url::Parse(doc.final_url, &document_url, &message) != OK) document_url = request->url();
   result_.scan = ScanHtml(request->body(), document_url, options_.scan);
   result_.parsed = true;
   if (predictor_) {

@@ -8,6 +8,9 @@
 // OnStaticHint for each hint as soon as the document is parsed (before the subresources are
 // requested; a prefetch hint for a URL this load requests itself is not sent: it would fetch the
 // URL twice), OnNavigationComplete when every request has ended.
+//
+// Each request is recorded with FillRequestRecord (net/http/request_record.h), the one copy a
+// plain `netstack fetch` and a replay make too.
 #ifndef TOOLS_PAGE_PAGE_LOADER_H_
 #define TOOLS_PAGE_PAGE_LOADER_H_
 
@@ -18,12 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "net/base/load_timing_info.h"
 #include "net/base/load_timing_phases.h"
 #include "net/base/request_priority.h"
 #include "net/base/time.h"
 #include "net/base/url.h"
-#include "net/http/http_transaction.h"
+#include "net/http/request_record.h"
 #include "tools/page/html_scanner.h"
 
 namespace netstack {
@@ -32,49 +34,13 @@ class Predictor;
 class UrlRequest;
 class UrlRequestContext;
 
-// One request of a page load, as it ended.
-struct PageRequestRecord {
-  Url url;
-  bool is_document = false;
-  // The scanner's type name ("stylesheet", "script", ...); "document" for the document.
-  std::string type;
-  RequestPriority priority = MEDIUM;
-  TimeTicks start{}, end{};
-  int result = 0;  // OK or a net error
-  std::string error_message;
-  int status = 0;  // 0: no response
-  std::string status_text;
-  // The response headers as HttpResponseHeaders::ToJson gives them; left empty when the
-  // record was filled without them (FillRequestRecord's `with_headers`).
-  nlohmann::json headers = nlohmann::json::object();
-  std::string final_url;
-  std::vector<std::string> redirects;
-  int64_t bytes = 0;          // decoded body
-  int64_t encoded_bytes = 0;  // as received
-  LoadTimingInfo timing;      // the last hop's
-  LoadTimingPhases phases;    // ComputeLoadTimingPhases(timing, start)
-  ConnectionInfo connection;
-  CacheDisposition cache = CacheDisposition::kBypass;
-  // Its socket was connected (or connecting) before this request started, and not used
-  // before: a preconnected idle socket (no connect timing), or a connect job begun earlier (a
-  // preconnect still connecting, or one started for an earlier request) bound to it late.
-  bool connected_ahead = false;
-};
-
-// Copies what `request` ended with (`result`, OK or a net error) into `record`: everything but
-// url, is_document, type and priority, which the issuer sets. The one UrlRequest -> record copy:
-// the loader's and a plain `netstack fetch`'s (through FetchRecordFromRequest).
-// `with_headers` false leaves `record->headers` an empty object: converting the response
-// headers to JSON was a fifth of a keep-alive fetch's instructions, and only a consumer that
-// prints or reads them (--json, page loads, the internals fetch box) needs them.
-void FillRequestRecord(const UrlRequest& request, int result, PageRequestRecord* record,
-                       bool with_headers);
-
 struct PageLoadResult {
   Url page;
   // Every request in the order issued: the document first, then the subresources in
-  // document order.
-  std::vector<PageRequestRecord> requests;
+  // document order. Each record (net/http/request_record.h) has its placement (type: the
+  // scanner's type name, "document" for the document; priority; the navigation's start) and its
+  // response headers.
+  std::vector<RequestRecord> requests;
   ScanResult scan;      // empty when the document failed or was not HTML
   bool parsed = false;  // the document was scanned
   TimeTicks start{}, document_end{}, end{};

@@ -49,11 +49,9 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   }
 
   bool Run(TraceSource* source, std::string* error);
-  void OnRequestDone(ReplayPageRun* page, const RequestResult& result) override;
+  void OnRequestDone(ReplayPageRun* page, const RequestRecord& record) override;
   void OnPageDone(ReplayPageRun* run, const PageResult& page) override;
   void OnEntryStarting(ReplayPageRun* page, int index) override;
-  const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed, TimeTicks start,
-                                 TimeTicks send_start) override;
 
   ReplayConfig config_;
   std::vector<ReplayObserver*> observers_;
@@ -94,7 +92,7 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   std::vector<std::unique_ptr<ReplayPageRun>> pages_;
   std::vector<ReplayPageRun*> finished_;
   size_t in_flight_ = 0;
-  RequestResult scratch_;
+  RequestRecord scratch_;
   TimeTicks last_done_ = kSessionStart;
   bool stalled_ = false;
   bool ran_ = false;
@@ -169,27 +167,9 @@ void ReplayEngine::Impl::OnEntryStarting(ReplayPageRun* page, int index) {
   if (!url.host().empty()) predictor_->OnResourceRequested(page->page_url(), url);
 }
 
-const char* ReplayEngine::Impl::ClassifyConnection(const SchemeHostPort& group, bool connect_timed,
-                                                   TimeTicks start, TimeTicks send_start) {
-  return predictor_->ClassifyConnection(group, connect_timed, start, send_start);
-}
-
-void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestResult& r) {
+void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestRecord& r) {
   ReplayTotals& t = totals_;
-  ++t.requests;
-  if (!r.error.empty()) ++t.failed;
-  if (r.socket_id != 0) ++(r.socket_reused ? t.sockets_reused : t.sockets_opened);
-  if (r.cache == "hit" || r.cache == "stale") ++t.cache_hits;
-  if (r.cache == "revalidated") ++t.revalidated;
-  if (r.cache == "recorded-hit") ++t.recorded_hits;
-  t.bytes += r.body_bytes;
-  t.dns_ms += r.dns_ms;
-  t.connect_ms += r.connect_ms;
-  t.tls_ms += r.tls_ms;
-  t.queued_ms += r.queued_ms;
-  t.send_ms += r.send_ms;
-  t.ttfb_ms += r.ttfb_ms;
-  t.receive_ms += r.receive_ms;
+  AddRequestCounts(r, &t);
   for (ReplayObserver* o : observers_) o->OnRequest(r);
   if (progress_every_ && progress_ && t.requests % progress_every_ == 0) {
     t.virtual_ms = ToMilliseconds(scheduler_.Now() - kSessionStart);

@@ -16,23 +16,13 @@ namespace {
 constexpr int64_t kRecordedHitBaseUs = 8'000;
 constexpr int64_t kRecordedHitUsPerMiB = 20'000;
 
-double Ms(TimeTicks from, TimeTicks to) {
-  if (from == TimeTicks{} || to == TimeTicks{} || to < from) return 0;
-  return ToMilliseconds(to - from);
-}
+double Ms(TimeTicks from, TimeTicks to) { return MillisecondsBetween(from, to); }
 
 double Ms(TimeDelta d) { return ToMilliseconds(d); }
 
-// The phases of `r` (net/base/load_timing_phases.h, shared with fetch).
-void FillPhases(const UrlRequest& r, RequestResult* out) {
-  const LoadTimingPhases p = ComputeLoadTimingPhases(r.load_timing_info(), r.start_time());
-  out->dns_ms = p.dns_ms;
-  out->connect_ms = p.connect_ms;
-  out->tls_ms = p.tls_ms;
-  out->send_ms = p.send_ms;
-  out->ttfb_ms = p.ttfb_ms;
-  out->receive_ms = p.receive_ms;
-  out->queued_ms = p.queued_ms;
+// The message of a request that failed with `error` (as UrlRequest words its own).
+std::string ErrorMessage(int error, const std::string& detail) {
+  return ErrorToMessage(error) + ": " + detail;
 }
 
 }  // namespace
@@ -42,7 +32,7 @@ void ReplayPageRun::EntryRun::OnComplete(UrlRequest*, int result) {
 }
 
 ReplayPageRun::ReplayPageRun(Scheduler& scheduler, UrlRequestContext* context,
-                             ReplayResponder* responder, Delegate* delegate, RequestResult* scratch,
+                             ReplayResponder* responder, Delegate* delegate, RequestRecord* scratch,
                              std::shared_ptr<const PreparedPage> page, uint64_t page_index,
                              TimeTicks session_start)
     : scheduler_(scheduler),
@@ -130,7 +120,7 @@ void ReplayPageRun::StartEntry(int index) {
       }
       e.task = scheduler_.PostDelayedTask(cost, [this, index] {
         entries_[index].task = kNoTask;
-        CompleteLocally(index, "recorded-hit", "");
+        CompleteLocally(index, /*recorded_hit=*/true, OK, "");
       });
       return;
     }
@@ -140,85 +130,73 @@ void ReplayPageRun::StartEntry(int index) {
       FinishEntry(index);
       return;
     case PreparedEntry::Kind::kInvalid:
-      CompleteLocally(index, "bypass", p.invalid_error);
+      CompleteLocally(index, /*recorded_hit=*/false, p.invalid_error, p.invalid_detail);
       return;
   }
 }
 
-void ReplayPageRun::FillCommon(int index) {
+void ReplayPageRun::FillContext(int index) {
   const TraceEntry& t = page_->page->entries[index];
   const PreparedEntry& p = page_->entries[index];
   const EntryRun& e = entries_[index];
-  RequestResult& r = *scratch_;
-  r.page_index = page_index_;
-  r.entry_index = index;
+  RequestRecord& r = *scratch_;
+  // The trace's own text (the URL as recorded, even one that does not parse).
   r.url.assign(t.url);
-  r.host.assign(p.request().url.host());
   r.method.assign(t.method);
-  r.resource_type.assign(t.resource_type);
-  r.priority.assign(RequestPriorityToString(p.priority()));
-  r.start_ms = Ms(start_, e.start);
-  r.end_ms = Ms(start_, e.end);
-  r.recorded_start_ms = t.start_ms;
-  r.recorded_end_ms = t.recorded_total_ms >= 0 ? t.start_ms + t.recorded_total_ms : -1;
-  r.status = 0;
-  r.error.clear();
-  r.body_bytes = 0;
-  r.queued_ms = r.dns_ms = r.connect_ms = r.tls_ms = r.send_ms = r.ttfb_ms = r.receive_ms = 0;
-  r.request_ms = r.server_ms = r.response_ms = 0;
-  r.socket_id = 0;
-  r.socket_reused = false;
-  r.connection.clear();
+  r.start = e.start;
+  r.end = e.end;
+  // Engaged once and then reused: their strings keep their buffers.
+  if (!r.placement) r.placement.emplace();
+  r.placement->type.assign(t.resource_type);
+  r.placement->priority = p.priority();
+  r.placement->page_start = start_;
+  if (!r.entry) r.entry.emplace();
+  r.entry->page = page_index_;
+  r.entry->entry = index;
+  r.entry->host.assign(p.request().url.host());
+  if (!r.model) r.model.emplace();
+  r.model->request_ms = r.model->server_ms = r.model->response_ms = 0;
+  r.model->recorded_start_ms = t.start_ms;
+  r.model->recorded_end_ms = t.recorded_total_ms >= 0 ? t.start_ms + t.recorded_total_ms : -1;
 }
 
 void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   responder_->Forget(e);
   UrlRequest& request = *e->request;
   e->end = request.end_time() != TimeTicks{} ? request.end_time() : scheduler_.Now();
-  FillCommon(e->index);
-  RequestResult& r = *scratch_;
-  if (auto headers = request.response_headers()) r.status = headers->response_code();
-  if (result != OK) {
-    r.error = ErrorToString(result);
-    if (!request.error_message().empty()) r.error += ": " + request.error_message();
-  }
-  r.cache.assign(CacheDispositionName(request.cache_disposition()));
-  r.body_bytes = request.encoded_body_bytes();
-  FillPhases(request, &r);
+  RequestRecord& r = *scratch_;
+  FillRequestRecord(request, /*with_headers=*/false, &r);
+  FillContext(e->index);
   const LoadTimingInfo& t = request.load_timing_info();
   if (e->served && t.send_start != TimeTicks{} && t.receive_headers_start != TimeTicks{} &&
       e->arrived >= t.send_start) {
-    r.request_ms = Ms(t.send_start, e->arrived);
-    r.server_ms = Ms(e->server_time);
-    r.response_ms = Ms(e->arrived + e->server_time, t.receive_headers_start);
-  }
-  const ConnectionInfo& conn = request.connection_info();
-  r.socket_id = conn.socket_id;
-  r.socket_reused = conn.reused;
-  if (conn.socket_id != 0) {
-    if (conn.reused) {
-      r.connection.assign("reused");
-    } else {
-      SchemeHostPort group = page_->entries[e->index].request().url.scheme_host_port();
-      const ConnectTiming& ct = t.connect_timing;
-      bool timed = ct.connect_start != TimeTicks{} || ct.dns_start != TimeTicks{};
-      r.connection.assign(delegate_->ClassifyConnection(group, timed, e->start, t.send_start));
-    }
+    r.model->request_ms = Ms(t.send_start, e->arrived);
+    r.model->server_ms = Ms(e->server_time);
+    r.model->response_ms = Ms(e->arrived + e->server_time, t.receive_headers_start);
   }
   // The request is done with: its socket is back in the pool (or closed).
   e->request.reset();
   FinishEntry(e->index);
 }
 
-void ReplayPageRun::CompleteLocally(int index, const char* cache, const std::string& error) {
+void ReplayPageRun::CompleteLocally(int index, bool recorded_hit, int error,
+                                    const std::string& detail) {
   EntryRun& e = entries_[index];
   e.end = scheduler_.Now();
-  FillCommon(index);
-  scratch_->cache.assign(cache);
-  scratch_->error = error;
-  if (error.empty()) {
-    scratch_->status = page_->page->entries[index].status;
-    scratch_->body_bytes = std::max<int64_t>(0, page_->page->entries[index].response_body_bytes);
+  RequestRecord& r = *scratch_;
+  FillContext(index);
+  ClearRequestRecord(&r);
+  r.start = e.start;
+  r.end = e.end;
+  if (error != OK) {
+    r.error = error;
+    r.error_message = ErrorMessage(error, detail);
+  } else {
+    const TraceEntry& t = page_->page->entries[index];
+    r.recorded_hit = recorded_hit;
+    r.status = t.status;
+    // The recording knows the body as transferred only; nothing decodes it here.
+    r.body_bytes = r.transfer_bytes = std::max<int64_t>(0, t.response_body_bytes);
   }
   FinishEntry(index);
 }
@@ -228,24 +206,14 @@ void ReplayPageRun::FinishEntry(int index) {
   const PreparedEntry& p = page_->entries[index];
   e.done = true;
   if (p.kind != PreparedEntry::Kind::kSkipped) {
-    const RequestResult& r = *scratch_;
-    ++result_.requests;
-    if (!r.error.empty()) ++result_.failed;
-    if (r.socket_id != 0) ++(r.socket_reused ? result_.sockets_reused : result_.sockets_opened);
-    if (r.cache == "hit" || r.cache == "stale") ++result_.cache_hits;
-    if (r.cache == "revalidated") ++result_.revalidated;
-    if (p.kind == PreparedEntry::Kind::kRecordedHit) ++result_.recorded_hits;
-    result_.dns_ms += r.dns_ms;
-    result_.connect_ms += r.connect_ms;
-    result_.tls_ms += r.tls_ms;
-    result_.queued_ms += r.queued_ms;
-    result_.ttfb_ms += r.ttfb_ms;
-    result_.receive_ms += r.receive_ms;
-    result_.bytes += r.body_bytes;
-    if (r.socket_id != 0 && !r.socket_reused)
-      result_.connect_wait_ms += r.dns_ms + r.connect_ms + r.tls_ms;
-    if (r.connection == "preconnected") ++result_.preconnected;
-    if (r.connection == "late") ++result_.preconnect_late;
+    const RequestRecord& r = *scratch_;
+    const SocketSource source = r.connection.socket_source;
+    AddRequestCounts(r, &result_);
+    // A socket used before has no setup: only new connections add to the wait.
+    if (source != SocketSource::kNone && source != SocketSource::kReused)
+      result_.connect_wait_ms += r.phases.connect_wait_ms();
+    if (source == SocketSource::kPreconnected) ++result_.preconnected;
+    if (source == SocketSource::kPreconnectedLate) ++result_.preconnect_late;
     delegate_->OnRequestDone(this, r);
   }
   last_end_ = std::max(last_end_, e.end);
@@ -271,7 +239,7 @@ void ReplayPageRun::Abort(const std::string& why) {
     responder_->Forget(&e);
     e.request.reset();
     if (e.start == TimeTicks{}) e.start = scheduler_.Now();
-    CompleteLocally(static_cast<int>(i), "bypass", why);
+    CompleteLocally(static_cast<int>(i), /*recorded_hit=*/false, ERR_FAILED, why);
   }
   // Children of the aborted entries were posted again while aborting: cancel them.
   for (EntryRun& e : entries_) {

@@ -1,7 +1,8 @@
 // ReplayPageRun: one navigation in flight in the replay engine. Places the page's entries in
 // time (recorded offsets, or after the entry that revealed them), issues each as a UrlRequest
-// (one per redirect hop: redirects are not followed, each hop is its own entry), turns each
-// completion into a RequestResult, and says when the page is complete.
+// (one per redirect hop: redirects are not followed, each hop is its own entry), records each
+// completion (FillRequestRecord, then the entry's placement, replay entry and model parts), and
+// says when the page is complete.
 //
 // Internal to the engine (tools/replay/replay_engine.cc).
 #ifndef TOOLS_REPLAY_REPLAY_PAGE_RUN_H_
@@ -29,21 +30,13 @@ class ReplayPageRun {
    public:
     virtual ~Delegate() = default;
     // One entry finished. `result` is valid only during the call.
-    virtual void OnRequestDone(ReplayPageRun* page, const RequestResult& result) = 0;
+    virtual void OnRequestDone(ReplayPageRun* page, const RequestRecord& record) = 0;
     // Every entry finished; `page` has the page's figures. The run must not be destroyed
     // inside this call (the engine reaps it later).
     virtual void OnPageDone(ReplayPageRun* run, const PageResult& page) = 0;
     // Entry `index` is about to be issued (network) or read from the browser's cache
     // (recorded hit): the predictor hears of every resource a page asks for.
     virtual void OnEntryStarting(ReplayPageRun* page, int index) {}
-    // How a request that used a connection it did not reuse got it: "new", "preconnected",
-    // "late" or "idle" (RequestResult::connection). `connect_timed` is true when its load
-    // timing has connect points (a connect job's socket); `start` and `send_start` bound when
-    // the pool handed it the socket.
-    virtual const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed,
-                                           TimeTicks start, TimeTicks send_start) {
-      return connect_timed ? "new" : "idle";
-    }
   };
 
   // One entry's progress. The UrlRequest's delegate.
@@ -65,11 +58,11 @@ class ReplayPageRun {
     void OnComplete(UrlRequest* request, int result) override;
   };
 
-  // `scheduler`, `context`, `responder`, `delegate` and `scratch` (a result buffer reused for
-  // every request) must outlive the run. `page_start` is when the navigation happens;
+  // `scheduler`, `context`, `responder`, `delegate` and `scratch` (a record reused for every
+  // request) must outlive the run. `page_start` is when the navigation happens;
   // `session_start` is the session's time zero (PageResult::start_ms).
   ReplayPageRun(Scheduler& scheduler, UrlRequestContext* context, ReplayResponder* responder,
-                Delegate* delegate, RequestResult* scratch,
+                Delegate* delegate, RequestRecord* scratch,
                 std::shared_ptr<const PreparedPage> page, uint64_t page_index,
                 TimeTicks session_start);
   // Cancels what is pending: start tasks, requests in flight (their results are not reported).
@@ -97,17 +90,20 @@ class ReplayPageRun {
   void PostStart(int index, TimeDelta delay);
   void StartEntry(int index);
   void OnEntryComplete(EntryRun* entry, int result);
-  // A request that did not use the network: recorded-hit, invalid URL, or aborted.
-  void CompleteLocally(int index, const char* cache, const std::string& error);
+  // A request that did not use the network: a recorded hit (`error` OK), or an invalid entry
+  // or an aborted one (`error` and what about it).
+  void CompleteLocally(int index, bool recorded_hit, int error, const std::string& detail);
   // Common end of an entry: figures, the observers, children, the page.
   void FinishEntry(int index);
-  void FillCommon(int index);
+  // The scratch record's context parts (placement, entry, model's recording) and the trace's
+  // URL and method, for entry `index`.
+  void FillContext(int index);
 
   Scheduler& scheduler_;
   UrlRequestContext* const context_;
   ReplayResponder* const responder_;
   Delegate* const delegate_;
-  RequestResult* const scratch_;
+  RequestRecord* const scratch_;
   const std::shared_ptr<const PreparedPage> page_;
   const uint64_t page_index_;
   const TimeTicks session_start_;

@@ -1,8 +1,8 @@
 // ReplayPredictor: the predictor (predictor/predictor.h) in the simulated world. The engine
 // builds one over its UrlRequestContext and tells it every session event at its time; this
-// class turns events into Predictor calls, watches the socket pool to tell each request how it
-// got its connection (RequestResult::connection), and ends the predictor's accounting into the
-// replay's totals.
+// class turns events into Predictor calls and ends the predictor's accounting into the
+// replay's totals. (How each request got its connection is the pool's SocketSource, in the
+// request's ConnectionInfo: nothing here matches pool events to requests.)
 //
 // Events (docs/trace-format.md says what each makes the predictor do):
 //   startup -> OnStartup; navigate -> OnNavigation(page URL) before the document is requested;
@@ -18,15 +18,11 @@
 #ifndef TOOLS_REPLAY_REPLAY_PREDICTOR_H_
 #define TOOLS_REPLAY_REPLAY_PREDICTOR_H_
 
-#include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 
 #include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/base/url.h"
-#include "net/socket/client_socket_pool.h"
 #include "predictor/context_predictor.h"
 #include "predictor/predictor_config.h"
 #include "tools/replay/replay_result.h"
@@ -36,15 +32,15 @@ namespace netstack {
 
 class UrlRequestContext;
 
-class ReplayPredictor : public ClientSocketPool::Observer {
+class ReplayPredictor {
  public:
   // `scheduler` and `context` must outlive this object. `net_log` (may be null) receives the
   // predictor's events; with policy "off" it is not used, so the NetLog's ids (and every
   // output) are those of a replay without a predictor.
   ReplayPredictor(const PredictorConfig& config, Scheduler& scheduler, UrlRequestContext* context,
                   NetLog* net_log);
-  // Removes the observers from the pool (Finish() need not have run).
-  ~ReplayPredictor() override;
+  // Removes the predictor from the pool (Finish() need not have run).
+  ~ReplayPredictor();
   ReplayPredictor(const ReplayPredictor&) = delete;
   ReplayPredictor& operator=(const ReplayPredictor&) = delete;
 
@@ -57,40 +53,20 @@ class ReplayPredictor : public ClientSocketPool::Observer {
   // `page`'s load finished.
   void OnNavigationComplete(const Url& page);
 
-  // How a request that did not reuse a socket got its connection: "new", "preconnected",
-  // "late" or "idle" (see RequestResult::connection). Matches the pool's assignment to
-  // `group` between `start` and `send_start` (now when unset) of the right kind: a connect
-  // job's socket when `connect_timed`, else a never-used idle one.
-  const char* ClassifyConnection(const SchemeHostPort& group, bool connect_timed, TimeTicks start,
-                                 TimeTicks send_start);
-
   // Ends the predictor's accounting (Predictor::Finish) and writes its policy, stats and tables
   // into `totals`. Later events are ignored. Call once, before the pool goes.
-  // The predictor (null with policy off), for the internals page.
-  Predictor* predictor() { return predictor_; }
   void Finish(ReplayTotals* totals);
 
-  // ClientSocketPool::Observer: remembers socket assignments for ClassifyConnection.
-  void OnSocketAssigned(const SchemeHostPort& group,
-                        const ClientSocketPool::Observer::Assignment& assignment) override;
+  // The predictor, for the internals page.
+  Predictor* predictor() { return predictor_; }
 
  private:
-  struct Assigned {
-    TimeTicks at;
-    bool idle = false;  // a never-used idle socket (else a connect job's)
-    bool from_preconnect = false;
-  };
-  void Prune(TimeTicks now);
-
   Scheduler& scheduler_;
   UrlRequestContext* const context_;
   ContextPredictor context_predictor_;
   Predictor* const predictor_;  // context_predictor_'s
   Url last_page_;               // the page a session's "hint" event is for
   bool finished_ = false;
-  // Assignments not yet matched with a request, per group; bounded in age and count.
-  std::map<SchemeHostPort, std::deque<Assigned>> assigned_;
-  uint64_t assigned_count_ = 0;
 };
 
 }  // namespace netstack

@@ -176,7 +176,8 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
     std::string message;
     if (Url::Parse(e.url, &request.url, &message) != 0) {
       p.kind = PreparedEntry::Kind::kInvalid;
-      p.invalid_error = "ERR_INVALID_URL: " + message;
+      p.invalid_error = ERR_INVALID_URL;
+      p.invalid_detail = message;
       continue;
     }
     if (e.recorded_from_cache) {
@@ -197,9 +198,10 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
       int64_t body = std::min(e.request_body_bytes, kMaxRequestBodyBytes);
       if (request_body_total + body > kMaxPageRequestBodyBytes) {
         p.kind = PreparedEntry::Kind::kInvalid;
-        p.invalid_error = "ERR_FILE_TOO_BIG: entry " + std::to_string(i) + "'s request body of " +
-                          std::to_string(body) +
-                          " bytes passes the limit of 64 MiB of request bodies per page";
+        p.invalid_error = ERR_FILE_TOO_BIG;
+        p.invalid_detail = "entry " + std::to_string(i) + "'s request body of " +
+                           std::to_string(body) +
+                           " bytes passes the limit of 64 MiB of request bodies per page";
         continue;
       }
       request_body_total += body;

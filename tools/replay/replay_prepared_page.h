@@ -39,8 +39,10 @@ struct PreparedEntry {
   UrlRequest::Params params;
   const HttpRequestInfo& request() const { return params.request; }
   RequestPriority priority() const { return params.priority; }
-  // kInvalid: the failure reported, "ERR_INVALID_URL: <why>" or "ERR_FILE_TOO_BIG: <which>".
-  std::string invalid_error;
+  // kInvalid: the failure reported: ERR_INVALID_URL (the URL does not parse) or ERR_FILE_TOO_BIG
+  // (the page's request bodies pass their bound), and what about it.
+  int invalid_error = OK;
+  std::string invalid_detail;
 
   // The key the modelled server matches requests on: method, scheme, Host, target.
   uint64_t match_hash = 0;

@@ -1,48 +1,18 @@
 #include "tools/replay/replay_result.h"
 
-#include <cmath>
+#include "net/http/request_record_json.h"
 
 namespace netstack {
 namespace {
 
-// Times come from microsecond ticks; rounding to the microsecond removes the noise of double
-// subtraction so the same replay always prints the same digits.
-double Ms(double ms) { return std::round(ms * 1000.0) / 1000.0; }
+// Every JSON output rounds the same way (net/http/request_record_json.h).
+double Ms(double ms) { return RoundMsForJson(ms); }
 
 nlohmann::json MsOrNull(double ms) {
   return ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(Ms(ms));
 }
 
 }  // namespace
-
-nlohmann::json RequestResult::ToJson() const {
-  nlohmann::json j;
-  j["kind"] = "request";
-  j["page"] = page_index;
-  j["entry"] = entry_index;
-  j["url"] = url;
-  j["host"] = host;
-  j["method"] = method;
-  j["type"] = resource_type;
-  j["priority"] = priority;
-  j["status"] = status;
-  j["error"] = error.empty() ? nlohmann::json(nullptr) : nlohmann::json(error);
-  j["cache"] = cache;
-  j["bytes"] = body_bytes;
-  j["start_ms"] = Ms(start_ms);
-  j["end_ms"] = Ms(end_ms);
-  j["timing"] = {{"queued_ms", Ms(queued_ms)},    {"dns_ms", Ms(dns_ms)},
-                 {"connect_ms", Ms(connect_ms)},  {"tls_ms", Ms(tls_ms)},
-                 {"send_ms", Ms(send_ms)},        {"ttfb_ms", Ms(ttfb_ms)},
-                 {"receive_ms", Ms(receive_ms)},  {"total_ms", Ms(end_ms - start_ms)},
-                 {"request_ms", Ms(request_ms)},  {"server_ms", Ms(server_ms)},
-                 {"response_ms", Ms(response_ms)}};
-  j["socket"] = {{"id", socket_id}, {"reused", socket_reused}};
-  j["connection"] = connection.empty() ? nlohmann::json(nullptr) : nlohmann::json(connection);
-  j["recorded"] = {{"start_ms", MsOrNull(recorded_start_ms)},
-                   {"end_ms", MsOrNull(recorded_end_ms)}};
-  return j;
-}
 
 nlohmann::json PageResult::ToJson() const {
   nlohmann::json j;

@@ -1,6 +1,8 @@
-// What a replay produces: one RequestResult per request and one PageResult per page, handed to
-// ReplayObservers as they complete (so a replay of any length keeps bounded memory: sinks
-// aggregate or stream, they do not keep everything), and ReplayTotals over a whole replay.
+// What a replay produces: one RequestRecord per request (net/http/request_record.h: the record
+// every world reports, here with its placement, replay entry and model parts) and one
+// PageResult per page, handed to ReplayObservers as they complete (so a replay of any length
+// keeps bounded memory: sinks aggregate or stream, they do not keep everything), and
+// ReplayTotals over a whole replay.
 #ifndef TOOLS_REPLAY_REPLAY_RESULT_H_
 #define TOOLS_REPLAY_REPLAY_RESULT_H_
 
@@ -8,51 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "net/http/request_record.h"
 #include "predictor/predictor_stats.h"
 
 namespace netstack {
-
-struct RequestResult {
-  uint64_t page_index = 0;  // which navigation (0-based, in session order)
-  int entry_index = 0;      // index in the page's entries
-  std::string url;
-  std::string host;
-  std::string method;
-  std::string resource_type;
-  std::string priority;          // "HIGHEST" ... "IDLE", as the request was issued
-  int status = 0;                // 0 when it failed
-  std::string error;             // empty, or the net error's name and message
-  std::string cache = "bypass";  // miss | hit | revalidated | stale | bypass | recorded-hit
-  int64_t body_bytes = 0;        // encoded bytes received (or read from the cache)
-
-  // Milliseconds after the page's start.
-  double start_ms = 0;  // when the request was issued
-  double end_ms = 0;    // when its last byte arrived (or it failed)
-  // Phases (ms), as `fetch --json` splits them; 0 when not applicable. Points of a socket's
-  // connect that happened before the request was issued (late binding) are clamped to its
-  // start, so the phases never overlap the time before the request existed.
-  double queued_ms = 0;  // waiting for a socket (pool limits), request start -> DNS/connect/send
-  double dns_ms = 0, connect_ms = 0, tls_ms = 0, send_ms = 0, ttfb_ms = 0, receive_ms = 0;
-  // The model's view of ttfb: request transit, server think time, response first byte transit
-  // (0 when the request did not reach a modelled server).
-  double request_ms = 0, server_ms = 0, response_ms = 0;
-  uint32_t socket_id = 0;
-  bool socket_reused = false;
-  // How the request got its connection: "new" (a connect job started for it, or another
-  // request's), "preconnected" (a never-used idle socket a predictor preconnect left: ready),
-  // "late" (a predictor preconnect still connecting when the request came: it waited for the
-  // rest), "idle" (a never-used idle socket another request's connect job left), "reused" (a
-  // socket used before); "" when no connection was used.
-  std::string connection;
-
-  // The recording, for comparison (-1 when unknown).
-  double recorded_start_ms = -1, recorded_end_ms = -1;
-
-  double total_ms() const { return end_ms - start_ms; }
-  // {"kind": "request", ...}: every member above plus "timing" {..., "total_ms"}; see
-  // docs/replay.md for the schema.
-  nlohmann::json ToJson() const;
-};
 
 struct PageResult {
   uint64_t page_index = 0;
@@ -66,11 +27,12 @@ struct PageResult {
   int revalidated = 0;    // served by the cache after a 304
   int recorded_hits = 0;  // served by the browser's cache in the recording (recorded-hit)
   double dns_ms = 0, connect_ms = 0, tls_ms = 0, queued_ms = 0, ttfb_ms = 0, receive_ms = 0;
-  int64_t bytes = 0;
-  // Time its requests waited for new connections (DNS + connect + TLS as each request saw it,
-  // summed over requests that did not reuse a socket): what the predictor tries to remove.
+  int64_t bytes = 0;  // the requests' transfer_bytes (as carried), summed
+  // Time its requests waited for new connections: their connect waits
+  // (LoadTimingPhases::connect_wait_ms(), DNS + connect + TLS as each request saw it), summed:
+  // what the predictor tries to remove.
   double connect_wait_ms = 0;
-  // Requests whose connection a preconnect made ready in time, or was still making (late).
+  // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate.
   int preconnected = 0, preconnect_late = 0;
 
   nlohmann::json ToJson() const;  // {"kind": "page", ...}
@@ -87,7 +49,7 @@ struct ReplayTotals {
   // counted; the predictor acts on them.
   uint64_t other_events = 0;
   uint64_t dns_lookups = 0, tls_handshakes = 0, tls_resumed = 0;
-  int64_t bytes = 0;
+  int64_t bytes = 0;  // the requests' transfer_bytes, summed
   // Sums of the requests' phases (ms).
   double dns_ms = 0, connect_ms = 0, tls_ms = 0, queued_ms = 0, send_ms = 0, ttfb_ms = 0,
          receive_ms = 0;
@@ -111,6 +73,29 @@ struct ReplayTotals {
   nlohmann::json ToJson() const;
 };
 
+// Adds one request to `sums` (a PageResult or ReplayTotals): requests, failed, sockets opened or
+// reused, cache hits (hit or stale), revalidated, recorded hits, transfer bytes and the phases
+// `Sums` has. The one place pages and totals count a request, from its typed values.
+template <typename Sums>
+void AddRequestCounts(const RequestRecord& r, Sums* s) {
+  const LoadTimingPhases& p = r.phases;
+  ++s->requests;
+  if (r.error != OK) ++s->failed;
+  if (r.connection.socket_id != 0)
+    ++(r.connection.reused() ? s->sockets_reused : s->sockets_opened);
+  if (r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale) ++s->cache_hits;
+  if (r.cache == CacheDisposition::kRevalidated) ++s->revalidated;
+  if (r.recorded_hit) ++s->recorded_hits;
+  s->bytes += r.transfer_bytes;
+  s->dns_ms += p.dns_ms;
+  s->connect_ms += p.connect_ms;
+  s->tls_ms += p.tls_ms;
+  s->queued_ms += p.queued_ms;
+  if constexpr (requires { s->send_ms; }) s->send_ms += p.send_ms;
+  s->ttfb_ms += p.ttfb_ms;
+  s->receive_ms += p.receive_ms;
+}
+
 // Adds `b`'s counts to `a` (the totals of several traces).
 void AddPredictorStats(PredictorStats* a, const PredictorStats& b);
 
@@ -118,8 +103,9 @@ class ReplayObserver {
  public:
   virtual ~ReplayObserver() = default;
   // Each request as it completes. `request` is valid only during the call (the engine reuses
-  // it).
-  virtual void OnRequest(const RequestResult& request) {}
+  // it). It has a placement (type, priority, the page's start), an entry (page, entry, host)
+  // and a model.
+  virtual void OnRequest(const RequestRecord& request) {}
   // After every request of the page was reported. Valid only during the call.
   virtual void OnPage(const PageResult& page) {}
 };

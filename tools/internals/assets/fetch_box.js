@@ -137,7 +137,7 @@ function loadBlock(load) {
       {label: 'socket', get: (r) => {
         const s = r.socket || {};
         if (!s.id) return '-';
-        return s.id + (s.reused ? ' reused' : s.preconnected ? ' preconnected' : ' new');
+        return s.id + ' ' + (s.source || '');
       }},
       {label: 'total', class: 'num', get: (r) => NS.ms((r.timing || {}).total_ms)},
       {label: 'waterfall', class: 'bar-cell waterfall', get: (r) => waterfallBar(r, scale)},

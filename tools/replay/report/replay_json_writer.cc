@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "net/http/request_record_json.h"
+
 namespace netstack {
 
 ReplayJsonWriter::~ReplayJsonWriter() {
@@ -37,7 +39,18 @@ void ReplayJsonWriter::WriteLine(const nlohmann::json& object) {
   std::fwrite(line_.data(), 1, line_.size(), file_);
 }
 
-void ReplayJsonWriter::OnRequest(const RequestResult& request) { WriteLine(request.ToJson()); }
+void ReplayJsonWriter::OnRequest(const RequestRecord& request) {
+  if (!file_) return;
+  if (!label_.empty()) {
+    // A --compare run's label goes into the object: through the tree (not the hot path).
+    WriteLine(RequestRecordToJson(request));
+    return;
+  }
+  line_.clear();
+  AppendRequestRecordJson(request, &line_);
+  line_ += '\n';
+  std::fwrite(line_.data(), 1, line_.size(), file_);
+}
 
 void ReplayJsonWriter::OnPage(const PageResult& page) { WriteLine(page.ToJson()); }
 

@@ -25,7 +25,8 @@ class ReplayJsonWriter : public ReplayObserver {
   // Lines written from now on carry "run": `label` (compare's "a" and "b"); empty: none.
   void SetRunLabel(const std::string& label) { label_ = label; }
 
-  void OnRequest(const RequestResult& request) override;
+  // The record's one writer (net/http/request_record_json.h).
+  void OnRequest(const RequestRecord& request) override;
   void OnPage(const PageResult& page) override;
   // Writes `object` as one line (with "run" when a label is set).
   void WriteLine(const nlohmann::json& object);

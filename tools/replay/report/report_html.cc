@@ -139,23 +139,25 @@ void ReplayReport::AddComparedPage(const PageResult& a, const PageResult& b) {
   }
 }
 
-void ReplayReport::OnRequest(const RequestResult& r) {
+void ReplayReport::OnRequest(const RequestRecord& r) {
+  const LoadTimingPhases& p = r.phases;
   ++requests_;
-  queued_.Add(r.queued_ms);
-  dns_.Add(r.dns_ms);
-  connect_.Add(r.connect_ms);
-  tls_.Add(r.tls_ms);
-  ttfb_.Add(r.send_ms + r.ttfb_ms);
-  receive_.Add(r.receive_ms);
-  duration_.Add(r.end_ms - r.start_ms);
-  bytes_.Add(static_cast<double>(r.body_bytes));
-  CountNamed(&cache_outcomes_, r.cache);
-  CountNamed(&resource_types_, r.resource_type);
+  queued_.Add(p.queued_ms);
+  dns_.Add(p.dns_ms);
+  connect_.Add(p.connect_ms);
+  tls_.Add(p.tls_ms);
+  ttfb_.Add(p.send_ms + p.ttfb_ms);
+  receive_.Add(p.receive_ms);
+  duration_.Add(r.end_ms() - r.start_ms());
+  bytes_.Add(static_cast<double>(r.transfer_bytes));
+  CountNamed(&cache_outcomes_, r.cache_name());
+  CountNamed(&resource_types_, r.placement ? r.placement->type : std::string());
 
-  auto it = pending_.find(r.page_index);
+  const uint64_t page_index = r.entry ? r.entry->page : 0;
+  auto it = pending_.find(page_index);
   if (it == pending_.end()) {
-    if (kept_.count(r.page_index) || kept_.size() + pending_.size() >= max_pages_) return;
-    it = pending_.emplace(r.page_index, WaterfallPage{}).first;
+    if (kept_.count(page_index) || kept_.size() + pending_.size() >= max_pages_) return;
+    it = pending_.emplace(page_index, WaterfallPage{}).first;
   }
   WaterfallPage& page = it->second;
   if (page.requests.size() < kMaxRowsPerPage) {

@@ -56,7 +56,7 @@ class ReplayReport : public ReplayObserver {
 
   // ReplayObserver. Requests of a page may interleave with other pages' (pages in flight at
   // the same time); each page's requests come before its OnPage.
-  void OnRequest(const RequestResult& request) override;
+  void OnRequest(const RequestRecord& request) override;
   void OnPage(const PageResult& page) override;
 
   // Writes the page to `path` (replacing it). False with a one-line `error` ("cannot write

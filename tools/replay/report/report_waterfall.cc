@@ -33,24 +33,27 @@ std::string TickLabel(double value, double step) {
   return FormatFixed(value, step < 1 ? 1 : 0) + " ms";
 }
 
-std::string Tooltip(const RequestResult& r) {
+std::string Tooltip(const RequestRecord& r) {
+  const LoadTimingPhases& p = r.phases;
+  const std::string type = r.placement ? r.placement->type : std::string();
   std::string t = r.url + "\n";
   t += (r.method.empty() ? "GET" : r.method) + " " + std::to_string(r.status);
-  if (!r.resource_type.empty()) t += " \xC2\xB7 " + r.resource_type;
-  t += " \xC2\xB7 " + FormatBytes(r.body_bytes) + " \xC2\xB7 cache " + r.cache;
-  if (!r.error.empty()) t += " \xC2\xB7 error " + r.error;
-  t += "\nstart " + FormatMs(r.start_ms) + ", end " + FormatMs(r.end_ms) + " (" +
-       FormatMs(r.end_ms - r.start_ms) + ")";
-  t += "\nqueued " + FormatMs(r.queued_ms) + ", DNS " + FormatMs(r.dns_ms) + ", connect " +
-       FormatMs(r.connect_ms) + ", TLS " + FormatMs(r.tls_ms) + ", send " + FormatMs(r.send_ms) +
-       ", wait (TTFB) " + FormatMs(r.ttfb_ms) + ", receive " + FormatMs(r.receive_ms);
-  if (r.server_ms > 0) t += " (server " + FormatMs(r.server_ms) + ")";
-  if (r.socket_id != 0) {
-    t += "\nsocket " + std::to_string(r.socket_id) + (r.socket_reused ? " (reused)" : " (new)");
+  if (!type.empty()) t += " \xC2\xB7 " + type;
+  t += " \xC2\xB7 " + FormatBytes(r.transfer_bytes) + " \xC2\xB7 cache " + r.cache_name();
+  if (r.error != OK) t += " \xC2\xB7 error " + ErrorToString(r.error) + ": " + r.error_message;
+  t += "\nstart " + FormatMs(r.start_ms()) + ", end " + FormatMs(r.end_ms()) + " (" +
+       FormatMs(r.end_ms() - r.start_ms()) + ")";
+  t += "\nqueued " + FormatMs(p.queued_ms) + ", DNS " + FormatMs(p.dns_ms) + ", connect " +
+       FormatMs(p.connect_ms) + ", TLS " + FormatMs(p.tls_ms) + ", send " + FormatMs(p.send_ms) +
+       ", wait (TTFB) " + FormatMs(p.ttfb_ms) + ", receive " + FormatMs(p.receive_ms);
+  if (r.model && r.model->server_ms > 0) t += " (server " + FormatMs(r.model->server_ms) + ")";
+  if (r.connection.socket_id != 0) {
+    t += "\nsocket " + std::to_string(r.connection.socket_id) + " (" +
+         SocketSourceName(r.connection.socket_source) + ")";
   }
-  if (r.recorded_start_ms >= 0 && r.recorded_end_ms >= 0) {
-    t += "\nrecorded: start " + FormatMs(r.recorded_start_ms) + ", end " +
-         FormatMs(r.recorded_end_ms);
+  if (r.model && r.model->recorded_start_ms >= 0 && r.model->recorded_end_ms >= 0) {
+    t += "\nrecorded: start " + FormatMs(r.model->recorded_start_ms) + ", end " +
+         FormatMs(r.model->recorded_end_ms);
   }
   return t;
 }
@@ -65,16 +68,16 @@ void AppendRect(double x0, double x1, double y, double h, const std::string& fil
 }  // namespace
 
 void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
-  std::vector<const RequestResult*> rows;
+  std::vector<const RequestRecord*> rows;
   rows.reserve(wf.requests.size());
   double max_ms = std::max(1.0, wf.page.load_ms);
-  for (const RequestResult& r : wf.requests) {
+  for (const RequestRecord& r : wf.requests) {
     rows.push_back(&r);
-    if (std::isfinite(r.end_ms)) max_ms = std::max(max_ms, r.end_ms);
+    if (std::isfinite(r.end_ms())) max_ms = std::max(max_ms, r.end_ms());
   }
-  std::sort(rows.begin(), rows.end(), [](const RequestResult* a, const RequestResult* b) {
-    if (a->start_ms != b->start_ms) return a->start_ms < b->start_ms;
-    return a->entry_index < b->entry_index;
+  std::sort(rows.begin(), rows.end(), [](const RequestRecord* a, const RequestRecord* b) {
+    if (a->start_ms() != b->start_ms()) return a->start_ms() < b->start_ms();
+    return (a->entry ? a->entry->entry : 0) < (b->entry ? b->entry->entry : 0);
   });
   double step = NiceStep(max_ms, 10);
   double scale_ms = std::max(max_ms, step * std::ceil(max_ms / step));
@@ -88,9 +91,9 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
 
   // Row backgrounds first, so grid lines and bars draw over them.
   for (size_t i = 0; i < rows.size(); ++i) {
-    const RequestResult& r = *rows[i];
+    const RequestRecord& r = *rows[i];
     const char* fill = nullptr;
-    if (!r.error.empty() || r.status == 0 || r.status >= 400) {
+    if (r.error != OK || r.status == 0 || r.status >= 400) {
       fill = "#ffdddd";
     } else if (r.status >= 300 && r.status < 400) {
       fill = "#ffffc8";
@@ -113,9 +116,9 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
   }
 
   for (size_t i = 0; i < rows.size(); ++i) {
-    const RequestResult& r = *rows[i];
+    const RequestRecord& r = *rows[i];
     double y = kHeaderHeight + i * kRowHeight;
-    std::string group(ContentGroup(r.resource_type, r.url));
+    std::string group(ContentGroup(r.placement ? r.placement->type : std::string(), r.url));
     *out += "<g><title>" + HtmlEscape(Tooltip(r)) + "</title>";
     std::string label =
         std::to_string(i + 1) + ". " + TruncateText(WithoutScheme(r.url), kLabelChars);
@@ -124,11 +127,13 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
 
     // Phases in order from the request's start; receive is anchored at the end so the bar
     // always spans start..end even when the phases do not add up exactly.
-    double start = r.start_ms;
-    double end = std::max(r.end_ms, start);
+    const LoadTimingPhases& p = r.phases;
+    double start = r.start_ms();
+    double end = std::max(r.end_ms(), start);
     double cursor = start;
     double bar_y = y + kBarInset, bar_h = kRowHeight - 2 * kBarInset;
-    bool hit = r.cache == "hit" || r.cache == "recorded-hit" || r.cache == "stale";
+    bool hit =
+        r.recorded_hit || r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale;
     const char* extra = hit ? " opacity=\".45\"" : "";
     auto phase = [&](double ms, const std::string& color, const char* more) {
       if (!(ms > 0)) return;
@@ -136,11 +141,11 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
       AppendRect(x_of(cursor), x_of(next), bar_y, bar_h, color, more, out);
       cursor = next;
     };
-    phase(r.queued_ms, kQueuedColor, " stroke=\"#c8c090\" stroke-width=\".5\"");
-    phase(r.dns_ms, kDnsColor, extra);
-    phase(r.connect_ms, kConnectColor, extra);
-    phase(r.tls_ms, kTlsColor, extra);
-    double receive_start = std::max(cursor, end - std::max(0.0, r.receive_ms));
+    phase(p.queued_ms, kQueuedColor, " stroke=\"#c8c090\" stroke-width=\".5\"");
+    phase(p.dns_ms, kDnsColor, extra);
+    phase(p.connect_ms, kConnectColor, extra);
+    phase(p.tls_ms, kTlsColor, extra);
+    double receive_start = std::max(cursor, end - std::max(0.0, p.receive_ms));
     AppendRect(x_of(cursor), x_of(receive_start), bar_y, bar_h, ContentTtfbColor(group), extra,
                out);
     AppendRect(x_of(receive_start), x_of(end), bar_y, bar_h, ContentColor(group), extra, out);
@@ -153,13 +158,15 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
 
     // The text after the bar (before it when the bar ends near the right edge).
     std::string note = FormatMs(end - start);
+    const uint32_t socket_id = r.connection.socket_id;
+    const bool reused = r.connection.reused();
     if (hit) {
-      note += " \xC2\xB7 cache " + r.cache;
-    } else if (r.socket_id != 0) {
-      note += r.socket_reused ? " \xC2\xB7 s" + std::to_string(r.socket_id) + " reused"
-                              : " \xC2\xB7 s" + std::to_string(r.socket_id) + " new";
+      note += std::string(" \xC2\xB7 cache ") + r.cache_name();
+    } else if (socket_id != 0) {
+      note += reused ? " \xC2\xB7 s" + std::to_string(socket_id) + " reused"
+                     : " \xC2\xB7 s" + std::to_string(socket_id) + " new";
     }
-    if (!r.error.empty()) note += " \xC2\xB7 " + r.error;
+    if (r.error != OK) note += " \xC2\xB7 " + ErrorToString(r.error) + ": " + r.error_message;
     // After the bar if it fits, else before it, else right-aligned at the edge (over the bar).
     double text_width = kCharWidth * static_cast<double>(note.size());
     bool after = x_end + 3 + text_width <= kWidth;
@@ -167,10 +174,10 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
     double text_x = after ? x_end + 3 : before ? x_start - 3 : kWidth - 2;
     *out += "<text class=\"" + std::string(after ? "note" : "note end") + "\" x=\"" +
             Coord(text_x) + "\" y=\"" + Coord(y + kRowHeight - 4) + "\">";
-    if (!hit && r.socket_id != 0 && !r.socket_reused) {
+    if (!hit && socket_id != 0 && !reused) {
       // The new-socket marker in bold: where connections were opened is what a waterfall
       // reader looks for first.
-      size_t dot = note.find(" s" + std::to_string(r.socket_id));
+      size_t dot = note.find(" s" + std::to_string(socket_id));
       *out += HtmlEscape(note.substr(0, dot)) + "<tspan class=\"new\">" +
               HtmlEscape(note.substr(dot)) + "</tspan>";
     } else {

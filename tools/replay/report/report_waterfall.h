@@ -17,7 +17,7 @@ namespace netstack {
 
 struct WaterfallPage {
   PageResult page;
-  std::vector<RequestResult> requests;  // in any order; drawn by start time
+  std::vector<RequestRecord> requests;  // in any order; drawn by start time
   int requests_not_kept = 0;            // past the row limit: counted, not drawn
 };
 

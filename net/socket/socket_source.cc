@@ -1,0 +1,23 @@
+#include "net/socket/socket_source.h"
+
+namespace netstack {
+
+const char* SocketSourceName(SocketSource source) {
+  switch (source) {
+    case SocketSource::kNone:
+      return "none";
+    case SocketSource::kNew:
+      return "new";
+    case SocketSource::kReused:
+      return "reused";
+    case SocketSource::kPreconnected:
+      return "preconnected";
+    case SocketSource::kPreconnectedLate:
+      return "preconnected-late";
+    case SocketSource::kUnusedIdle:
+      return "unused-idle";
+  }
+  return "none";
+}
+
+}  // namespace netstack
