@@ -1,5 +1,7 @@
 #include "predictor/predictor_stats.h"
 
+#include <cmath>
+
 namespace netstack {
 
 double SpeculationCounts::Precision() const {
@@ -47,7 +49,9 @@ nlohmann::json PredictorStats::ToJson() const {
         {"ready", connections_ready},
         {"late", connections_late},
         {"recall", Recall()},
-        {"connect_wait_ms", connect_wait_ms}}},
+        // To the microsecond, as every other time in the outputs (a sum of doubles carries noise
+        // in its last digits).
+        {"connect_wait_ms", std::round(connect_wait_ms * 1000.0) / 1000.0}}},
       {"precision", Total().Precision()},
   };
 }
