@@ -112,10 +112,8 @@ void ChromePolicy::OnHover(const Url& target, TimeTicks now, std::vector<Hint>* 
 void ChromePolicy::OnOmnibox(const std::string& text, const Url& url, TimeTicks now,
                              std::vector<Hint>* out) {
   Saw(now);
-  omnibox_.AddPending(text, url.spec());
-  double hits, misses;
-  omnibox_.Get(text, url.spec(), now, &hits, &misses);
-  const double confidence = OmniboxConfidence(hits, misses);
+  const OmniboxTable::Counts counts = omnibox_.OnKeystroke(text, url.spec(), now);
+  const double confidence = OmniboxConfidence(counts.hits, counts.misses);
   const SchemeHostPort origin = url.scheme_host_port();
   const HintMotivation m = HintMotivation::kOmnibox;
   bool connecting = false;
@@ -159,14 +157,7 @@ nlohmann::json ChromePolicy::TablesToJson() const {
                            {"expected_connects", row->expected_connects}});
     }
   }
-  nlohmann::json omnibox = nlohmann::json::array();
-  for (const auto& e : omnibox_.Entries(last_now_)) {
-    omnibox.push_back({{"text", e.text},
-                       {"url", e.url},
-                       {"hits", e.hits},
-                       {"misses", e.misses},
-                       {"confidence", OmniboxConfidence(e.hits, e.misses)}});
-  }
+  nlohmann::json omnibox = omnibox_.ToJson(last_now_, &ChromePolicy::OmniboxConfidence);
   nlohmann::json startup = nlohmann::json::array();
   for (const auto& item : startup_.Current()) {
     startup.push_back({{"host", OriginKey(item.origin)}, {"count", item.count}});

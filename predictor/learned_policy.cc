@@ -133,7 +133,7 @@ double LearnedPolicy::ClickProbability(TimeTicks now) const {
   return (hover_.c[0] * f + 1) / (hover_.n * f + 2);
 }
 
-double LearnedPolicy::OmniboxConfidence(double hits, double misses) const {
+double LearnedPolicy::OmniboxConfidence(double hits, double misses) {
   return (hits + kOmniboxPriorHits) / (hits + misses + kOmniboxPriorHits + kOmniboxPriorMisses);
 }
 
@@ -345,13 +345,11 @@ void LearnedPolicy::OnHover(const Url& target, TimeTicks now, std::vector<Hint>*
 void LearnedPolicy::OnOmnibox(const std::string& text, const Url& url, TimeTicks now,
                               std::vector<Hint>* out) {
   Saw(now);
-  omnibox_.AddPending(text, url.spec());
-  double hits, misses;
-  omnibox_.Get(text, url.spec(), now, &hits, &misses);
-  const double confidence = OmniboxConfidence(hits, misses);
+  const OmniboxTable::Counts counts = omnibox_.OnKeystroke(text, url.spec(), now);
+  const double confidence = OmniboxConfidence(counts.hits, counts.misses);
   const SchemeHostPort origin = url.scheme_host_port();
   const HintMotivation m = HintMotivation::kOmnibox;
-  if (confidence >= kOmniboxFetchAt && hits >= kOmniboxFetchMinHits &&
+  if (confidence >= kOmniboxFetchAt && counts.hits >= kOmniboxFetchMinHits &&
       fetch_limiter_.Allow(url.spec(), now)) {
     out->push_back(MakeFetchHint(m, url, confidence, url.spec(), now));
   }

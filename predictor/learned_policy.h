@@ -107,7 +107,9 @@ class LearnedPolicy : public PredictorPolicy {
   double SetupMs(const SchemeHostPort& origin) const;
   // P(click | hover) with a Beta(1, 1) prior.
   double ClickProbability(TimeTicks now) const;
-  double OmniboxConfidence(double hits, double misses) const;
+  // An omnibox suggestion's confidence: its hit rate with a prior of kOmniboxPriorHits hits and
+  // kOmniboxPriorMisses misses (0.2 for a pair never seen).
+  static double OmniboxConfidence(double hits, double misses);
   const AdaptiveBudget& budget() const { return budget_; }
   const DecayedUseTable& pages() const { return pages_; }
   const DecayedUseTable& sites() const { return sites_; }

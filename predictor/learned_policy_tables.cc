@@ -44,14 +44,7 @@ nlohmann::json LevelJson(const DecayedUseTable& table, TimeTicks now) {
 
 nlohmann::json LearnedPolicy::TablesToJson() const {
   const TimeTicks now = last_now_;
-  nlohmann::json omnibox = nlohmann::json::array();
-  for (const auto& e : omnibox_.Entries(now)) {
-    omnibox.push_back({{"text", e.text},
-                       {"url", e.url},
-                       {"hits", e.hits},
-                       {"misses", e.misses},
-                       {"confidence", OmniboxConfidence(e.hits, e.misses)}});
-  }
+  nlohmann::json omnibox = omnibox_.ToJson(now, &LearnedPolicy::OmniboxConfidence);
   nlohmann::json startup = nlohmann::json::array();
   if (const DecayedUseTable::Entry* e = startup_.Find(kStartupKey)) {
     const double f = startup_.Factor(*e, now);

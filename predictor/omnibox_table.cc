@@ -51,6 +51,27 @@ bool OmniboxTable::Get(const std::string& text, const std::string& url, TimeTick
   return true;
 }
 
+OmniboxTable::Counts OmniboxTable::OnKeystroke(const std::string& text, const std::string& url,
+                                               TimeTicks now) {
+  AddPending(text, url);
+  Counts counts;
+  Get(text, url, now, &counts.hits, &counts.misses);
+  return counts;
+}
+
+nlohmann::json OmniboxTable::ToJson(TimeTicks now,
+                                    double (*confidence)(double hits, double misses)) const {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Entry& e : Entries(now)) {
+    rows.push_back({{"text", e.text},
+                    {"url", e.url},
+                    {"hits", e.hits},
+                    {"misses", e.misses},
+                    {"confidence", confidence(e.hits, e.misses)}});
+  }
+  return rows;
+}
+
 std::vector<OmniboxTable::Entry> OmniboxTable::Entries(TimeTicks now) const {
   std::vector<std::pair<uint64_t, Entry>> sorted;
   for (const auto& [key, row] : rows_) {

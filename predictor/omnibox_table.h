@@ -37,6 +37,12 @@ class OmniboxTable {
 
   // A keystroke: `text` suggested `url`. Scored at the next ScoreNavigation.
   void AddPending(const std::string& text, const std::string& url);
+  // The same, and what the table knows of the pair (Get, zeros without a row), which is what a
+  // policy decides on.
+  struct Counts {
+    double hits = 0, misses = 0;
+  };
+  Counts OnKeystroke(const std::string& text, const std::string& url, TimeTicks now);
   // A navigation to `url`: every pending pair scores a hit (same URL) or a miss, creating rows
   // as needed (evicting the least recently used past max_rows); the pending set empties.
   void ScoreNavigation(const std::string& url, TimeTicks now);
@@ -52,6 +58,9 @@ class OmniboxTable {
     double hits, misses;
   };
   std::vector<Entry> Entries(TimeTicks now) const;
+  // Entries(now) as the policies' TablesToJson rows {text, url, hits, misses, confidence}, with
+  // each policy's own `confidence` rule.
+  nlohmann::json ToJson(TimeTicks now, double (*confidence)(double hits, double misses)) const;
 
   // Persistence as PredictorRow{table, text, url, {hits, misses, last_use, age_us}}, where
   // age_us = `saved_at` - updated. Load places rows at `now` - age_us.
