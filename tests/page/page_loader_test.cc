@@ -79,14 +79,7 @@ class PageEnv {
       result = r;
     });
     CHECK_FALSE(done);  // never inside Start
-    for (int step = 0; step < 100000 && !done; ++step) {
-      scheduler.RunUntilIdle();
-      if (done) break;
-      TimeTicks due;
-      if (!scheduler.NextTaskTime(&due)) break;
-      scheduler.AdvanceBy(due - scheduler.Now());
-    }
-    REQUIRE(done);
+    REQUIRE(scheduler.RunUntil([&] { return done; }));
     return result;
   }
 

@@ -109,19 +109,17 @@ struct DiskCacheEnv : RequestTestEnv {
     return ran;
   }
 
-  // RequestTestEnv::RunUntil, also waiting for the cache thread before advancing time.
+  // scheduler.RunUntil, also waiting for the cache thread before virtual time moves: until
+  // `done`, the cache thread's completions run (and what they post for now) for as long as
+  // there are any besides the barrier's own.
   bool RunDiskUntil(const std::function<bool()>& done) {
-    for (int step = 0; step < 100'000; ++step) {
-      scheduler.RunUntilIdle();
-      if (done()) return true;
-      if (Barrier() > 1) continue;  // completions ran: they may have queued more work
-      scheduler.RunUntilIdle();
-      if (done()) return true;
-      TimeTicks due;
-      if (!scheduler.NextTaskTime(&due)) return done();
-      scheduler.AdvanceBy(due - scheduler.Now());
-    }
-    return done();
+    return scheduler.RunUntil([&] {
+      while (!done()) {
+        if (Barrier() <= 1) return false;  // nothing in flight: time may move
+        scheduler.RunUntilIdle();
+      }
+      return true;
+    });
   }
 
   std::unique_ptr<UrlRequest> Get(RecordingDelegate* delegate, const std::string& url = kUrl) {

@@ -94,14 +94,9 @@ struct RequestTestEnv {
                             const std::string& body = {});
   std::unique_ptr<UrlRequest> MakeRequest(const UrlRequest::Params& params,
                                           RecordingDelegate* delegate);
-  // Makes, starts and runs a request until its delegate's OnComplete (RunUntil). The request
-  // is returned for inspection.
+  // Makes, starts and runs a request until its delegate's OnComplete (scheduler.RunUntil). The
+  // request is returned for inspection.
   std::unique_ptr<UrlRequest> Fetch(const UrlRequest::Params& params, RecordingDelegate* delegate);
-
-  // Runs tasks, advancing virtual time from one due task to the next, until `done` holds or no
-  // task is left. Unlike RunAll it stops as soon as `done` holds, so idle-socket and DNS TTL
-  // timers far in the future do not fire. Returns `done()`.
-  bool RunUntil(const std::function<bool()>& done);
 
   VirtualScheduler scheduler;
   NetLog net_log{scheduler};

@@ -145,7 +145,7 @@ FetchResult SimTestEnv::Fetch(const std::string& url, const std::string& method,
   FetchDelegate delegate;
   UrlRequest request(context, MakeParams(url, method, body), &delegate);
   request.Start();
-  bool done = RunUntil([&] { return delegate.done; });
+  bool done = scheduler.RunUntil([&] { return delegate.done; });
   INFO(url << " never completed");
   REQUIRE(done);
   return ResultOf(request, delegate);
@@ -160,7 +160,7 @@ std::vector<FetchResult> SimTestEnv::FetchAll(const std::vector<std::string>& ur
         std::make_unique<UrlRequest>(context, MakeParams(url, "GET", {}), delegates.back().get()));
   }
   for (auto& request : requests) request->Start();
-  bool done = RunUntil([&] {
+  bool done = scheduler.RunUntil([&] {
     for (auto& d : delegates) {
       if (!d->done) return false;
     }
@@ -172,17 +172,6 @@ std::vector<FetchResult> SimTestEnv::FetchAll(const std::vector<std::string>& ur
     results.push_back(ResultOf(*requests[i], *delegates[i]));
   }
   return results;
-}
-
-bool SimTestEnv::RunUntil(const std::function<bool()>& done) {
-  for (int step = 0; step < 10'000'000; ++step) {
-    scheduler.RunUntilIdle();
-    if (done()) return true;
-    TimeTicks due;
-    if (!scheduler.NextTaskTime(&due)) return false;
-    scheduler.AdvanceBy(due - scheduler.Now());
-  }
-  return done();
 }
 
 }  // namespace netstack::test

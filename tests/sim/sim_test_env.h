@@ -107,10 +107,6 @@ class SimTestEnv {
   std::unique_ptr<SimStack> stack;
   UrlRequestContext* context = nullptr;  // stack's
   SimNetwork* network = nullptr;         // stack's
-
- private:
-  // Runs tasks, time jumping to each, until `done` holds; false if tasks ran out first.
-  bool RunUntil(const std::function<bool()>& done);
 };
 
 }  // namespace netstack::test

@@ -100,17 +100,6 @@ class BoxEnv {
     stack.reset();
   }
 
-  // Runs tasks, jumping virtual time to each, until `done` holds. False if tasks ran out.
-  bool RunUntil(const std::function<bool()>& done) {
-    for (int step = 0; step < 1000000; ++step) {
-      scheduler.RunUntilIdle();
-      if (done()) return true;
-      TimeTicks due;
-      if (!scheduler.NextTaskTime(&due)) return false;
-      scheduler.AdvanceBy(due - scheduler.Now());
-    }
-    return false;
-  }
   // Every load in the history is done.
   bool AllDone() const {
     const json history = box->History();
@@ -188,7 +177,7 @@ TEST_CASE("fetch box loads a page and shows it in the history", "[internals][fet
   CHECK(loads[0]["page"].is_null());
   CHECK(loads[0]["requests"].empty());
 
-  REQUIRE(env.RunUntil([&] { return env.AllDone(); }));
+  REQUIRE(env.scheduler.RunUntil([&] { return env.AllDone(); }));
   loads = env.box->History()["loads"];
   REQUIRE(loads.size() == 1);
   INFO(loads.dump());
@@ -225,7 +214,7 @@ TEST_CASE("fetch box refuses a load past kMaxInFlight", "[internals][fetch_box]"
   CHECK(refused.body["error"].is_string());
   CHECK(env.box->History()["loads"].size() == FetchBox::kMaxInFlight);
   // Once they finish, loads are accepted again.
-  REQUIRE(env.RunUntil([&] { return env.AllDone(); }));
+  REQUIRE(env.scheduler.RunUntil([&] { return env.AllDone(); }));
   CHECK(env.box->Fetch("http://a.test/more").status == 200);
 }
 
@@ -245,7 +234,7 @@ TEST_CASE("fetch box history keeps the newest kMaxHistory loads and every load i
       REQUIRE(r.status == 200);
       ids.push_back(r.body["id"]);
     }
-    REQUIRE(env.RunUntil([&] {
+    REQUIRE(env.scheduler.RunUntil([&] {
       size_t loading = 0;
       const json history = env.box->History();
       for (const json& l : history["loads"]) loading += l["state"] == "loading";
@@ -277,7 +266,7 @@ TEST_CASE("fetch box omnibox preconnects after three hits", "[internals][fetch_b
     // Below three hits the confidence is 0: no preconnect.
     CHECK(ActionsNamed(typed.body["actions"], "preconnect").empty());
     REQUIRE(env.box->Fetch("a.test").status == 200);
-    REQUIRE(env.RunUntil([&] { return env.AllDone(); }));
+    REQUIRE(env.scheduler.RunUntil([&] { return env.AllDone(); }));
   }
   // The history's own URL is now the suggestion for a prefix.
   CHECK(env.box->Omnibox("A.TE").body["suggestion"] == "http://a.test/");
@@ -339,7 +328,7 @@ TEST_CASE("fetch box resolves a known host and reports an unknown one", "[intern
   StartResolve(env.box.get(), "nowhere.invalid", &unknown);
   CHECK(known.calls == 0);
   CHECK(unknown.calls == 0);
-  REQUIRE(env.RunUntil([&] { return known.calls > 0 && unknown.calls > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return known.calls > 0 && unknown.calls > 0; }));
   env.scheduler.AdvanceBy(Seconds(1));
   env.scheduler.RunUntilIdle();
 
@@ -374,7 +363,7 @@ TEST_CASE("fetch box answers a cached lookup later, not inside Resolve", "[inter
   BoxEnv env;
   Answer first, second;
   StartResolve(env.box.get(), "a.test", &first);
-  REQUIRE(env.RunUntil([&] { return first.calls > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return first.calls > 0; }));
   StartResolve(env.box.get(), "a.test", &second);
   env.scheduler.RunUntilIdle();
   REQUIRE(second.calls == 1);
