@@ -9,9 +9,8 @@ netstack_test(predictor_core_tests
   ${CMAKE_CURRENT_LIST_DIR}/predictor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/pool_observer_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/context_target_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../socket/fake_host_resolver.cc
   ${CMAKE_CURRENT_LIST_DIR}/../socket/pool_test_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/../sim/sim_test_env.cc
   LIBS netstack_predictor_context netstack_predictor net_http_sim net_sim net_http
        netstack_cache_memory net_socket net_dns net_base
-       test_fakes)
+       test_support)

@@ -14,8 +14,8 @@
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
 #include "net/http/url_request_context_builder.h"
-#include "tests/dns/scripted_dns_transport.h"
-#include "tests/fakes/fake_client_socket_factory.h"
+#include "tests/support/fake_client_socket_factory.h"
+#include "tests/support/scripted_dns_transport.h"
 
 namespace netstack::test {
 

@@ -7,9 +7,9 @@
 
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
-#include "tests/fakes/fake_client_socket_factory.h"
-#include "tests/socket/fake_host_resolver.h"
 #include "tests/socket/pool_test_util.h"
+#include "tests/support/fake_client_socket_factory.h"
+#include "tests/support/fake_host_resolver.h"
 
 using namespace netstack;
 using namespace netstack::test;

@@ -1,7 +1,6 @@
 # Unit tests of the client socket pool and connect jobs, on virtual time with fakes.
 netstack_test(pool_tests
   ${CMAKE_CURRENT_SOURCE_DIR}/connect_job_test.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/fake_host_resolver.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_binding_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_backup_flush_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_idle_test.cc
@@ -9,4 +8,4 @@ netstack_test(pool_tests
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_limits_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_source_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pool_test_util.cc
-  LIBS net_socket test_fakes)
+  LIBS net_socket test_support)

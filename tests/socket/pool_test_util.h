@@ -14,8 +14,8 @@
 #include "net/base/url.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/socket/client_socket_pool.h"
-#include "tests/fakes/fake_client_socket_factory.h"
-#include "tests/socket/fake_host_resolver.h"
+#include "tests/support/fake_client_socket_factory.h"
+#include "tests/support/fake_host_resolver.h"
 
 namespace netstack::test {
 

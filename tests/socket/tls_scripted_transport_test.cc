@@ -110,7 +110,7 @@ class ScriptedTransport : public StreamSocket {
 struct Fixture {
   Fixture() {
     SslConfig config;
-    config.ca_file = dir.WriteFile("ca.pem", ca.cert_pem());
+    config.ca_file = dir.Write("ca.pem", ca.cert_pem());
     std::string error;
     context = SslClientContext::Create(config, &error);
     REQUIRE(context);

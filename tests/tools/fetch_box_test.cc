@@ -21,8 +21,8 @@
 #include "predictor/chrome_policy.h"
 #include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
-#include "tests/dns/scripted_dns_transport.h"
 #include "tests/sim/sim_test_env.h"
+#include "tests/support/scripted_dns_transport.h"
 
 namespace netstack {
 namespace {

@@ -15,8 +15,8 @@
 //
 // Sockets keep the StreamSocket contract: a callback only after ERR_IO_PENDING, never inside
 // the call, never after the socket was destroyed or disconnected.
-#ifndef TESTS_FAKES_FAKE_CLIENT_SOCKET_FACTORY_H_
-#define TESTS_FAKES_FAKE_CLIENT_SOCKET_FACTORY_H_
+#ifndef TESTS_SUPPORT_FAKE_CLIENT_SOCKET_FACTORY_H_
+#define TESTS_SUPPORT_FAKE_CLIENT_SOCKET_FACTORY_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +32,7 @@
 #include "net/base/time.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/stream_socket.h"
-#include "tests/fakes/scripted_stream_socket.h"
+#include "tests/support/scripted_stream_socket.h"
 
 namespace netstack::test {
 
@@ -211,4 +211,4 @@ class FakeClientSocketFactory : public ClientSocketFactory {
 
 }  // namespace netstack::test
 
-#endif  // TESTS_FAKES_FAKE_CLIENT_SOCKET_FACTORY_H_
+#endif  // TESTS_SUPPORT_FAKE_CLIENT_SOCKET_FACTORY_H_

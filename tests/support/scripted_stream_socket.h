@@ -21,8 +21,8 @@
 // fewer than offered), fails or hangs. When the write script runs out, writes accept
 // everything synchronously (or return an error, see set_write_script_end). Everything
 // accepted is appended to written().
-#ifndef TESTS_FAKES_SCRIPTED_STREAM_SOCKET_H_
-#define TESTS_FAKES_SCRIPTED_STREAM_SOCKET_H_
+#ifndef TESTS_SUPPORT_SCRIPTED_STREAM_SOCKET_H_
+#define TESTS_SUPPORT_SCRIPTED_STREAM_SOCKET_H_
 
 #include <cstddef>
 #include <deque>
@@ -177,4 +177,4 @@ class ScriptedStreamSocket : public StreamSocket {
 
 }  // namespace netstack
 
-#endif  // TESTS_FAKES_SCRIPTED_STREAM_SOCKET_H_
+#endif  // TESTS_SUPPORT_SCRIPTED_STREAM_SOCKET_H_

@@ -1,4 +1,4 @@
-#include "tests/fakes/fake_client_socket_factory.h"
+#include "tests/support/fake_client_socket_factory.h"
 
 #include <nlohmann/json.hpp>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "tests/dns/scripted_dns_transport.h"
+#include "tests/support/scripted_dns_transport.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "tests/socket/fake_host_resolver.h"
+#include "tests/support/fake_host_resolver.h"
 
 #include <algorithm>
 #include <utility>

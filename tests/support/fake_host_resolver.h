@@ -1,7 +1,7 @@
 // A scripted HostResolver for pool and connect job tests on virtual time: per-host answers
 // (addresses or an error), synchronous or after a delay, or never (hang). No network.
-#ifndef TESTS_SOCKET_FAKE_HOST_RESOLVER_H_
-#define TESTS_SOCKET_FAKE_HOST_RESOLVER_H_
+#ifndef TESTS_SUPPORT_FAKE_HOST_RESOLVER_H_
+#define TESTS_SUPPORT_FAKE_HOST_RESOLVER_H_
 
 #include <map>
 #include <memory>
@@ -89,4 +89,4 @@ class FakeHostResolver::FakeRequest : public HostResolver::Request {
 
 }  // namespace netstack::test
 
-#endif  // TESTS_SOCKET_FAKE_HOST_RESOLVER_H_
+#endif  // TESTS_SUPPORT_FAKE_HOST_RESOLVER_H_
