@@ -4,11 +4,10 @@
 #include <memory>
 
 #include "net/base/load_timing_phases.h"
-#include "predictor/context_predictor.h"
 #include "predictor/context_speculation_target.h"
 #include "predictor/predictor.h"
 #include "tests/predictor/core_test_util.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/predictor/sim_predictor_env.h"
 
 using namespace netstack;
 using namespace netstack::test;
@@ -16,23 +15,23 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The predictor of a context (ContextPredictor) with a fake policy, finished in the destructor.
+// The predictor of a simulated stack (SimPredictorEnv) with a fake policy.
 struct SimPredictor {
-  explicit SimPredictor(bool http_cache = false) : env(Options(http_cache)) {
-    auto owned = std::make_unique<FakePolicy>();
-    policy = owned.get();
-    wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log, std::move(owned));
-    predictor = wired->predictor();
-  }
-  ~SimPredictor() { predictor->Finish(); }  // Finish stops observing the pool
+  explicit SimPredictor(bool http_cache = false) : env(Options(http_cache), MakePolicy()) {}
   // The worked example, with an HTTP cache over a MemoryBackend when asked.
   static SimStackOptions Options(bool http_cache) {
     SimStackOptions options = SimTestEnv::Options(SimTestEnv::WorkedExample());
     options.http_cache = http_cache;
     return options;
   }
+  // The fake, kept in `policy` (so declared before `env`).
+  std::unique_ptr<PredictorPolicy> MakePolicy() {
+    auto owned = std::make_unique<FakePolicy>();
+    policy = owned.get();
+    return owned;
+  }
   ClientSocketPool* pool() { return env.context->socket_pool(); }
-  ContextSpeculationTarget& target() { return *wired->target(); }
+  ContextSpeculationTarget& target() { return env.target(); }
   const SpeculationCounts& of(SpeculativeAction a) { return predictor->stats().of(a); }
   void Preconnect(const std::string& host, int sockets) {
     Hint h = MakeHint(SpeculativeAction::kPreconnect, host);
@@ -40,11 +39,9 @@ struct SimPredictor {
     predictor->AddHint(h);
   }
 
-  SimTestEnv env;
-  PredictorConfig config;
-  FakePolicy* policy = nullptr;
-  std::unique_ptr<ContextPredictor> wired;
-  Predictor* predictor = nullptr;  // wired's
+  FakePolicy* policy = nullptr;  // env's predictor's
+  SimPredictorEnv env;
+  Predictor* predictor = env.predictor;
 };
 
 }  // namespace

@@ -56,13 +56,19 @@ FetchResult ResultOf(const UrlRequest& request, const FetchDelegate& delegate) {
 
 SimResponse TestResponder::Respond(const SimRequest& request) {
   requests.push_back(request);
-  if (auto it = scripted.find(request.target); it != scripted.end()) return it->second;
   SimResponse response;
+  if (auto page = pages.find(request.host + request.target); page != pages.end()) {
+    response.head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " +
+                    std::to_string(page->second.size()) + "\r\n\r\n" + page->second;
+    response.server_time = server_time;
+    return response;
+  }
+  if (auto it = scripted.find(request.target); it != scripted.end()) return it->second;
   std::string_view target = request.target;
   const bool close = target.rfind("/close/", 0) == 0;
   const bool unframed = target.rfind("/unframed/", 0) == 0;
   const bool fresh = target.rfind("/fresh/", 0) == 0;
-  int64_t size = 100;
+  int64_t size = default_body_bytes;
   if (close || unframed || fresh || target.rfind("/size/", 0) == 0) {
     size = std::stoll(std::string(target.substr(target.find('/', 1) + 1)));
   }

@@ -30,8 +30,10 @@ namespace netstack::test {
 //   /close/N  the same with `Connection: close`
 //   /fresh/N  the same with `Cache-Control: max-age=600` (an HTTP cache serves it again)
 //   /unframed/N  N body bytes with neither Content-Length nor chunking (ended by the close)
-//   other     200 with a 100-byte body
-// unless `scripted` has an answer for the target (the head as given, for raw-head tests).
+//   other     200 with a body of `default_body_bytes` (100)
+// unless `pages` has an HTML document for "host/target" (the page loads' tests: the sim's bodies
+// are filler, so the document is sent in the response head, framed by its Content-Length), or
+// `scripted` an answer for the target (the head as given, for raw-head tests).
 // Every request that reaches a server is kept, in arrival order.
 class TestResponder : public SimResponder {
  public:
@@ -44,7 +46,9 @@ class TestResponder : public SimResponder {
 
   std::vector<SimRequest> requests;
   std::optional<TimeDelta> server_time;         // set on every response when present
+  std::map<std::string, std::string> pages;     // "host/target" -> HTML document
   std::map<std::string, SimResponse> scripted;  // target -> answer
+  int64_t default_body_bytes = 100;
 };
 
 // What one fetch left.
