@@ -30,6 +30,7 @@
 #include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
+#include "net/base/weak_ptr.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/stream_socket.h"
 #include "tests/support/scripted_stream_socket.h"
@@ -131,8 +132,8 @@ class FakeStreamSocket : public StreamSocket {
   bool unread_data_ = false;
   bool remote_closed_ = false;
   bool in_callback_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
-  TaskId task_ = kNoTask;
+  OneShotTimer connect_timer_;                           // an async connect's completion
+  WeakPtrFactory<FakeStreamSocket> weak_factory_{this};  // last: invalidated first
 };
 
 class FakeClientSocketFactory : public ClientSocketFactory {

@@ -11,6 +11,7 @@
 #include "net/base/ip_address.h"
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
+#include "net/base/weak_ptr.h"
 #include "net/dns/host_resolver.h"
 
 namespace netstack::test {
@@ -82,9 +83,9 @@ class FakeHostResolver::FakeRequest : public HostResolver::Request {
   FakeResolveRule rule_;
   AddressList addresses_;
   CompletionCallback callback_;
-  TaskId task_ = kNoTask;
+  OneShotTimer timer_;  // a delayed answer
   bool in_callback_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  WeakPtrFactory<FakeRequest> weak_factory_{this};  // last: invalidated first
 };
 
 }  // namespace netstack::test

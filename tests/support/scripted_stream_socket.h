@@ -161,12 +161,12 @@ class ScriptedStreamSocket : public StreamSocket {
   char* read_buf_ = nullptr;
   int read_len_ = 0;
   CompletionCallback read_callback_;
-  TaskId read_task_ = kNoTask;
+  OneShotTimer read_timer_{scheduler_};  // the pending read's completion
 
   bool write_pending_ = false;
   CompletionCallback write_callback_;
-  TaskId write_task_ = kNoTask;
-  TaskId connect_task_ = kNoTask;
+  OneShotTimer write_timer_{scheduler_};    // the pending write's completion
+  OneShotTimer connect_timer_{scheduler_};  // an async connect's completion
 
   std::string written_;
   std::string read_data_;
