@@ -15,16 +15,12 @@
 #include "net/sim/sim_network.h"
 #include "predictor/predictor.h"
 #include "tests/predictor/sim_predictor_env.h"
+#include "tests/support/test_url.h"
 
 namespace netstack {
 namespace {
 
-Url U(const std::string& text) {
-  Url url;
-  std::string message;
-  REQUIRE(Url::Parse(text, &url, &message) == OK);
-  return url;
-}
+using test::U;
 
 // The stack on the worked example's network with the predictor of `policy`; the responder serves
 // the test's HTML documents by "host/target" and 1000 filler bytes for anything else.

@@ -117,7 +117,7 @@ TEST_CASE("context target: fetch ahead needs an HTTP cache") {
   SimPredictor p;
   CHECK_FALSE(p.target().CanFetchAhead());
   bool ran = false;
-  CHECK(p.target().FetchAhead(MakeUrl("https://a.test/x"), NetLogWithSource(),
+  CHECK(p.target().FetchAhead(U("https://a.test/x"), NetLogWithSource(),
                               [&](int) { ran = true; }) == -11);  // ERR_NOT_IMPLEMENTED
   p.env.Advance(1s);
   CHECK_FALSE(ran);
@@ -128,30 +128,30 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
-  h.url = MakeUrl("https://a.test/size/5000");
+  h.url = U("https://a.test/size/5000");
   p.predictor->AddHint(h);
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 1);
   p.env.Advance(2s);
   CHECK(p.env.responder.requests.size() == 1);
   CHECK(p.env.stats().bytes_down > 5000);
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 0);
-  p.predictor->OnResourceRequested(MakeUrl("https://p.test/"), h.url);
+  p.predictor->OnResourceRequested(U("https://p.test/"), h.url);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
 }
 
 TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {
   SimPredictor p(/*http_cache=*/true);
-  p.predictor->OnNavigation(MakeUrl("https://p.test/"));
+  p.predictor->OnNavigation(U("https://p.test/"));
   p.Preconnect("a.test", 1);
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
   p.env.Advance(1s);
   REQUIRE(p.pool()->IdleSocketCountInGroup(Origin("a.test")) == 1);
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
-  h.url = MakeUrl("https://a.test/size/500");
+  h.url = U("https://a.test/size/500");
   p.predictor->AddHint(h);
   Hint h2 = h;
-  h2.url = MakeUrl("https://b.test/size/500");
+  h2.url = U("https://b.test/size/500");
   p.predictor->AddHint(h2);
   p.env.Advance(2s);
   REQUIRE(p.env.responder.requests.size() == 2);

@@ -65,7 +65,7 @@ ScenarioResult RunScenario(VirtualScheduler& scheduler, NetLog& net_log,
   FakePolicy* policy = owned_policy.get();
   ContextPredictor context_predictor(PredictorConfig(), context, &net_log, std::move(owned_policy));
   Predictor& predictor = *context_predictor.predictor();
-  const Url page = MakeUrl("http://a.test/");
+  const Url page = U("http://a.test/");
   predictor.OnNavigation(page);  // the policy hears the connections as this page's
 
   const TimeTicks t0 = scheduler.Now() + Seconds(1);
@@ -83,7 +83,7 @@ ScenarioResult RunScenario(VirtualScheduler& scheduler, NetLog& net_log,
   auto start = [&](const std::string& name, const std::string& url, RequestPriority priority) {
     auto r = std::make_unique<ScenarioRequest>();
     UrlRequest::Params params;
-    params.request.url = MakeUrl(url);
+    params.request.url = U(url);
     params.priority = priority;
     r->request = std::make_unique<UrlRequest>(context, params, r.get());
     r->request->Start();
