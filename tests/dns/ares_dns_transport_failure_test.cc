@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "net/dns/ares_dns_transport.h"
+#include "tests/dns/ares_test_util.h"
 #include "tests/dns/fault_dns_server.h"
 #include "tests/support/live_loop.h"
 
@@ -46,16 +47,7 @@ class FailingScheduler : public Scheduler {
 
 std::unique_ptr<AresDnsTransport> MakeTransport(LiveLoop& live, Scheduler& scheduler, uint16_t port,
                                                 TimeDelta timeout, int tries) {
-  AresDnsTransport::Options options;
-  options.servers = {IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), port)};
-  options.timeout = timeout;
-  options.tries = tries;
-  options.use_search_domains = false;
-  std::string error;
-  auto transport = AresDnsTransport::Create(live.get(), scheduler, options, &error);
-  INFO(error);
-  REQUIRE(transport);
-  return transport;
+  return test::MakeLoopbackAresTransport(live, scheduler, port, timeout, tries);
 }
 
 // A UDP port on 127.0.0.1 with nothing listening: bound by the kernel's choice, then closed.

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "net/dns/ares_dns_transport.h"
+#include "tests/dns/ares_test_util.h"
 #include "tests/dns/dnsmasq_fixture.h"
 #include "tests/dns/fault_dns_server.h"
 #include "tests/support/live_loop.h"
@@ -20,16 +21,7 @@ namespace {
 std::unique_ptr<AresDnsTransport> MakeTransport(LiveLoop& live, uint16_t port,
                                                 TimeDelta timeout = Milliseconds(2000),
                                                 int tries = 2) {
-  AresDnsTransport::Options options;
-  options.servers = {IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), port)};
-  options.timeout = timeout;
-  options.tries = tries;
-  options.use_search_domains = false;
-  std::string error;
-  auto transport = AresDnsTransport::Create(live.get(), live.scheduler(), options, &error);
-  INFO(error);
-  REQUIRE(transport);
-  return transport;
+  return test::MakeLoopbackAresTransport(live, live.scheduler(), port, timeout, tries);
 }
 
 DnsTransportResult Lookup(LiveLoop& live, DnsTransport& transport, const std::string& name,
