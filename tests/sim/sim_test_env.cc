@@ -119,6 +119,16 @@ NetworkParams SimTestEnv::WorkedExample() {
   return params;
 }
 
+NetworkParams SimTestEnv::PlainNetwork() {
+  NetworkParams params;
+  params.downlink_bps = 0;
+  params.uplink_bps = 0;
+  params.defaults.rtt = Milliseconds(100);
+  params.defaults.dns = Milliseconds(10);
+  params.defaults.server_time = Milliseconds(50);
+  return params;
+}
+
 SimStackOptions SimTestEnv::Options(const NetworkParams& params) {
   SimStackOptions options;
   options.network = params;

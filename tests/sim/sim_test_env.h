@@ -82,6 +82,9 @@ class SimTestEnv {
   static UrlRequestContext::Config DefaultConfig();
   // The worked example's network, unlimited bandwidth: dns 50, rtt 80, TLS 1.2, server 100.
   static NetworkParams WorkedExample();
+  // Unlimited links, dns 10, rtt 100, server 50 (TLS as the defaults): the network of the tests
+  // where only round trips, slow start and the server's time shape a plain HTTP exchange.
+  static NetworkParams PlainNetwork();
 
   explicit SimTestEnv(const NetworkParams& params,
                       const UrlRequestContext::Config& config = DefaultConfig());
