@@ -1,5 +1,5 @@
-// One scripted scenario, run twice on virtual time: "live-shaped" (the stack over the fakes of
-// tests/fakes and a ScriptedDnsTransport, as tests/request does) and simulated (over SimNetwork,
+// One scripted scenario, run twice on virtual time: "live-shaped" (the stack over tests/support's
+// socket factory and ScriptedDnsTransport, as tests/request does) and simulated (over SimNetwork,
 // as tests/sim does), with matching delays (DNS 50 ms, TCP connect one 80 ms round trip, plain
 // HTTP so no TLS). Every request must get the same SocketSource and the same connect wait in
 // both worlds, and in each world the predictor's accounting and the internals histograms must

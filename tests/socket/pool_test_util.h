@@ -1,7 +1,7 @@
 // Shared test scaffolding for the pool and connect job tests: a NetLog recorder, a completion
 // callback recorder, and an environment (virtual time, fake resolver and socket factory, NetLog,
 // and a pool) in the order that destroys the pool first, with the pool settings tests vary.
-// Connect rules for the fake factory: FakeConnectRule::After / Sync / Hang (tests/fakes).
+// Connect rules for the fake factory: FakeConnectRule::After / Sync / Hang (tests/support).
 #ifndef TESTS_SOCKET_POOL_TEST_UTIL_H_
 #define TESTS_SOCKET_POOL_TEST_UTIL_H_
 
