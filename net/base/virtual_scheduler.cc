@@ -55,4 +55,15 @@ size_t VirtualScheduler::RunAll(size_t max_tasks) {
   return ran;
 }
 
+bool VirtualScheduler::RunUntil(const std::function<bool()>& done, size_t max_steps) {
+  for (size_t step = 0; step < max_steps; ++step) {
+    RunUntilIdle();
+    if (done()) return true;
+    TimeTicks due;
+    if (!queue_.NextDue(&due)) return false;
+    AdvanceBy(due - now_);
+  }
+  return done();
+}
+
 }  // namespace netstack

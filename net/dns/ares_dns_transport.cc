@@ -58,14 +58,12 @@ class AresDnsTransport::Transaction : public DnsTransaction {
   };
 
   Transaction(AresDnsTransport* transport, Callback callback)
-      : transport_(transport), callback_(std::move(callback)) {}
+      : transport_(transport), callback_(std::move(callback)), delivery_(transport->scheduler_) {}
 
   ~Transaction() override {
     for (Query* query : pending_) query->transaction = nullptr;
-    if (transport_) {
-      if (delivery_task_ != kNoTask) transport_->scheduler_.CancelTask(delivery_task_);
-      transport_->OnTransactionDestroyed(this);
-    }
+    delivery_.Stop();
+    if (transport_) transport_->OnTransactionDestroyed(this);
   }
 
   void Start(const std::string& hostname, AddressFamily family) {
@@ -114,7 +112,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
   // (AfterAresCall() and its timer) until it succeeds: the lookup always completes.
   void PostDelivery() noexcept {
     try {
-      delivery_task_ = transport_->scheduler_.PostTask([this] { Deliver(); });
+      delivery_.Start(TimeDelta::zero(), [this] { Deliver(); });
       needs_delivery_ = false;
     } catch (...) {
       if (failure_ == OK) failure_ = ERR_OUT_OF_MEMORY;
@@ -125,8 +123,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
 
   // The transport is going away: never call back, never touch it again.
   void OnTransportDestroyed() {
-    if (delivery_task_ != kNoTask) transport_->scheduler_.CancelTask(delivery_task_);
-    delivery_task_ = kNoTask;
+    delivery_.Stop();  // the scheduler may go with the transport: the timer never touches it again
     needs_delivery_ = false;
     for (Query* query : pending_) query->transaction = nullptr;
     pending_.clear();
@@ -157,7 +154,6 @@ class AresDnsTransport::Transaction : public DnsTransaction {
   }
 
   void Deliver() {
-    delivery_task_ = kNoTask;
     DnsTransportResult result;
     if (failure_ != OK) {
       result.error = failure_;
@@ -175,7 +171,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
   Callback callback_;
   std::vector<Query*> pending_;          // Issued and not yet called back; owned by c-ares.
   std::vector<AresFamilyResult> parts_;  // IPv6 first when both families are asked.
-  TaskId delivery_task_ = kNoTask;
+  OneShotTimer delivery_;  // the posted delivery (a task for now), cancelled with the transaction
   bool needs_delivery_ = false;
   int failure_ = OK;  // Overrides the answer: out of memory, a socket libuv would not watch.
   std::string failure_detail_;

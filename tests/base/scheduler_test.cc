@@ -75,6 +75,72 @@ TEST_CASE("RunAll stops at its task budget") {
   CHECK(s.RunAll(50) == 50);
 }
 
+TEST_CASE("RunUntil runs what is due, then jumps to each next task until the condition holds") {
+  VirtualScheduler s(TimeTicks(1s));
+  std::vector<std::string> ran;
+  bool done = false;
+  s.PostTask([&] { ran.push_back("now"); });
+  s.PostDelayedTask(30ms, [&] {
+    ran.push_back("30");
+    s.PostTask([&] { ran.push_back("30+0"); });  // posted for now: runs before the check
+    done = true;
+  });
+  s.PostDelayedTask(40ms, [&] { ran.push_back("40"); });
+  s.PostDelayedTask(5min, [&] { ran.push_back("idle timeout"); });
+
+  int checks = 0;
+  CHECK(s.RunUntil([&] {
+    ++checks;
+    return done;
+  }));
+  CHECK(ran == std::vector<std::string>{"now", "30", "30+0"});
+  CHECK(s.Now() == TimeTicks(1s + 30ms));  // not past the task that made it true
+  CHECK(checks == 2);                      // after "now", after the 30 ms tasks
+  CHECK(s.pending_tasks() == 2);           // later timers stay pending
+
+  SECTION("a condition already true runs only what is due now") {
+    s.PostTask([&] { ran.push_back("now again"); });
+    CHECK(s.RunUntil([] { return true; }));
+    CHECK(ran.back() == "now again");
+    CHECK(s.Now() == TimeTicks(1s + 30ms));
+  }
+  SECTION("tasks running out first: false, everything ran") {
+    CHECK_FALSE(s.RunUntil([] { return false; }));
+    CHECK(ran.back() == "idle timeout");
+    CHECK(s.pending_tasks() == 0);
+    CHECK(s.Now() == TimeTicks(1s + 5min));
+  }
+}
+
+TEST_CASE("RunUntil is bounded: a self-rescheduling task cannot make it hang") {
+  VirtualScheduler s;
+  int ticks = 0;
+  std::function<void()> again = [&] {
+    ++ticks;
+    s.PostDelayedTask(1ms, again);
+  };
+  s.PostTask(again);
+  CHECK_FALSE(s.RunUntil([] { return false; }, 100));
+  CHECK(ticks == 101);  // the first at once, then one per jump
+  CHECK(s.Now() == TimeTicks(100ms));
+}
+
+TEST_CASE("RunUntil: work the condition posts for now runs before time moves") {
+  VirtualScheduler s;
+  int pumped = 0;
+  bool answered = false;
+  s.PostDelayedTask(1s, [] {});
+  // As a test that pumps another thread's completions inside its condition: the completion
+  // arrives as a task for now, and RunUntil runs it at the current time.
+  CHECK(s.RunUntil([&] {
+    if (answered) return true;
+    if (pumped++ == 0) s.PostTask([&] { answered = true; });
+    return false;
+  }));
+  CHECK(s.Now() == TimeTicks());
+  CHECK(s.pending_tasks() == 1);
+}
+
 TEST_CASE("one-shot timer: restart, stop, destruction cancel") {
   VirtualScheduler s;
   int fired = 0;

@@ -13,12 +13,7 @@ class MemoryHarness : public BackendHarness {
   explicit MemoryHarness(const CacheConfig& config)
       : backend_(std::make_unique<MemoryBackend>(scheduler_, clock_, config)) {}
   CacheBackend& backend() override { return *backend_; }
-  bool RunUntil(const std::function<bool()>& done) override {
-    while (!done()) {
-      if (scheduler_.RunUntilIdle() == 0) return done();
-    }
-    return true;
-  }
+  bool RunUntil(const std::function<bool()>& done) override { return scheduler_.RunUntil(done); }
   bool is_disk() const override { return false; }
 
  private:

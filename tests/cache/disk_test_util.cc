@@ -11,63 +11,6 @@
 
 namespace netstack {
 
-TestCrossThreadPoster::~TestCrossThreadPoster() { Close(); }
-
-void TestCrossThreadPoster::Close() {
-  std::deque<std::function<void()>> dropped;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    closed_ = true;
-    dropped.swap(tasks_);
-  }
-}
-
-void TestCrossThreadPoster::PostToLoop(std::function<void()> task) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (closed_) return;
-    tasks_.push_back(std::move(task));
-  }
-  cv_.notify_all();
-}
-
-size_t TestCrossThreadPoster::RunPending() {
-  std::deque<std::function<void()>> tasks;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    tasks.swap(tasks_);
-  }
-  for (auto& task : tasks) task();
-  return tasks.size();
-}
-
-bool TestCrossThreadPoster::RunUntil(const std::function<bool()>& done,
-                                     std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (!cv_.wait_until(lock, deadline, [&] { return !tasks_.empty(); })) return done();
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
-    }
-    task();
-  }
-  return true;
-}
-
-TempDir::TempDir() {
-  std::string templ = (std::filesystem::temp_directory_path() / "netstack-cache-XXXXXX").string();
-  char* made = ::mkdtemp(templ.data());
-  path_ = made ? made : templ;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 int FailingFileOperations::Write(int fd, const char* data, size_t len) {
   if (fail_writes.load()) return -ENOSPC;
   return PosixFileOperations::Write(fd, data, len);
@@ -77,7 +20,7 @@ DiskHarness::DiskHarness(const CacheConfig& config, const std::string* dir,
                          FileOperations* file_ops)
     : config_(config), file_ops_(file_ops) {
   if (!dir) {
-    owned_dir_ = std::make_unique<TempDir>();
+    owned_dir_ = std::make_unique<TempDir>("cache");
     dir = &owned_dir_->path();
   }
   dir_ = dir;

@@ -1,55 +1,26 @@
-// Disk backend test scaffolding: a cross-thread poster the test pumps, a temp directory, a
-// FileOperations that can be told to fail writes with ENOSPC, and the disk harness.
+// Disk backend test scaffolding: a FileOperations that can be told to fail writes with ENOSPC,
+// and the disk harness (over tests/support's cross-thread poster and temp directory).
 #ifndef TESTS_CACHE_DISK_TEST_UTIL_H_
 #define TESTS_CACHE_DISK_TEST_UTIL_H_
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
+#include <vector>
 
 #include "cache/disk_backend.h"
 #include "cache/file_operations.h"
-#include "net/base/cross_thread_poster.h"
 #include "tests/cache/backend_test_util.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_cross_thread_poster.h"
 
 namespace netstack {
 
-// Tasks from the cache thread wait here until the test runs them (on the test thread).
-class TestCrossThreadPoster : public CrossThreadPoster {
- public:
-  ~TestCrossThreadPoster() override;
-  void PostToLoop(std::function<void()> task) override;
-  // Runs posted tasks until `done()` holds or `timeout` passes with nothing to run; returns
-  // done().
-  bool RunUntil(const std::function<bool()>& done,
-                std::chrono::milliseconds timeout = std::chrono::seconds(20));
-  // Runs the tasks already posted.
-  size_t RunPending();
-  // From now on, posted tasks are dropped (as a real poster does while shutting down).
-  void Close();
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool closed_ = false;
-};
-
-// A fresh directory under the system's temp dir, removed (recursively) on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// The cache thread's completions wait in a TestCrossThreadPoster until the test runs them; every
+// disk test works in a TempDir (tests/support).
+using test::TempDir;
+using test::TestCrossThreadPoster;
 
 // The real file system, except that writes fail with ENOSPC while fail_writes is set.
 class FailingFileOperations : public PosixFileOperations {

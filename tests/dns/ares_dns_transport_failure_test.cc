@@ -12,10 +12,12 @@
 #include <optional>
 
 #include "net/dns/ares_dns_transport.h"
+#include "tests/dns/ares_test_util.h"
 #include "tests/dns/fault_dns_server.h"
-#include "tests/dns/live_test_util.h"
+#include "tests/support/live_loop.h"
 
 using namespace netstack;
+using test::LiveLoop;
 using namespace std::chrono_literals;
 
 namespace {
@@ -45,16 +47,7 @@ class FailingScheduler : public Scheduler {
 
 std::unique_ptr<AresDnsTransport> MakeTransport(LiveLoop& live, Scheduler& scheduler, uint16_t port,
                                                 TimeDelta timeout, int tries) {
-  AresDnsTransport::Options options;
-  options.servers = {IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), port)};
-  options.timeout = timeout;
-  options.tries = tries;
-  options.use_search_domains = false;
-  std::string error;
-  auto transport = AresDnsTransport::Create(live.loop(), scheduler, options, &error);
-  INFO(error);
-  REQUIRE(transport);
-  return transport;
+  return test::MakeLoopbackAresTransport(live, scheduler, port, timeout, tries);
 }
 
 // A UDP port on 127.0.0.1 with nothing listening: bound by the kernel's choice, then closed.
@@ -114,7 +107,7 @@ TEST_CASE("c-ares: out of memory posting the answer completes the lookup with ER
     INFO("failed posts: " << failures);
     LiveLoop live;
     {
-      FaultDnsServer server(live.loop());
+      FaultDnsServer server(live.get());
       REQUIRE(server.Start(FaultDnsServer::Mode::kServfail) == 0);
       FailingScheduler scheduler(live.scheduler());
       auto transport = MakeTransport(live, scheduler, server.port(), Milliseconds(2000), 1);
@@ -136,7 +129,7 @@ TEST_CASE("c-ares: out of memory posting the answer completes the lookup with ER
 TEST_CASE("c-ares: abandoning the last lookup stops c-ares's retries and closes its sockets") {
   LiveLoop live;
   {
-    FaultDnsServer server(live.loop());
+    FaultDnsServer server(live.get());
     REQUIRE(server.Start(FaultDnsServer::Mode::kSilent) == 0);
     // Without cancelling, c-ares would wait 60 s for this silent server.
     auto transport = MakeTransport(live, live.scheduler(), server.port(), Milliseconds(60000), 1);
@@ -179,7 +172,7 @@ TEST_CASE("c-ares: a socket libuv will not watch fails the lookup with the libuv
     INFO(c.name);
     LiveLoop live;
     {
-      FaultDnsServer server(live.loop());
+      FaultDnsServer server(live.get());
       REQUIRE(server.Start(FaultDnsServer::Mode::kServfail) == 0);
       // Without the fix the lookup would wait out 60 s and say ERR_DNS_TIMED_OUT.
       auto transport = MakeTransport(live, live.scheduler(), server.port(), Milliseconds(60000), 1);
@@ -214,7 +207,7 @@ TEST_CASE("c-ares: a socket libuv will not watch fails the lookup with the libuv
 TEST_CASE("c-ares: the socket stays open while transactions live, and timeouts still fire") {
   LiveLoop live;
   {
-    FaultDnsServer server(live.loop());
+    FaultDnsServer server(live.get());
     REQUIRE(server.Start(FaultDnsServer::Mode::kServfail) == 0);
     auto transport = MakeTransport(live, live.scheduler(), server.port(), Milliseconds(200), 1);
     auto first = StartLookup(*transport, "a.test", AddressFamily::kIPv4);

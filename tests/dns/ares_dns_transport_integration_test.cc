@@ -5,12 +5,14 @@
 #include <optional>
 
 #include "net/dns/ares_dns_transport.h"
+#include "tests/dns/ares_test_util.h"
 #include "tests/dns/dnsmasq_fixture.h"
 #include "tests/dns/fault_dns_server.h"
-#include "tests/dns/live_test_util.h"
+#include "tests/support/live_loop.h"
 #include "tests/test_skip.h"
 
 using namespace netstack;
+using test::LiveLoop;
 using namespace std::chrono_literals;
 using Strings = std::vector<std::string>;
 
@@ -19,16 +21,7 @@ namespace {
 std::unique_ptr<AresDnsTransport> MakeTransport(LiveLoop& live, uint16_t port,
                                                 TimeDelta timeout = Milliseconds(2000),
                                                 int tries = 2) {
-  AresDnsTransport::Options options;
-  options.servers = {IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), port)};
-  options.timeout = timeout;
-  options.tries = tries;
-  options.use_search_domains = false;
-  std::string error;
-  auto transport = AresDnsTransport::Create(live.loop(), live.scheduler(), options, &error);
-  INFO(error);
-  REQUIRE(transport);
-  return transport;
+  return test::MakeLoopbackAresTransport(live, live.scheduler(), port, timeout, tries);
 }
 
 DnsTransportResult Lookup(LiveLoop& live, DnsTransport& transport, const std::string& name,
@@ -128,7 +121,7 @@ TEST_CASE("c-ares over dnsmasq: NXDOMAIN and REFUSED are distinct errors") {
 TEST_CASE("c-ares over the fault server: SERVFAIL, REFUSED, silence, garbage") {
   LiveLoop live;
   {
-    FaultDnsServer server(live.loop());
+    FaultDnsServer server(live.get());
     struct Case {
       FaultDnsServer::Mode mode;
       int error;
@@ -155,7 +148,7 @@ TEST_CASE("c-ares over the fault server: SERVFAIL, REFUSED, silence, garbage") {
 TEST_CASE("c-ares: a destroyed transaction never calls back") {
   LiveLoop live;
   {
-    FaultDnsServer server(live.loop());
+    FaultDnsServer server(live.get());
     REQUIRE(server.Start(FaultDnsServer::Mode::kServfail) == 0);
     auto transport = MakeTransport(live, server.port(), Milliseconds(100), 1);
     int callbacks = 0;
@@ -176,7 +169,7 @@ TEST_CASE("c-ares: destroying the transport mid-query is clean and silent") {
   int callbacks = 0;
   std::unique_ptr<DnsTransaction> orphan;
   {
-    FaultDnsServer server(live.loop());
+    FaultDnsServer server(live.get());
     REQUIRE(server.Start(FaultDnsServer::Mode::kSilent) == 0);
     auto transport = MakeTransport(live, server.port(), Milliseconds(5000), 1);
     orphan = transport->StartLookup("a.test", AddressFamily::kUnspecified,
@@ -198,11 +191,11 @@ TEST_CASE("c-ares: servers of both families as given; the system list by default
     options.servers = {IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), 53),
                        IPEndPoint(*IPAddress::Parse("::1"), 5353)};
     std::string error;
-    auto transport = AresDnsTransport::Create(live.loop(), live.scheduler(), options, &error);
+    auto transport = AresDnsTransport::Create(live.get(), live.scheduler(), options, &error);
     REQUIRE(transport);
     CHECK(transport->GetInfoAsJson()["servers"] == nlohmann::json({"127.0.0.1:53", "[::1]:5353"}));
     // No servers: /etc/resolv.conf's (not asked here: tests use loopback only).
-    auto system = AresDnsTransport::Create(live.loop(), live.scheduler(), {}, &error);
+    auto system = AresDnsTransport::Create(live.get(), live.scheduler(), {}, &error);
     REQUIRE(system);
     CHECK(system->GetInfoAsJson()["type"] == "c-ares");
   }

@@ -10,9 +10,10 @@
 #include <string>
 
 #include "net/dns/ares_dns_transport.h"
-#include "tests/dns/live_test_util.h"
+#include "tests/support/live_loop.h"
 
 using namespace netstack;
+using test::LiveLoop;
 
 namespace {
 
@@ -94,7 +95,7 @@ TEST_CASE("fault_dns_server_main: serves as its own process and exits on SIGTERM
     options.use_search_domains = false;
     options.timeout = Milliseconds(500);
     std::string error;
-    auto transport = AresDnsTransport::Create(live.loop(), live.scheduler(), options, &error);
+    auto transport = AresDnsTransport::Create(live.get(), live.scheduler(), options, &error);
     REQUIRE(transport);
     int result = 1;
     auto transaction = transport->StartLookup(

@@ -6,10 +6,11 @@
 #include "net/dns/host_resolver_manager.h"
 #include "tests/dns/dnsmasq_fixture.h"
 #include "tests/dns/fault_dns_server.h"
-#include "tests/dns/live_test_util.h"
+#include "tests/support/live_loop.h"
 #include "tests/test_skip.h"
 
 using namespace netstack;
+using test::LiveLoop;
 using namespace std::chrono_literals;
 using Strings = std::vector<std::string>;
 
@@ -22,7 +23,7 @@ std::unique_ptr<HostResolverManager> MakeResolver(LiveLoop& live, uint16_t port,
   options.use_search_domains = false;
   options.timeout = timeout;
   std::string error;
-  auto transport = AresDnsTransport::Create(live.loop(), live.scheduler(), options, &error);
+  auto transport = AresDnsTransport::Create(live.get(), live.scheduler(), options, &error);
   INFO(error);
   REQUIRE(transport);
   return std::make_unique<HostResolverManager>(live.scheduler(), std::move(transport), nullptr);
@@ -117,7 +118,7 @@ TEST_CASE("resolver over dnsmasq: concurrent identical lookups share one pair of
 TEST_CASE("resolver over the fault server: SERVFAIL and silence end in clear errors") {
   LiveLoop live;
   {
-    FaultDnsServer server(live.loop());
+    FaultDnsServer server(live.get());
     REQUIRE(server.Start(FaultDnsServer::Mode::kServfail) == 0);
     auto resolver = MakeResolver(live, server.port(), Milliseconds(100));
     auto failed = Resolve(live, *resolver, "a.test");

@@ -10,7 +10,7 @@
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/dns/host_resolver_manager.h"
-#include "tests/dns/scripted_dns_transport.h"
+#include "tests/support/scripted_dns_transport.h"
 
 namespace netstack {
 

@@ -7,8 +7,8 @@
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/http/http_basic_stream.h"
-#include "tests/fakes/scripted_stream_socket.h"
 #include "tests/http/http_basic_stream_test_util.h"
+#include "tests/support/scripted_stream_socket.h"
 
 using namespace netstack;
 using namespace netstack::test;

@@ -8,9 +8,9 @@
 
 #include "net/base/net_error.h"
 #include "net/base/virtual_scheduler.h"
-#include "tests/fakes/scripted_stream_socket.h"
 #include "tests/http/compression_test_util.h"
 #include "tests/http/http_basic_stream_test_util.h"
+#include "tests/support/scripted_stream_socket.h"
 
 using namespace netstack;
 using namespace netstack::test;

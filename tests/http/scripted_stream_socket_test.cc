@@ -1,4 +1,4 @@
-#include "tests/fakes/scripted_stream_socket.h"
+#include "tests/support/scripted_stream_socket.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "tests/integration/cache_test_util.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 namespace {

@@ -4,7 +4,7 @@
 // by the test, every request counted) and nginx (its own ETag / Last-Modified / expires).
 #include "tests/integration/cache_test_util.h"
 #include "tests/integration/netlog_file.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 

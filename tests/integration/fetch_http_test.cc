@@ -4,7 +4,7 @@
 
 #include "tests/integration/fault_http_server.h"
 #include "tests/integration/fetch_test_util.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 namespace {

@@ -19,7 +19,7 @@
 #include "tests/integration/fetch_test_util.h"
 #include "tests/integration/nginx_fixture.h"
 #include "tests/integration/process_runner.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 #include "tests/test_skip.h"
 
 namespace netstack::test {

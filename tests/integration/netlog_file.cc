@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "tests/integration/netstack_cli.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 

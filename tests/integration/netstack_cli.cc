@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "tests/integration/process_runner.h"
-#include "tests/integration/temp_dir.h"
 #include "tests/integration/test_certificates.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 

@@ -25,7 +25,7 @@
 #include "tests/integration/fetch_test_util.h"
 #include "tests/integration/local_dns.h"
 #include "tests/integration/netlog_file.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "tests/integration/package_installer.h"
 #include "tests/integration/process_runner.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 namespace {

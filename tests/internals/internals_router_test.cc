@@ -34,12 +34,7 @@ int Resolve(RouterTestEnv& t, const std::string& host) {
   int result = ERR_IO_PENDING;
   int rv = request->Start([&result](int r) { result = r; });
   if (rv != ERR_IO_PENDING) result = rv;
-  for (int i = 0; i < 1000 && result == ERR_IO_PENDING; ++i) {
-    t.env.scheduler.RunUntilIdle();
-    TimeTicks due;
-    if (!t.env.scheduler.NextTaskTime(&due)) break;
-    t.env.scheduler.AdvanceBy(due - t.env.scheduler.Now());
-  }
+  t.env.scheduler.RunUntil([&result] { return result != ERR_IO_PENDING; });
   return result;
 }
 

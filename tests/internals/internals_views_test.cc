@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "net/base/weak_ptr.h"
 #include "net/dns/host_resolver_manager.h"
 #include "net/http/http_cache.h"
 #include "net/http/url_request_context.h"
@@ -23,28 +24,23 @@ class AsyncBackend : public CacheBackend {
  public:
   AsyncBackend(Scheduler& scheduler, std::unique_ptr<MemoryBackend> memory)
       : scheduler_(scheduler), memory_(std::move(memory)) {}
-  ~AsyncBackend() override { *alive_ = false; }
 
   class Entry : public CacheEntry {
    public:
     Entry(AsyncBackend* owner, std::unique_ptr<CacheEntry> inner)
-        : owner_(owner),
-          owner_alive_(owner->alive_),
-          inner_(std::move(inner)),
-          alive_(std::make_shared<bool>(true)) {}
-    ~Entry() override { *alive_ = false; }
+        : owner_(owner->weak_factory_.GetWeakPtr()), inner_(std::move(inner)) {}
     const std::string& key() const override { return inner_->key(); }
     const std::string& headers() const override { return inner_->headers(); }
     void WriteHeaders(std::string h) override { inner_->WriteHeaders(std::move(h)); }
     int64_t body_size() const override { return inner_->body_size(); }
     int ReadBody(int64_t offset, char* buf, int len, CompletionCallback callback) override {
-      if (!*owner_alive_) return ERR_CACHE_READ_FAILURE;  // as DiskEntry without its backend
+      if (!owner_) return ERR_CACHE_READ_FAILURE;  // as DiskEntry without its backend
       owner_->reads++;
       if (owner_->hang) return ERR_IO_PENDING;
       // At most 7 bytes per read, so a body takes several.
       int rv = inner_->ReadBody(offset, buf, std::min(len, 7), nullptr);
-      owner_->scheduler_.PostTask([alive = alive_, callback, rv] {
-        if (*alive) callback(rv);
+      owner_->scheduler_.PostTask([weak = weak_factory_.GetWeakPtr(), callback, rv] {
+        if (weak) callback(rv);
       });
       return ERR_IO_PENDING;
     }
@@ -53,10 +49,9 @@ class AsyncBackend : public CacheBackend {
     void Doom() override { inner_->Doom(); }
 
    private:
-    AsyncBackend* owner_;
-    std::shared_ptr<bool> owner_alive_;
+    WeakPtr<AsyncBackend> owner_;
     std::unique_ptr<CacheEntry> inner_;
-    std::shared_ptr<bool> alive_;
+    WeakPtrFactory<Entry> weak_factory_{this};  // last: invalidated first
   };
 
   int OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
@@ -68,8 +63,8 @@ class AsyncBackend : public CacheBackend {
     auto inner = std::make_shared<std::unique_ptr<CacheEntry>>();
     int rv = memory_->PeekEntry(key, inner.get(), nullptr);
     if (rv != OK) return rv;
-    scheduler_.PostTask([this, alive = alive_, callback, inner] {
-      if (*alive) callback(OK, std::make_unique<Entry>(this, std::move(*inner)));
+    scheduler_.PostTask([weak = weak_factory_.GetWeakPtr(), callback, inner] {
+      if (weak) callback(OK, std::make_unique<Entry>(weak.get(), std::move(*inner)));
     });
     return ERR_IO_PENDING;
   }
@@ -99,7 +94,7 @@ class AsyncBackend : public CacheBackend {
  private:
   Scheduler& scheduler_;
   std::unique_ptr<MemoryBackend> memory_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  WeakPtrFactory<AsyncBackend> weak_factory_{this};  // last: invalidated first
 };
 
 // Runs ReadCacheEntry and keeps what `done` got and how often.

@@ -18,18 +18,14 @@
 #include "predictor/learned_policy.h"
 #include "predictor/predictor_config.h"
 #include "tests/sim/sim_test_env.h"
+#include "tests/support/test_url.h"
 
 namespace netstack {
 namespace {
 
-using namespace std::chrono_literals;
+using test::U;
 
-Url U(const std::string& spec) {
-  Url url;
-  std::string message;
-  REQUIRE(Url::Parse(spec, &url, &message) == OK);
-  return url;
-}
+using namespace std::chrono_literals;
 
 TEST_CASE("estimator: strings count their heap block only when not inline", "[memory]") {
   const std::string small = "abc";

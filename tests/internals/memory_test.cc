@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "net/base/net_log_ring.h"
-#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/predictor/sim_predictor_env.h"
 #include "tools/internals/library_memory.h"
 #include "tools/internals/memory_report.h"
 
@@ -82,13 +81,10 @@ TEST_CASE("memory report without a stack lists every part, stack parts unavailab
 }
 
 TEST_CASE("memory report follows the stack's pools, host cache, predictor and events", "[memory]") {
-  test::SimTestEnv env(test::SimTestEnv::WorkedExample());
+  test::SimPredictorEnv env(test::SimTestEnv::Options(test::SimTestEnv::WorkedExample()), "chrome");
   NetLogRing ring;
   ring.Attach(&env.net_log);
-  PredictorConfig config;
-  config.policy = "chrome";
-  ContextPredictor wired(config, env.context, &env.net_log);
-  Predictor& predictor = *wired.predictor();
+  Predictor& predictor = *env.predictor;
   MemorySources sources{env.context, &predictor, &ring, nullptr};
 
   const json before = MemoryReport(sources);
@@ -135,7 +131,6 @@ TEST_CASE("memory report follows the stack's pools, host cache, predictor and ev
         static_cast<int64_t>(ClientSocketPool::kEstimatedSocketBytes));
   CHECK(FindPart(cleared, "host_cache")["bytes"] == 0);
 
-  predictor.Finish();
   ring.Attach(nullptr);
 }
 

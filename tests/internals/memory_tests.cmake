@@ -9,12 +9,9 @@ netstack_test(internals_memory_tests
   ${PROJECT_SOURCE_DIR}/net/base/net_log_ring.cc
   ${PROJECT_SOURCE_DIR}/net/base/histogram.cc
   ${PROJECT_SOURCE_DIR}/net/base/stack_histograms.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/../sim/sim_test_env.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/memory_estimate_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/memory_test.cc
-  LIBS netstack_predictor_context netstack_predictor net_http_sim net_sim net_http
-       netstack_cache_memory net_socket
-       net_dns net_base OpenSSL::Crypto PkgConfig::LIBUV PkgConfig::CARES SQLite::SQLite3)
+  LIBS sim_predictor_env netstack_cache_memory OpenSSL::Crypto PkgConfig::LIBUV PkgConfig::CARES SQLite::SQLite3)
 
 # The library counters need a process whose first allocation by each library comes after the
 # hooks: a program of their own, each test case installing them as its first action (CTest runs

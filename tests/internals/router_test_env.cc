@@ -38,10 +38,6 @@ SimStackOptions RouterTestEnv::Options() {
 RouterTestEnv::RouterTestEnv() {
   // SimStack's cache is a MemoryBackend.
   backend = static_cast<MemoryBackend*>(env.context->http_cache()->backend());
-  PredictorConfig config;
-  config.policy = "chrome";
-  wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log);
-  predictor = wired->predictor();
   ring.Attach(&env.net_log);
   histograms.Attach(&env.net_log);
   host.context_ = env.context;
@@ -59,8 +55,6 @@ RouterTestEnv::~RouterTestEnv() {
   router.reset();
   ring.Attach(nullptr);
   histograms.Attach(nullptr);
-  predictor->Finish();
-  wired.reset();
 }
 
 HttpServerRequest RouterTestEnv::MakeRequest(

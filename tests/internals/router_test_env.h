@@ -1,6 +1,6 @@
 // Scaffolding for the router and views tests: the real stack on the simulated network (virtual
-// time) with an HttpCache over a MemoryBackend and a Predictor, a fake InternalsHost showing it,
-// and a router in front, called with hand-built requests (no socket).
+// time) with an HttpCache over a MemoryBackend and the chrome predictor (SimPredictorEnv), a fake
+// InternalsHost showing it, and a router in front, called with hand-built requests (no socket).
 #ifndef TESTS_INTERNALS_ROUTER_TEST_ENV_H_
 #define TESTS_INTERNALS_ROUTER_TEST_ENV_H_
 
@@ -17,9 +17,8 @@
 #include "net/base/stack_histograms.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_response_info.h"
-#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/predictor/sim_predictor_env.h"
 #include "tools/internals/internals_host.h"
 #include "tools/internals/internals_router.h"
 
@@ -101,11 +100,10 @@ struct RouterTestEnv {
   // default size), the wall clock at kOriginUnixSeconds at virtual time zero.
   static SimStackOptions Options();
 
-  SimTestEnv env{Options()};
+  SimPredictorEnv env{Options(), "chrome"};
   SchedulerClock& clock = env.clock();
-  MemoryBackend* backend = nullptr;         // the stack's cache backend
-  std::unique_ptr<ContextPredictor> wired;  // the "chrome" predictor over env.context
-  Predictor* predictor = nullptr;           // wired's
+  MemoryBackend* backend = nullptr;  // the stack's cache backend
+  Predictor* predictor = env.predictor;
   NetLogRing ring;
   StackHistograms histograms;
   FakeInternalsHost host;

@@ -4,16 +4,12 @@
 #include <string>
 
 #include "net/base/net_error.h"
+#include "tests/support/test_url.h"
 
 namespace netstack {
 namespace {
 
-Url U(const std::string& text) {
-  Url url;
-  std::string message;
-  REQUIRE(Url::Parse(text, &url, &message) == OK);
-  return url;
-}
+using test::U;
 
 Url Doc() { return U("https://www.example.test/dir/page.html"); }
 

@@ -11,63 +11,23 @@
 #include "net/base/net_error.h"
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
-#include "net/http/sim_stack.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
-#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/predictor/sim_predictor_env.h"
+#include "tests/support/test_url.h"
 
 namespace netstack {
 namespace {
 
-// Serves HTML documents by "host/target" and 1000 filler bytes for anything else. The sim
-// models body bytes as filler, so an HTML body is sent as part of the "head" string, framed by
-// its Content-Length.
-class PageResponder : public SimResponder {
- public:
-  SimResponse Respond(const SimRequest& request) override {
-    requests.push_back(request.host + request.target);
-    SimResponse response;
-    auto it = pages.find(request.host + request.target);
-    if (it != pages.end()) {
-      response.head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " +
-                      std::to_string(it->second.size()) + "\r\n\r\n" + it->second;
-      return response;
-    }
-    response.head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n";
-    response.body_bytes = 1000;
-    return response;
-  }
-  std::map<std::string, std::string> pages;
-  std::vector<std::string> requests;
-};
+using test::U;
 
-Url U(const std::string& text) {
-  Url url;
-  std::string message;
-  REQUIRE(Url::Parse(text, &url, &message) == OK);
-  return url;
-}
-
-class PageEnv {
+// The stack on the worked example's network with the predictor of `policy`; the responder serves
+// the test's HTML documents by "host/target" and 1000 filler bytes for anything else.
+class PageEnv : public test::SimPredictorEnv {
  public:
-  explicit PageEnv(const std::string& policy) {
-    std::string error;
-    stack = SimStack::Create(scheduler, &net_log, &responder,
-                             test::SimTestEnv::Options(test::SimTestEnv::WorkedExample()), &error);
-    INFO(error);
-    REQUIRE(stack);
-    context = stack->context();
-    PredictorConfig config;
-    config.policy = policy;
-    wired = std::make_unique<ContextPredictor>(config, context, &net_log);
-    predictor = wired->predictor();
-  }
-  ~PageEnv() {
-    predictor->Finish();
-    wired.reset();
-    stack.reset();
+  explicit PageEnv(const std::string& policy) : SimPredictorEnv(Options(WorkedExample()), policy) {
+    responder.default_body_bytes = 1000;
   }
 
   PageLoadResult Load(const std::string& url) {
@@ -79,24 +39,9 @@ class PageEnv {
       result = r;
     });
     CHECK_FALSE(done);  // never inside Start
-    for (int step = 0; step < 100000 && !done; ++step) {
-      scheduler.RunUntilIdle();
-      if (done) break;
-      TimeTicks due;
-      if (!scheduler.NextTaskTime(&due)) break;
-      scheduler.AdvanceBy(due - scheduler.Now());
-    }
-    REQUIRE(done);
+    REQUIRE(scheduler.RunUntil([&] { return done; }));
     return result;
   }
-
-  VirtualScheduler scheduler{test::SimTestEnv::kEpoch};
-  NetLog net_log{scheduler};
-  PageResponder responder;
-  std::unique_ptr<SimStack> stack;
-  UrlRequestContext* context = nullptr;  // stack's
-  std::unique_ptr<ContextPredictor> wired;
-  Predictor* predictor = nullptr;  // wired's
 };
 
 const char kPage[] = R"(<!doctype html><html><head>
@@ -149,7 +94,7 @@ TEST_CASE("page load fetches the document, then its subresources by priority", "
 
 TEST_CASE("page load: a failed or non-HTML document ends the load", "[page][loader]") {
   PageEnv env("off");
-  PageLoadResult r = env.Load("https://www.a.test/plain");  // text/plain
+  PageLoadResult r = env.Load("https://www.a.test/plain");  // not HTML
   CHECK_FALSE(r.parsed);
   CHECK(r.requests.size() == 1);
   CHECK(r.requests[0].error == OK);
@@ -231,7 +176,7 @@ TEST_CASE("page load sends each preload and prefetch to the network once", "[pag
   env.scheduler.AdvanceBy(Seconds(5));
   env.scheduler.RunUntilIdle();
   std::map<std::string, int> count;
-  for (const std::string& req : env.responder.requests) ++count[req];
+  for (const SimRequest& req : env.responder.requests) ++count[req.host + req.target];
   INFO(nlohmann::json(count).dump());
   CHECK(count["cdn.b.test/pre.css"] == 1);
   CHECK(count["www.a.test/mod.js"] == 1);

@@ -148,7 +148,7 @@ TEST_CASE("accounting: a failed preconnect job is charged to the action that own
 TEST_CASE("accounting: speculative requests are not a page's need") {
   AccountingEnv env;
   const SchemeHostPort g = Origin("a.test");
-  env.accounting.OnNavigation(MakeUrl("https://p.test/"), env.Now());
+  env.accounting.OnNavigation(U("https://p.test/"), env.Now());
   env.Start(kResolve, "a.test");
   env.Preconnect(g, 1);
   env.accounting.OnPreconnectJobComplete(g, OK, env.Now());
@@ -198,7 +198,7 @@ TEST_CASE("accounting: a pre-resolve is used, late, or wasted after its lifetime
   CHECK(env.of(kResolve).pending == 1);
   // The lifetime (60 s from the start) passes: wasted at the next event.
   env.scheduler.AdvanceBy(59s);
-  env.accounting.OnNavigation(MakeUrl("https://x.test/"), env.Now());
+  env.accounting.OnNavigation(U("https://x.test/"), env.Now());
   CHECK(env.of(kResolve).wasted == 1);
   CHECK(env.of(kResolve).pending == 0);
   CHECK(env.stats.connect_wait_ms == Approx(140));
@@ -216,16 +216,16 @@ TEST_CASE("accounting: a failed pre-resolve is wasted; reused sockets need no co
 
 TEST_CASE("accounting: a fetch ahead is used, late, or wasted") {
   AccountingEnv env;
-  const Url page = MakeUrl("https://p.test/");
+  const Url page = U("https://p.test/");
   uint64_t fa = env.Start(kFetch, "a.test");
   uint64_t fb = env.Start(kFetch, "b.test");
   uint64_t fc = env.Start(kFetch, "c.test");
   env.Start(kFetch, "d.test");
   env.accounting.OnFetchDone(fa, OK, env.Now());
   env.accounting.OnFetchDone(fc, ERR_CONNECTION_RESET, env.Now());
-  env.accounting.OnResourceRequested(page, MakeUrl("https://a.test/r"), env.Now());
-  env.accounting.OnResourceRequested(page, MakeUrl("https://b.test/r"), env.Now());
-  env.accounting.OnResourceRequested(page, MakeUrl("https://b.test/other"), env.Now());
+  env.accounting.OnResourceRequested(page, U("https://a.test/r"), env.Now());
+  env.accounting.OnResourceRequested(page, U("https://b.test/r"), env.Now());
+  env.accounting.OnResourceRequested(page, U("https://b.test/other"), env.Now());
   env.accounting.OnFetchDone(fb, OK, env.Now());
   CHECK(env.of(kFetch).used == 1);
   CHECK(env.of(kFetch).late == 1);
@@ -269,7 +269,7 @@ TEST_CASE("accounting: recall counts every new connection, with or without a pol
 
 TEST_CASE("accounting: connections are reported for the newest page still loading") {
   AccountingEnv env;
-  const Url p1 = MakeUrl("https://one.test/"), p2 = MakeUrl("https://two.test/");
+  const Url p1 = U("https://one.test/"), p2 = U("https://two.test/");
   const SchemeHostPort g = Origin("cdn.test");
   env.accounting.OnSocketAssigned(g, Assign(SocketSource::kNew), env.Now());
   CHECK(env.policy.connections.empty());  // no page yet: counted, not reported

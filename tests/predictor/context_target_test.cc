@@ -4,11 +4,10 @@
 #include <memory>
 
 #include "net/base/load_timing_phases.h"
-#include "predictor/context_predictor.h"
 #include "predictor/context_speculation_target.h"
 #include "predictor/predictor.h"
 #include "tests/predictor/core_test_util.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/predictor/sim_predictor_env.h"
 
 using namespace netstack;
 using namespace netstack::test;
@@ -16,23 +15,23 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The predictor of a context (ContextPredictor) with a fake policy, finished in the destructor.
+// The predictor of a simulated stack (SimPredictorEnv) with a fake policy.
 struct SimPredictor {
-  explicit SimPredictor(bool http_cache = false) : env(Options(http_cache)) {
-    auto owned = std::make_unique<FakePolicy>();
-    policy = owned.get();
-    wired = std::make_unique<ContextPredictor>(config, env.context, &env.net_log, std::move(owned));
-    predictor = wired->predictor();
-  }
-  ~SimPredictor() { predictor->Finish(); }  // Finish stops observing the pool
+  explicit SimPredictor(bool http_cache = false) : env(Options(http_cache), MakePolicy()) {}
   // The worked example, with an HTTP cache over a MemoryBackend when asked.
   static SimStackOptions Options(bool http_cache) {
     SimStackOptions options = SimTestEnv::Options(SimTestEnv::WorkedExample());
     options.http_cache = http_cache;
     return options;
   }
+  // The fake, kept in `policy` (so declared before `env`).
+  std::unique_ptr<PredictorPolicy> MakePolicy() {
+    auto owned = std::make_unique<FakePolicy>();
+    policy = owned.get();
+    return owned;
+  }
   ClientSocketPool* pool() { return env.context->socket_pool(); }
-  ContextSpeculationTarget& target() { return *wired->target(); }
+  ContextSpeculationTarget& target() { return env.target(); }
   const SpeculationCounts& of(SpeculativeAction a) { return predictor->stats().of(a); }
   void Preconnect(const std::string& host, int sockets) {
     Hint h = MakeHint(SpeculativeAction::kPreconnect, host);
@@ -40,11 +39,9 @@ struct SimPredictor {
     predictor->AddHint(h);
   }
 
-  SimTestEnv env;
-  PredictorConfig config;
-  FakePolicy* policy = nullptr;
-  std::unique_ptr<ContextPredictor> wired;
-  Predictor* predictor = nullptr;  // wired's
+  FakePolicy* policy = nullptr;  // env's predictor's
+  SimPredictorEnv env;
+  Predictor* predictor = env.predictor;
 };
 
 }  // namespace
@@ -120,7 +117,7 @@ TEST_CASE("context target: fetch ahead needs an HTTP cache") {
   SimPredictor p;
   CHECK_FALSE(p.target().CanFetchAhead());
   bool ran = false;
-  CHECK(p.target().FetchAhead(MakeUrl("https://a.test/x"), NetLogWithSource(),
+  CHECK(p.target().FetchAhead(U("https://a.test/x"), NetLogWithSource(),
                               [&](int) { ran = true; }) == -11);  // ERR_NOT_IMPLEMENTED
   p.env.Advance(1s);
   CHECK_FALSE(ran);
@@ -131,30 +128,30 @@ TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page 
   REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
-  h.url = MakeUrl("https://a.test/size/5000");
+  h.url = U("https://a.test/size/5000");
   p.predictor->AddHint(h);
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 1);
   p.env.Advance(2s);
   CHECK(p.env.responder.requests.size() == 1);
   CHECK(p.env.stats().bytes_down > 5000);
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 0);
-  p.predictor->OnResourceRequested(MakeUrl("https://p.test/"), h.url);
+  p.predictor->OnResourceRequested(U("https://p.test/"), h.url);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
 }
 
 TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {
   SimPredictor p(/*http_cache=*/true);
-  p.predictor->OnNavigation(MakeUrl("https://p.test/"));
+  p.predictor->OnNavigation(U("https://p.test/"));
   p.Preconnect("a.test", 1);
   p.predictor->AddHint(MakeHint(SpeculativeAction::kPreresolve, "b.test"));
   p.env.Advance(1s);
   REQUIRE(p.pool()->IdleSocketCountInGroup(Origin("a.test")) == 1);
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
-  h.url = MakeUrl("https://a.test/size/500");
+  h.url = U("https://a.test/size/500");
   p.predictor->AddHint(h);
   Hint h2 = h;
-  h2.url = MakeUrl("https://b.test/size/500");
+  h2.url = U("https://b.test/size/500");
   p.predictor->AddHint(h2);
   p.env.Advance(2s);
   REQUIRE(p.env.responder.requests.size() == 2);

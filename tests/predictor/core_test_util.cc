@@ -8,21 +8,12 @@ SchemeHostPort Origin(const std::string& host, const std::string& scheme) {
   return SchemeHostPort{scheme, host, Url::DefaultPort(scheme)};
 }
 
-Url MakeUrl(const std::string& spec) {
-  Url url;
-  std::string message;
-  const int rv = Url::Parse(spec, &url, &message);
-  INFO(spec << ": " << message);
-  REQUIRE(rv == OK);
-  return url;
-}
-
 Hint MakeHint(SpeculativeAction action, const std::string& host, int priority, double likelihood) {
   Hint hint;
   hint.action = action;
   hint.motivation = HintMotivation::kLearnedReferral;
   hint.origin = Origin(host);
-  if (action == SpeculativeAction::kFetchAhead) hint.url = MakeUrl("https://" + host + "/r");
+  if (action == SpeculativeAction::kFetchAhead) hint.url = U("https://" + host + "/r");
   hint.priority = priority;
   hint.likelihood = likelihood;
   return hint;

@@ -15,11 +15,11 @@
 #include "predictor/hint.h"
 #include "predictor/predictor_policy.h"
 #include "predictor/speculation_target.h"
+#include "tests/support/test_url.h"
 
 namespace netstack::test {
 
 SchemeHostPort Origin(const std::string& host, const std::string& scheme = "https");
-Url MakeUrl(const std::string& spec);
 Hint MakeHint(SpeculativeAction action, const std::string& host, int priority = 0,
               double likelihood = 0.5);
 

@@ -1,19 +1,12 @@
 #include "tests/predictor/policy_test_util.h"
 
 #include <cstdio>
-#include <stdexcept>
 
 #include "net/base/net_error.h"
+#include "tests/support/test_url.h"
 
 namespace netstack {
 namespace policy_test {
-
-Url U(const std::string& text) {
-  Url url;
-  std::string message;
-  if (Url::Parse(text, &url, &message) != OK) throw std::invalid_argument(message);
-  return url;
-}
 
 SchemeHostPort O(const std::string& text) { return U(text).scheme_host_port(); }
 

@@ -9,12 +9,13 @@
 #include "net/base/url.h"
 #include "predictor/hint.h"
 #include "predictor/predictor_policy.h"
+#include "tests/support/test_url.h"
 
 namespace netstack {
 namespace policy_test {
 
 // Parses an absolute URL the test wrote (must be valid).
-Url U(const std::string& text);
+using test::U;
 // The origin of "https://host/" (or any URL text).
 SchemeHostPort O(const std::string& text);
 // A time `seconds` after an arbitrary non-zero start.

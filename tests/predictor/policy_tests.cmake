@@ -7,4 +7,4 @@ netstack_test(predictor_policy_tests
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/tables_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/predictor_store_test.cc
-  LIBS netstack_predictor_store SQLite::SQLite3)
+  LIBS netstack_predictor_store test_support SQLite::SQLite3)

@@ -6,77 +6,25 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
 #include "net/base/net_error.h"
 #include "predictor/chrome_policy.h"
 #include "predictor/predictor_config.h"
 #include "tests/predictor/policy_test_util.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_cross_thread_poster.h"
 
 namespace netstack {
 namespace {
 
 using namespace policy_test;
 
-// Queues tasks; the test thread runs them when it chooses.
-class QueuedPoster : public CrossThreadPoster {
- public:
-  void PostToLoop(std::function<void()> task) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      tasks_.push_back(std::move(task));
-    }
-    cv_.notify_all();
-  }
-  // Runs tasks until `n` have run in total (waiting at most 20 s for them).
-  bool RunUntil(size_t n) {
-    while (ran_ < n) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (!cv_.wait_for(lock, std::chrono::seconds(20), [this] { return !tasks_.empty(); })) {
-          return false;
-        }
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-      ++ran_;
-    }
-    return true;
-  }
-  size_t queued() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return tasks_.size();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  size_t ran_ = 0;
-};
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "predictor-store-XXXXXX");
-    char* made = mkdtemp(tmpl.data());
-    REQUIRE(made);
-    path_ = made;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
+using test::TestCrossThreadPoster;
 
 std::vector<PredictorRow> SomeRows(int n, const std::string& tag) {
   std::vector<PredictorRow> rows;
@@ -90,26 +38,29 @@ std::vector<PredictorRow> SomeRows(int n, const std::string& tag) {
 }
 
 // Saves and waits for the callback; returns its result.
-int SaveAndWait(PredictorStore& store, QueuedPoster& poster, size_t* callbacks,
-                const std::string& policy, std::vector<PredictorRow> rows) {
+int SaveAndWait(PredictorStore& store, TestCrossThreadPoster& poster, const std::string& policy,
+                std::vector<PredictorRow> rows) {
+  bool called = false;
   int result = 1;
-  store.Save(policy, std::move(rows), &poster, [&result](int rv) { result = rv; });
-  REQUIRE(poster.RunUntil(++*callbacks));
+  store.Save(policy, std::move(rows), &poster, [&](int rv) {
+    called = true;
+    result = rv;
+  });
+  REQUIRE(poster.RunUntil([&called] { return called; }));
   return result;
 }
 
 TEST_CASE("store: rows round-trip, per policy", "[predictor]") {
   TempDir dir;
-  QueuedPoster poster;
-  size_t callbacks = 0;
+  TestCrossThreadPoster poster;
   std::string error;
   {
-    auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+    auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
     REQUIRE(store);
-    CHECK(SaveAndWait(*store, poster, &callbacks, "chrome", SomeRows(5, "c")) == OK);
-    CHECK(SaveAndWait(*store, poster, &callbacks, "learned", SomeRows(3, "l")) == OK);
+    CHECK(SaveAndWait(*store, poster, "chrome", SomeRows(5, "c")) == OK);
+    CHECK(SaveAndWait(*store, poster, "learned", SomeRows(3, "l")) == OK);
   }
-  auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+  auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
   REQUIRE(store);
   std::vector<PredictorRow> rows;
   size_t skipped = 9;
@@ -134,8 +85,7 @@ TEST_CASE("store: rows round-trip, per policy", "[predictor]") {
 
 TEST_CASE("store: a policy's tables survive a restart and predict the same", "[predictor]") {
   TempDir dir;
-  QueuedPoster poster;
-  size_t callbacks = 0;
+  TestCrossThreadPoster poster;
   std::string error;
   PredictorConfig config;
   ChromePolicy original(config);
@@ -143,11 +93,11 @@ TEST_CASE("store: a policy's tables survive a restart and predict the same", "[p
     LoadPage(original, U("https://a.test/"), {{O("https://cdn.test/"), 2}}, At(i));
   }
   {
-    auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+    auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
     REQUIRE(store);
-    CHECK(SaveAndWait(*store, poster, &callbacks, "chrome", original.SaveRows()) == OK);
+    CHECK(SaveAndWait(*store, poster, "chrome", original.SaveRows()) == OK);
   }
-  auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+  auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
   REQUIRE(store);
   std::vector<PredictorRow> rows;
   size_t skipped = 0;
@@ -164,13 +114,12 @@ TEST_CASE("store: a policy's tables survive a restart and predict the same", "[p
 
 TEST_CASE("store: a save replaces the policy's rows, it does not append", "[predictor]") {
   TempDir dir;
-  QueuedPoster poster;
-  size_t callbacks = 0;
+  TestCrossThreadPoster poster;
   std::string error;
-  auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+  auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
   REQUIRE(store);
-  CHECK(SaveAndWait(*store, poster, &callbacks, "chrome", SomeRows(10, "a")) == OK);
-  CHECK(SaveAndWait(*store, poster, &callbacks, "chrome", SomeRows(2, "b")) == OK);
+  CHECK(SaveAndWait(*store, poster, "chrome", SomeRows(10, "a")) == OK);
+  CHECK(SaveAndWait(*store, poster, "chrome", SomeRows(2, "b")) == OK);
   std::vector<PredictorRow> rows;
   size_t skipped = 0;
   REQUIRE(store->Load("chrome", &rows, &skipped, &error));
@@ -181,14 +130,13 @@ TEST_CASE("store: a save replaces the policy's rows, it does not append", "[pred
 
 TEST_CASE("store: bounds on rows and row size", "[predictor]") {
   TempDir dir;
-  QueuedPoster poster;
-  size_t callbacks = 0;
+  TestCrossThreadPoster poster;
   std::string error;
-  auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+  auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
   REQUIRE(store);
   std::vector<PredictorRow> rows = SomeRows(3, "ok");
   rows.push_back({"t", "huge", "", {{"blob", std::string(PredictorStore::kMaxRowBytes, 'x')}}});
-  CHECK(SaveAndWait(*store, poster, &callbacks, "p", rows) == OK);
+  CHECK(SaveAndWait(*store, poster, "p", rows) == OK);
   std::vector<PredictorRow> loaded;
   size_t skipped = 0;
   REQUIRE(store->Load("p", &loaded, &skipped, &error));
@@ -198,7 +146,7 @@ TEST_CASE("store: bounds on rows and row size", "[predictor]") {
   for (size_t i = 0; i < PredictorStore::kMaxRows + 10; ++i) {
     many.push_back({"t", std::to_string(i), "", 1});
   }
-  CHECK(SaveAndWait(*store, poster, &callbacks, "p", std::move(many)) == OK);
+  CHECK(SaveAndWait(*store, poster, "p", std::move(many)) == OK);
   loaded.clear();
   REQUIRE(store->Load("p", &loaded, &skipped, &error));
   CHECK(loaded.size() == PredictorStore::kMaxRows);
@@ -206,7 +154,7 @@ TEST_CASE("store: bounds on rows and row size", "[predictor]") {
 
 TEST_CASE("store: a file that is not a database is reported and left untouched", "[predictor]") {
   TempDir dir;
-  const std::string path = dir.file("predictor.db");
+  const std::string path = dir.Join("predictor.db");
   std::string garbage(8192, '\0');
   for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>('a' + i % 26);
   std::ofstream(path, std::ios::binary) << garbage;
@@ -226,7 +174,7 @@ TEST_CASE("store: a file that is not a database is reported and left untouched",
 TEST_CASE("store: a missing directory is a one-line error", "[predictor]") {
   TempDir dir;
   std::string error;
-  auto store = PredictorStore::Open(dir.file("no/such/dir/predictor.db"), &error);
+  auto store = PredictorStore::Open(dir.Join("no/such/dir/predictor.db"), &error);
   CHECK_FALSE(store);
   CHECK(error.find("predictor.db") != std::string::npos);
 }
@@ -236,11 +184,11 @@ TEST_CASE(
     "before the store closes",
     "[predictor]") {
   TempDir dir;
-  QueuedPoster poster;
+  TestCrossThreadPoster poster;
   std::string error;
   int calls = 0;
   {
-    auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+    auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
     REQUIRE(store);
     for (int i = 0; i < 5; ++i) {
       store->Save("chrome", SomeRows(50, "r" + std::to_string(i)), &poster, [&calls](int rv) {
@@ -252,9 +200,9 @@ TEST_CASE(
   }  // the destructor waits for the five saves
   CHECK(poster.queued() == 5);
   CHECK(calls == 0);
-  REQUIRE(poster.RunUntil(5));
+  REQUIRE(poster.RunUntil([&calls] { return calls == 5; }));
   CHECK(calls == 5);
-  auto store = PredictorStore::Open(dir.file("predictor.db"), &error);
+  auto store = PredictorStore::Open(dir.Join("predictor.db"), &error);
   REQUIRE(store);
   std::vector<PredictorRow> rows;
   size_t skipped = 0;

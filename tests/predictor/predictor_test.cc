@@ -77,7 +77,7 @@ TEST_CASE("predictor: a navigation's hints reach the target before the call retu
   PredictorEnv env;
   env.policy->next_hints = {ConnectHint("cdn.test", 2),
                             MakeHint(SpeculativeAction::kPreresolve, "img.test")};
-  env.predictor->OnNavigation(MakeUrl("https://page.test/"));
+  env.predictor->OnNavigation(U("https://page.test/"));
   REQUIRE(env.target.calls.size() == 2);
   CHECK(env.target.calls[0].action == SpeculativeAction::kPreconnect);
   CHECK(env.target.calls[0].sockets == 2);
@@ -96,15 +96,15 @@ TEST_CASE("predictor: a navigation's hints reach the target before the call retu
 
 TEST_CASE("predictor: each event kind passes the policy's hints on") {
   PredictorEnv env;
-  const Url page = MakeUrl("https://page.test/");
+  const Url page = U("https://page.test/");
   env.policy->next_hints = {ConnectHint("a.test", 1)};
   env.predictor->OnStartup();
   env.policy->next_hints = {ConnectHint("b.test", 1)};
-  env.predictor->OnHover(MakeUrl("https://b.test/x"));
+  env.predictor->OnHover(U("https://b.test/x"));
   env.policy->next_hints = {ConnectHint("c.test", 1)};
-  env.predictor->OnOmnibox("c", MakeUrl("https://c.test/"));
+  env.predictor->OnOmnibox("c", U("https://c.test/"));
   env.policy->next_hints = {ConnectHint("d.test", 1)};
-  env.predictor->OnStaticHint(page, StaticHintKind::kPreconnect, MakeUrl("https://d.test/"));
+  env.predictor->OnStaticHint(page, StaticHintKind::kPreconnect, U("https://d.test/"));
   env.predictor->AddHint(ConnectHint("e.test", 1));
   CHECK(env.target.count(SpeculativeAction::kPreconnect) == 5);
 }
@@ -141,11 +141,11 @@ TEST_CASE("predictor: a fetch ahead is used when the page asks for the URL") {
   PredictorEnv env;
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
-  h.url = MakeUrl("https://a.test/app.js");  // origin left empty: taken from the URL
+  h.url = U("https://a.test/app.js");  // origin left empty: taken from the URL
   env.predictor->AddHint(h);
   REQUIRE(env.target.calls.size() == 1);
   env.target.Complete(0, OK);
-  env.predictor->OnResourceRequested(MakeUrl("https://p.test/"), MakeUrl("https://a.test/app.js"));
+  env.predictor->OnResourceRequested(U("https://p.test/"), U("https://a.test/app.js"));
   CHECK(env.predictor->stats().of(SpeculativeAction::kFetchAhead).used == 1);
   CHECK(env.predictor->SpeculativeFor(Origin("a.test"))["fetched_ahead"] == 1);
 }
@@ -199,7 +199,7 @@ TEST_CASE("predictor: off does nothing speculative but still counts connections"
   PredictorEnv env(/*with_policy=*/false);
   CHECK(env.predictor->policy() == nullptr);
   env.predictor->OnStartup();
-  env.predictor->OnNavigation(MakeUrl("https://page.test/"));
+  env.predictor->OnNavigation(U("https://page.test/"));
   env.predictor->AddHint(ConnectHint("a.test", 2));
   CHECK(env.target.calls.empty());
   env.predictor->OnSocketAssigned(Origin("a.test"), Assign(SocketSource::kNew));

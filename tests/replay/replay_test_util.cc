@@ -1,10 +1,27 @@
 #include "tests/replay/replay_test_util.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include "tools/replay/replay_engine.h"
 
 namespace netstack::test {
+
+std::string Generate(const SyntheticSessionOptions& options, SessionStats* stats) {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file);
+  std::string error;
+  bool ok = WriteSyntheticSession(options, file, stats, &error);
+  INFO(error);
+  REQUIRE(ok);
+  std::string out;
+  std::rewind(file);
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) out.append(buffer, n);
+  std::fclose(file);
+  return out;
+}
 
 bool VectorSource::Next(SessionEvent* event, std::string* error) {
   if (next_ < events_.size()) {

@@ -1,5 +1,5 @@
-// Helpers for the replay tests: inline pages and sessions (no files), a TraceSource over a
-// vector of events, and an observer that keeps every result.
+// Helpers for the replay and report tests: inline pages and sessions (no files), a TraceSource
+// over a vector of events, an observer that keeps every result, and a generated session's text.
 #ifndef TESTS_REPLAY_REPLAY_TEST_UTIL_H_
 #define TESTS_REPLAY_REPLAY_TEST_UTIL_H_
 
@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "tools/replay/gen/synthetic_session.h"
 #include "tools/replay/replay_config.h"
 #include "tools/replay/replay_result.h"
 #include "tools/replay/trace/session_reader.h"
 #include "tools/replay/trace/trace.h"
 
 namespace netstack::test {
+
+// The synthetic session `options` describe (gen-session's generator), written to a temporary
+// file and returned as its bytes; `stats` (may be null) gets the generator's counts.
+std::string Generate(const SyntheticSessionOptions& options, SessionStats* stats = nullptr);
 
 // A TraceSource over events given up front; optionally fails after them with `error`.
 class VectorSource : public TraceSource {

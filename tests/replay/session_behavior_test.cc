@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/replay/replay_test_util.h"
 #include "tests/test_skip.h"
 #include "tools/replay/gen/har_session.h"
 #include "tools/replay/gen/synthetic_session.h"
@@ -21,21 +22,7 @@
 namespace netstack {
 namespace {
 
-std::string Generate(const SyntheticSessionOptions& options, SessionStats* stats) {
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file);
-  std::string error;
-  bool ok = WriteSyntheticSession(options, file, stats, &error);
-  INFO(error);
-  REQUIRE(ok);
-  std::string out;
-  std::rewind(file);
-  char buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) out.append(buffer, n);
-  std::fclose(file);
-  return out;
-}
+using test::Generate;
 
 std::vector<nlohmann::json> Events(const std::string& text) {
   std::vector<nlohmann::json> out;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/replay/replay_test_util.h"
 #include "tools/replay/gen/synthetic_random.h"
 #include "tools/replay/trace/session_reader.h"
 
@@ -15,23 +16,7 @@ using namespace netstack;
 
 namespace {
 
-// Generates into a temporary file and returns its bytes.
-std::string Generate(const SyntheticSessionOptions& options,
-                     SessionStats* stats = nullptr) {
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file);
-  std::string error;
-  bool ok = WriteSyntheticSession(options, file, stats, &error);
-  INFO(error);
-  REQUIRE(ok);
-  std::string out;
-  std::rewind(file);
-  char buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) out.append(buffer, n);
-  std::fclose(file);
-  return out;
-}
+using test::Generate;
 
 struct Counted {
   uint64_t navigations = 0, requests = 0, waits = 0, definitions = 0;

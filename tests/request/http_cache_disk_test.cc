@@ -7,80 +7,37 @@
 // (Flush, whose completion follows every read and write queued before it) tells "nothing is in
 // flight on the cache thread" apart from "waiting for virtual time", without sleeping.
 #include <catch2/catch.hpp>
-#include <condition_variable>
-#include <cstdlib>
-#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "cache/disk_backend.h"
-#include "net/base/cross_thread_poster.h"
 #include "net/http/http_cache.h"
 #include "tests/request/cache_test_env.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_cross_thread_poster.h"
 
 namespace netstack::test {
 namespace {
 
 constexpr char kUrl[] = "http://a.test/big";
 
-// Completions from the cache thread, run on the test thread when it asks.
-class PumpedPoster : public CrossThreadPoster {
- public:
-  void PostToLoop(std::function<void()> task) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      tasks_.push_back(std::move(task));
-    }
-    cv_.notify_all();
-  }
-  // Waits for one task (20 s at most, so a bug fails rather than hangs) and runs it.
-  bool RunOne() {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return !tasks_.empty(); }))
-        return false;
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
-    }
-    task();
-    return true;
-  }
-  void DropAll() {
-    std::deque<std::function<void()>> dropped;
-    std::lock_guard<std::mutex> lock(mutex_);
-    dropped.swap(tasks_);
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-};
-
 struct DiskCacheEnv : RequestTestEnv {
   DiskCacheEnv() : clock(scheduler, TimeFromUnixSeconds(CacheTestEnv::kOriginUnixSeconds)) {
-    std::string templ =
-        (std::filesystem::temp_directory_path() / "netstack-httpdisk-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    dir = templ;
+    REQUIRE_FALSE(temp.path().empty());
     AddHost("a.test");
     OpenCache();
   }
   ~DiskCacheEnv() {
     context.reset();  // the cache (and its backend, joined) before the poster and the clock
-    poster.DropAll();
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
+    poster.DropPending();
   }
 
   // A new backend on the same directory, as a new process would open it.
   void OpenCache() {
     context->RemoveHttpCache();  // the previous backend finishes its writes and exits
-    poster.DropAll();
+    poster.DropPending();
     DiskBackend::Params params;
     params.directory = dir + "/cache";
     params.clock = &clock;
@@ -109,19 +66,17 @@ struct DiskCacheEnv : RequestTestEnv {
     return ran;
   }
 
-  // RequestTestEnv::RunUntil, also waiting for the cache thread before advancing time.
+  // scheduler.RunUntil, also waiting for the cache thread before virtual time moves: until
+  // `done`, the cache thread's completions run (and what they post for now) for as long as
+  // there are any besides the barrier's own.
   bool RunDiskUntil(const std::function<bool()>& done) {
-    for (int step = 0; step < 100'000; ++step) {
-      scheduler.RunUntilIdle();
-      if (done()) return true;
-      if (Barrier() > 1) continue;  // completions ran: they may have queued more work
-      scheduler.RunUntilIdle();
-      if (done()) return true;
-      TimeTicks due;
-      if (!scheduler.NextTaskTime(&due)) return done();
-      scheduler.AdvanceBy(due - scheduler.Now());
-    }
-    return done();
+    return scheduler.RunUntil([&] {
+      while (!done()) {
+        if (Barrier() <= 1) return false;  // nothing in flight: time may move
+        scheduler.RunUntilIdle();
+      }
+      return true;
+    });
   }
 
   std::unique_ptr<UrlRequest> Get(RecordingDelegate* delegate, const std::string& url = kUrl) {
@@ -145,9 +100,10 @@ struct DiskCacheEnv : RequestTestEnv {
     return found;
   }
 
-  std::string dir;
+  TempDir temp{"httpdisk"};  // removed after everything below
+  const std::string dir = temp.path();
   SchedulerClock clock;
-  PumpedPoster poster;
+  TestCrossThreadPoster poster;
   DiskBackend* backend = nullptr;  // owned by the context's HttpCache
 };
 

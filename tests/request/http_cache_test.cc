@@ -336,7 +336,7 @@ TEST_CASE("cache: destroying the request mid-way leaves nothing half-written",
     RecordingDelegate d;
     auto r = env.MakeRequest(env.Params(kUrl), &d);
     d.Start(r.get());
-    REQUIRE(env.RunUntil([&] { return !d.data.empty(); }));
+    REQUIRE(env.scheduler.RunUntil([&] { return !d.data.empty(); }));
     r.reset();
     env.scheduler.RunUntilIdle();
     CHECK(d.completions == 0);

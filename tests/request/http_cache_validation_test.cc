@@ -262,7 +262,7 @@ TEST_CASE("cache: an unsafe method also abandons a GET response still being writ
   RecordingDelegate get;
   auto get_request = env.MakeRequest(env.Params(kUrl), &get);
   get.Start(get_request.get());
-  REQUIRE(env.RunUntil([&] { return !get.data.empty(); }));
+  REQUIRE(env.scheduler.RunUntil([&] { return !get.data.empty(); }));
 
   env.Serve(CacheTestEnv::CloseResponse("200 OK", "posted"));
   RecordingDelegate post;
@@ -270,7 +270,7 @@ TEST_CASE("cache: an unsafe method also abandons a GET response still being writ
   REQUIRE(post.result == OK);
   REQUIRE(get.completions == 0);  // still arriving
 
-  REQUIRE(env.RunUntil([&] { return get.completions > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return get.completions > 0; }));
   CHECK(get.result == OK);
   CHECK(get.data == "before-pos");
   env.scheduler.RunUntilIdle();
@@ -313,7 +313,7 @@ TEST_CASE("cache: stale-while-revalidate serves stale and revalidates in the bac
     waited = true;
   });
   CHECK_FALSE(waited);  // never inside the call
-  REQUIRE(env.RunUntil([&] { return waited; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return waited; }));
   CHECK(env.cache->background_revalidation_count() == 0);
   CHECK(env.cache->stats().background_finished == 1);
   CHECK(SentHeader(conn, "If-None-Match") == "\"v1\"");
@@ -334,7 +334,7 @@ TEST_CASE("cache: stale-while-revalidate serves stale and revalidates in the bac
     CHECK(Disposition(env) == CacheDisposition::kStale);
     bool done = false;
     env.cache->WaitForBackgroundWork([&done](int) { done = true; });
-    REQUIRE(env.RunUntil([&] { return done; }));
+    REQUIRE(env.scheduler.RunUntil([&] { return done; }));
     std::string data;
     CHECK(Disposition(env, {}, &data) == CacheDisposition::kHit);
     CHECK(data == "v2 body");

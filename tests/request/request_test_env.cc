@@ -113,22 +113,10 @@ std::unique_ptr<UrlRequest> RequestTestEnv::Fetch(const UrlRequest::Params& para
                                                   RecordingDelegate* delegate) {
   auto request = MakeRequest(params, delegate);
   delegate->Start(request.get());
-  bool done = RunUntil([delegate] { return delegate->completions > 0; });
+  bool done = scheduler.RunUntil([delegate] { return delegate->completions > 0; });
   INFO("the request never completed");
   CHECK(done);
   return request;
-}
-
-bool RequestTestEnv::RunUntil(const std::function<bool()>& done) {
-  // Bounded: a test that loops forever fails rather than hangs.
-  for (int step = 0; step < 1'000'000; ++step) {
-    scheduler.RunUntilIdle();
-    if (done()) return true;
-    TimeTicks due;
-    if (!scheduler.NextTaskTime(&due)) return false;
-    scheduler.AdvanceBy(due - scheduler.Now());
-  }
-  return done();
 }
 
 std::string Response(const std::string& status, const std::string& body,

@@ -14,8 +14,8 @@
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
 #include "net/http/url_request_context_builder.h"
-#include "tests/dns/scripted_dns_transport.h"
-#include "tests/fakes/fake_client_socket_factory.h"
+#include "tests/support/fake_client_socket_factory.h"
+#include "tests/support/scripted_dns_transport.h"
 
 namespace netstack::test {
 
@@ -94,14 +94,9 @@ struct RequestTestEnv {
                             const std::string& body = {});
   std::unique_ptr<UrlRequest> MakeRequest(const UrlRequest::Params& params,
                                           RecordingDelegate* delegate);
-  // Makes, starts and runs a request until its delegate's OnComplete (RunUntil). The request
-  // is returned for inspection.
+  // Makes, starts and runs a request until its delegate's OnComplete (scheduler.RunUntil). The
+  // request is returned for inspection.
   std::unique_ptr<UrlRequest> Fetch(const UrlRequest::Params& params, RecordingDelegate* delegate);
-
-  // Runs tasks, advancing virtual time from one due task to the next, until `done` holds or no
-  // task is left. Unlike RunAll it stops as soon as `done` holds, so idle-socket and DNS TTL
-  // timers far in the future do not fire. Returns `done()`.
-  bool RunUntil(const std::function<bool()>& done);
 
   VirtualScheduler scheduler;
   NetLog net_log{scheduler};

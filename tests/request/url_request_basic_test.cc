@@ -24,7 +24,7 @@ TEST_CASE("a simple GET: bytes written, response delivered, timing and connectio
   auto request = env.MakeRequest(env.Params("http://a.test/path/x?q=1#frag"), &delegate);
   delegate.Start(request.get());
   CHECK(delegate.events.empty());  // nothing inside Start()
-  REQUIRE(env.RunUntil([&] { return delegate.completions > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return delegate.completions > 0; }));
   env.scheduler.RunUntilIdle();
 
   // What went on the wire.
@@ -222,7 +222,7 @@ TEST_CASE("HttpNetworkTransaction on its own: Start, Read to the end, socket bac
   });
   REQUIRE(rv == ERR_IO_PENDING);
   CHECK(callbacks == 0);
-  REQUIRE(env.RunUntil([&] { return callbacks > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return callbacks > 0; }));
   CHECK(callbacks == 1);
   REQUIRE(start_result == OK);
   REQUIRE(transaction.response_headers());

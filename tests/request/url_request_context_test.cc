@@ -63,7 +63,7 @@ TEST_CASE("everything synchronous: no re-entrant callbacks, redirects and reuse 
   auto r2 = env.MakeRequest(env.Params("http://a.test/d"), &d2);
   d2.Start(r2.get());
   CHECK(d2.events.empty());
-  env.RunUntil([&] { return d2.completions > 0; });
+  env.scheduler.RunUntil([&] { return d2.completions > 0; });
   CHECK(d2.result == OK);
   CHECK(d2.data == "second");
   CHECK(r2->connection_info().reused());

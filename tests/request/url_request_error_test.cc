@@ -113,7 +113,7 @@ TEST_CASE("a server that never answers times out after the idle timeout", "[requ
   d.Start(r.get());
   env.scheduler.AdvanceBy(Seconds(59));
   CHECK(d.completions == 0);
-  REQUIRE(env.RunUntil([&] { return d.completions > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return d.completions > 0; }));
   CheckFailed(d, *r, ERR_TIMED_OUT);
   CHECK(r->error_message().find("60 s") != std::string::npos);
   CHECK(conn->destroyed);

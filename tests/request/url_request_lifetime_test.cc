@@ -133,7 +133,7 @@ TEST_CASE("a delegate may destroy its request in OnComplete", "[request][lifetim
     request.reset();
   };
   d.Start(request.get());
-  env.RunUntil([&] { return request == nullptr; });
+  env.scheduler.RunUntil([&] { return request == nullptr; });
   env.scheduler.AdvanceBy(Seconds(1));
   CHECK(d.completions == 1);
   CHECK(request == nullptr);
@@ -149,7 +149,7 @@ TEST_CASE("a delegate may destroy its request in OnResponseStarted", "[request][
   auto request = env.MakeRequest(env.Params("http://a.test/"), &d);
   d.on_response_started = [&](UrlRequest*) { request.reset(); };
   d.Start(request.get());
-  env.RunUntil([&] { return request == nullptr; });
+  env.scheduler.RunUntil([&] { return request == nullptr; });
   env.scheduler.AdvanceBy(Seconds(1));
   CHECK(request == nullptr);
   CHECK(d.response_started == 1);
@@ -196,7 +196,7 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     auto high_r = env.MakeRequest(high, &high_d);
     low_d.Start(low_r.get());
     high_d.Start(high_r.get());
-    env.RunUntil([&] { return low_d.completions + high_d.completions == 2; });
+    env.scheduler.RunUntil([&] { return low_d.completions + high_d.completions == 2; });
     CHECK(low_d.result == OK);
     CHECK(high_d.result == OK);
     CHECK(completed == std::vector<std::string>{"/high", "/low"});
@@ -232,7 +232,7 @@ TEST_CASE("the request's priority reaches the pool", "[request][priority]") {
     lowest_d.Start(r1.get());
     medium_d.Start(r2.get());
     highest_d.Start(r3.get());
-    env.RunUntil([&] { return completed.size() == 4; });
+    env.scheduler.RunUntil([&] { return completed.size() == 4; });
     CHECK(completed == std::vector<std::string>{"/first", "/highest", "/medium", "/lowest"});
     CHECK(RequestLines(conn->script->written()) ==
           std::vector<std::string>{"GET /first HTTP/1.1", "GET /highest HTTP/1.1",

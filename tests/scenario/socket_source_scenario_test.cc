@@ -1,5 +1,5 @@
-// One scripted scenario, run twice on virtual time: "live-shaped" (the stack over the fakes of
-// tests/fakes and a ScriptedDnsTransport, as tests/request does) and simulated (over SimNetwork,
+// One scripted scenario, run twice on virtual time: "live-shaped" (the stack over tests/support's
+// socket factory and ScriptedDnsTransport, as tests/request does) and simulated (over SimNetwork,
 // as tests/sim does), with matching delays (DNS 50 ms, TCP connect one 80 ms round trip, plain
 // HTTP so no TLS). Every request must get the same SocketSource and the same connect wait in
 // both worlds, and in each world the predictor's accounting and the internals histograms must
@@ -65,7 +65,7 @@ ScenarioResult RunScenario(VirtualScheduler& scheduler, NetLog& net_log,
   FakePolicy* policy = owned_policy.get();
   ContextPredictor context_predictor(PredictorConfig(), context, &net_log, std::move(owned_policy));
   Predictor& predictor = *context_predictor.predictor();
-  const Url page = MakeUrl("http://a.test/");
+  const Url page = U("http://a.test/");
   predictor.OnNavigation(page);  // the policy hears the connections as this page's
 
   const TimeTicks t0 = scheduler.Now() + Seconds(1);
@@ -83,7 +83,7 @@ ScenarioResult RunScenario(VirtualScheduler& scheduler, NetLog& net_log,
   auto start = [&](const std::string& name, const std::string& url, RequestPriority priority) {
     auto r = std::make_unique<ScenarioRequest>();
     UrlRequest::Params params;
-    params.request.url = MakeUrl(url);
+    params.request.url = U(url);
     params.priority = priority;
     r->request = std::make_unique<UrlRequest>(context, params, r.get());
     r->request->Start();

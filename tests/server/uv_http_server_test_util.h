@@ -1,6 +1,6 @@
 // Test helpers for the internals page's HTTP server (uv_http_server_test.cc and
-// uv_http_server_limits_test.cc): a libuv loop run until a condition, a plain POSIX client on
-// loopback driven by that loop, and an echoing handler.
+// uv_http_server_limits_test.cc): the loop (tests/support's LiveLoop, checked for leaks), a plain
+// POSIX client on loopback driven by that loop, and an echoing handler.
 #ifndef TESTS_SERVER_UV_HTTP_SERVER_TEST_UTIL_H_
 #define TESTS_SERVER_UV_HTTP_SERVER_TEST_UTIL_H_
 
@@ -22,31 +22,14 @@
 #include <vector>
 
 #include "net/server/uv_http_server.h"
+#include "tests/support/live_loop.h"
 
 namespace netstack::server_test {
 
-// A libuv loop for one test; closing it checks every handle was closed.
-class Loop {
+// The test's loop (tests/support's LiveLoop); going away, it checks every handle was closed.
+class Loop : public test::LiveLoop {
  public:
-  Loop() { REQUIRE(uv_loop_init(&loop_) == 0); }
-  ~Loop() {
-    uv_run(&loop_, UV_RUN_DEFAULT);  // lets the close callbacks run
-    CHECK(uv_loop_close(&loop_) == 0);
-  }
-  uv_loop_t* get() { return &loop_; }
-  // Runs the loop until `done` or a hang guard (a failure, never a timing assertion).
-  bool RunUntil(const std::function<bool()>& done) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      uv_run(&loop_, UV_RUN_NOWAIT);
-      ::poll(nullptr, 0, 1);
-    }
-    return true;
-  }
-
- private:
-  uv_loop_t loop_;
+  ~Loop() { CHECK(Shutdown() == 0); }
 };
 
 struct Response {

@@ -9,18 +9,8 @@
 namespace netstack::test {
 namespace {
 
-NetworkParams Plain() {
-  NetworkParams params;
-  params.downlink_bps = 0;
-  params.uplink_bps = 0;
-  params.defaults.rtt = Milliseconds(100);
-  params.defaults.dns = Milliseconds(10);
-  params.defaults.server_time = Milliseconds(50);
-  return params;
-}
-
 TEST_CASE("sim: keep-alive: sequential requests share one connection", "[sim][server]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   for (int i = 0; i < 5; ++i) {
     FetchResult r = env.Fetch("http://a.test/size/" + std::to_string(1000 * i));
     REQUIRE(r.result == OK);
@@ -32,7 +22,7 @@ TEST_CASE("sim: keep-alive: sequential requests share one connection", "[sim][se
 }
 
 TEST_CASE("sim: Connection: close in a response closes the connection after it", "[sim][server]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   FetchResult first = env.Fetch("http://a.test/close/500");
   FetchResult second = env.Fetch("http://a.test/close/500");
   REQUIRE(first.result == OK);
@@ -44,7 +34,7 @@ TEST_CASE("sim: Connection: close in a response closes the connection after it",
 
 TEST_CASE("sim: a body delimited by the close: the server closes after sending it",
           "[sim][server]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   FetchResult r = env.Fetch("http://a.test/unframed/3000");
   REQUIRE(r.result == OK);
   CHECK(r.body_bytes == 3000);
@@ -54,7 +44,7 @@ TEST_CASE("sim: a body delimited by the close: the server closes after sending i
 }
 
 TEST_CASE("sim: a HEAD response carries no body on the wire", "[sim][server]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   FetchResult r = env.Fetch("http://a.test/size/5000", "HEAD");
   REQUIRE(r.result == OK);
   CHECK(r.body_bytes == 0);
@@ -65,7 +55,7 @@ TEST_CASE("sim: a HEAD response carries no body on the wire", "[sim][server]") {
 }
 
 TEST_CASE("sim: a connect to an address the network did not hand out is refused", "[sim][errors]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   FetchResult r = env.Fetch("http://10.9.9.9/");
   CHECK(r.result == ERR_CONNECTION_REFUSED);
   FetchResult unknown = env.Fetch("http://10.0.0.1/");  // no host was looked up yet
@@ -76,7 +66,7 @@ TEST_CASE("sim: a connect to an address the network did not hand out is refused"
 
 TEST_CASE("sim: a request the server cannot parse closes the connection: ERR_EMPTY_RESPONSE",
           "[sim][errors]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   // A token the client sends, but no method http-parser (the server) knows.
   FetchResult r = env.Fetch("http://a.test/", "BREW");
   CHECK(r.result == ERR_EMPTY_RESPONSE);
@@ -91,7 +81,7 @@ TEST_CASE("sim: a request the server cannot parse closes the connection: ERR_EMP
 }
 
 TEST_CASE("sim: the request as the server parsed it", "[sim][server]") {
-  SimTestEnv env(Plain());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   FetchResult r = env.Fetch("http://Example.TEST:8080/path/x?q=1#frag", "POST", "field=value");
   REQUIRE(r.result == OK);
   REQUIRE(env.responder.requests.size() == 1);

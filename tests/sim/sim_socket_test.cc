@@ -17,15 +17,7 @@ struct Edges {
     factory = network.CreateSocketFactory();
   }
 
-  static NetworkParams Params() {
-    NetworkParams p;
-    p.downlink_bps = 0;
-    p.uplink_bps = 0;
-    p.defaults.rtt = Milliseconds(100);
-    p.defaults.dns = Milliseconds(10);
-    p.defaults.server_time = Milliseconds(50);
-    return p;
-  }
+  static NetworkParams Params() { return SimTestEnv::PlainNetwork(); }
 
   IPAddress Resolve(const std::string& host) {
     DnsTransportResult result;

@@ -56,13 +56,19 @@ FetchResult ResultOf(const UrlRequest& request, const FetchDelegate& delegate) {
 
 SimResponse TestResponder::Respond(const SimRequest& request) {
   requests.push_back(request);
-  if (auto it = scripted.find(request.target); it != scripted.end()) return it->second;
   SimResponse response;
+  if (auto page = pages.find(request.host + request.target); page != pages.end()) {
+    response.head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " +
+                    std::to_string(page->second.size()) + "\r\n\r\n" + page->second;
+    response.server_time = server_time;
+    return response;
+  }
+  if (auto it = scripted.find(request.target); it != scripted.end()) return it->second;
   std::string_view target = request.target;
   const bool close = target.rfind("/close/", 0) == 0;
   const bool unframed = target.rfind("/unframed/", 0) == 0;
   const bool fresh = target.rfind("/fresh/", 0) == 0;
-  int64_t size = 100;
+  int64_t size = default_body_bytes;
   if (close || unframed || fresh || target.rfind("/size/", 0) == 0) {
     size = std::stoll(std::string(target.substr(target.find('/', 1) + 1)));
   }
@@ -113,6 +119,16 @@ NetworkParams SimTestEnv::WorkedExample() {
   return params;
 }
 
+NetworkParams SimTestEnv::PlainNetwork() {
+  NetworkParams params;
+  params.downlink_bps = 0;
+  params.uplink_bps = 0;
+  params.defaults.rtt = Milliseconds(100);
+  params.defaults.dns = Milliseconds(10);
+  params.defaults.server_time = Milliseconds(50);
+  return params;
+}
+
 SimStackOptions SimTestEnv::Options(const NetworkParams& params) {
   SimStackOptions options;
   options.network = params;
@@ -145,7 +161,7 @@ FetchResult SimTestEnv::Fetch(const std::string& url, const std::string& method,
   FetchDelegate delegate;
   UrlRequest request(context, MakeParams(url, method, body), &delegate);
   request.Start();
-  bool done = RunUntil([&] { return delegate.done; });
+  bool done = scheduler.RunUntil([&] { return delegate.done; });
   INFO(url << " never completed");
   REQUIRE(done);
   return ResultOf(request, delegate);
@@ -160,7 +176,7 @@ std::vector<FetchResult> SimTestEnv::FetchAll(const std::vector<std::string>& ur
         std::make_unique<UrlRequest>(context, MakeParams(url, "GET", {}), delegates.back().get()));
   }
   for (auto& request : requests) request->Start();
-  bool done = RunUntil([&] {
+  bool done = scheduler.RunUntil([&] {
     for (auto& d : delegates) {
       if (!d->done) return false;
     }
@@ -172,17 +188,6 @@ std::vector<FetchResult> SimTestEnv::FetchAll(const std::vector<std::string>& ur
     results.push_back(ResultOf(*requests[i], *delegates[i]));
   }
   return results;
-}
-
-bool SimTestEnv::RunUntil(const std::function<bool()>& done) {
-  for (int step = 0; step < 10'000'000; ++step) {
-    scheduler.RunUntilIdle();
-    if (done()) return true;
-    TimeTicks due;
-    if (!scheduler.NextTaskTime(&due)) return false;
-    scheduler.AdvanceBy(due - scheduler.Now());
-  }
-  return done();
 }
 
 }  // namespace netstack::test

@@ -30,8 +30,10 @@ namespace netstack::test {
 //   /close/N  the same with `Connection: close`
 //   /fresh/N  the same with `Cache-Control: max-age=600` (an HTTP cache serves it again)
 //   /unframed/N  N body bytes with neither Content-Length nor chunking (ended by the close)
-//   other     200 with a 100-byte body
-// unless `scripted` has an answer for the target (the head as given, for raw-head tests).
+//   other     200 with a body of `default_body_bytes` (100)
+// unless `pages` has an HTML document for "host/target" (the page loads' tests: the sim's bodies
+// are filler, so the document is sent in the response head, framed by its Content-Length), or
+// `scripted` an answer for the target (the head as given, for raw-head tests).
 // Every request that reaches a server is kept, in arrival order.
 class TestResponder : public SimResponder {
  public:
@@ -44,7 +46,9 @@ class TestResponder : public SimResponder {
 
   std::vector<SimRequest> requests;
   std::optional<TimeDelta> server_time;         // set on every response when present
+  std::map<std::string, std::string> pages;     // "host/target" -> HTML document
   std::map<std::string, SimResponse> scripted;  // target -> answer
+  int64_t default_body_bytes = 100;
 };
 
 // What one fetch left.
@@ -78,6 +82,9 @@ class SimTestEnv {
   static UrlRequestContext::Config DefaultConfig();
   // The worked example's network, unlimited bandwidth: dns 50, rtt 80, TLS 1.2, server 100.
   static NetworkParams WorkedExample();
+  // Unlimited links, dns 10, rtt 100, server 50 (TLS as the defaults): the network of the tests
+  // where only round trips, slow start and the server's time shape a plain HTTP exchange.
+  static NetworkParams PlainNetwork();
 
   explicit SimTestEnv(const NetworkParams& params,
                       const UrlRequestContext::Config& config = DefaultConfig());
@@ -107,10 +114,6 @@ class SimTestEnv {
   std::unique_ptr<SimStack> stack;
   UrlRequestContext* context = nullptr;  // stack's
   SimNetwork* network = nullptr;         // stack's
-
- private:
-  // Runs tasks, time jumping to each, until `done` holds; false if tasks ran out first.
-  bool RunUntil(const std::function<bool()>& done);
 };
 
 }  // namespace netstack::test

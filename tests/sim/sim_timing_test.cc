@@ -108,21 +108,9 @@ TEST_CASE("sim: a resumed session saves one round trip on the next connection to
   CHECK(second_connection(TlsVersion::kTls13) == Ms(0));  // 0-RTT
 }
 
-// A network where only slow start shapes the response: unlimited links, RTT 100 ms, server
-// 50 ms, plain HTTP.
-NetworkParams SlowStartParams() {
-  NetworkParams params;
-  params.downlink_bps = 0;
-  params.uplink_bps = 0;
-  params.defaults.rtt = Ms(100);
-  params.defaults.dns = Ms(10);
-  params.defaults.server_time = Ms(50);
-  return params;
-}
-
 // send_end -> last byte for a fresh connection and a response of `total` bytes.
 TimeDelta ResponseTime(int64_t total) {
-  SimTestEnv env(SlowStartParams());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   FetchResult r =
       env.Fetch("http://a.test/size/" + std::to_string(TestResponder::BodyForTotal(total)));
   REQUIRE(r.result == OK);
@@ -141,7 +129,7 @@ TEST_CASE("sim: slow start: a response needing 3 rounds at the initial window ta
 
 TEST_CASE("sim: keep-alive keeps the window; idle_restart brings it back to the initial one",
           "[sim][timing][slow-start]") {
-  SimTestEnv env(SlowStartParams());
+  SimTestEnv env(SimTestEnv::PlainNetwork());
   const std::string url =
       "http://a.test/size/" + std::to_string(TestResponder::BodyForTotal(300'000));
   // 14600 + 29200 + 58400 + 116800 = 219000 after four rounds: the fifth completes it.
@@ -163,7 +151,7 @@ TEST_CASE("sim: keep-alive keeps the window; idle_restart brings it back to the 
 }
 
 TEST_CASE("sim: with idle_restart 0 the window survives any idle time", "[sim][timing]") {
-  NetworkParams params = SlowStartParams();
+  NetworkParams params = SimTestEnv::PlainNetwork();
   params.idle_restart = TimeDelta::zero();
   SimTestEnv env(params);
   const std::string url =
@@ -248,7 +236,7 @@ TEST_CASE("sim: a limited uplink delays a large request body", "[sim][timing][ba
 
 TEST_CASE("sim: pool limits: a 7th request to one host waits for a socket and reuses one",
           "[sim][timing][pool]") {
-  NetworkParams params = SlowStartParams();
+  NetworkParams params = SimTestEnv::PlainNetwork();
   SimTestEnv env(params);
   std::vector<std::string> urls(7, "http://a.test/size/1000");
   std::vector<FetchResult> results = env.FetchAll(urls);
@@ -270,7 +258,7 @@ TEST_CASE("sim: pool limits: a 7th request to one host waits for a socket and re
 }
 
 TEST_CASE("sim: DNS answers stay in the host cache for their TTL", "[sim][timing][dns]") {
-  NetworkParams params = SlowStartParams();
+  NetworkParams params = SimTestEnv::PlainNetwork();
   params.defaults.dns = Ms(50);
   params.defaults.dns_ttl = Seconds(10);
   SimTestEnv env(params);

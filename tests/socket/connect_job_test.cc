@@ -7,9 +7,9 @@
 
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
-#include "tests/fakes/fake_client_socket_factory.h"
-#include "tests/socket/fake_host_resolver.h"
 #include "tests/socket/pool_test_util.h"
+#include "tests/support/fake_client_socket_factory.h"
+#include "tests/support/fake_host_resolver.h"
 
 using namespace netstack;
 using namespace netstack::test;
@@ -228,10 +228,9 @@ TEST_CASE("connect job: a resolver failure hands on the resolver's error detail"
     explicit DetailResolver(Scheduler& scheduler) : scheduler_(scheduler) {}
     class Req : public Request {
      public:
-      explicit Req(Scheduler& scheduler) : scheduler_(scheduler) {}
-      ~Req() override { scheduler_.CancelTask(task_); }
+      explicit Req(Scheduler& scheduler) : answer_(scheduler) {}
       int Start(CompletionCallback callback) override {
-        task_ = scheduler_.PostTask([callback] { callback(ERR_DNS_SERVER_FAILED); });
+        answer_.Start(TimeDelta::zero(), [callback] { callback(ERR_DNS_SERVER_FAILED); });
         return ERR_IO_PENDING;
       }
       const AddressList& addresses() const override { return addresses_; }
@@ -241,8 +240,7 @@ TEST_CASE("connect job: a resolver failure hands on the resolver's error detail"
       std::string error_detail() const override { return "a.test: SERVFAIL from 127.0.0.1:53"; }
 
      private:
-      Scheduler& scheduler_;
-      TaskId task_ = kNoTask;
+      OneShotTimer answer_;  // cancelled with the request
       AddressList addresses_;
     };
     std::unique_ptr<Request> CreateRequest(const std::string&, uint16_t, RequestPriority,

@@ -1,7 +1,7 @@
 // Shared test scaffolding for the pool and connect job tests: a NetLog recorder, a completion
 // callback recorder, and an environment (virtual time, fake resolver and socket factory, NetLog,
 // and a pool) in the order that destroys the pool first, with the pool settings tests vary.
-// Connect rules for the fake factory: FakeConnectRule::After / Sync / Hang (tests/fakes).
+// Connect rules for the fake factory: FakeConnectRule::After / Sync / Hang (tests/support).
 #ifndef TESTS_SOCKET_POOL_TEST_UTIL_H_
 #define TESTS_SOCKET_POOL_TEST_UTIL_H_
 
@@ -14,8 +14,8 @@
 #include "net/base/url.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/socket/client_socket_pool.h"
-#include "tests/fakes/fake_client_socket_factory.h"
-#include "tests/socket/fake_host_resolver.h"
+#include "tests/support/fake_client_socket_factory.h"
+#include "tests/support/fake_host_resolver.h"
 
 namespace netstack::test {
 

@@ -14,10 +14,12 @@
 #include "net/socket/ssl_client_socket.h"
 #include "tests/socket/tls_memory_server.h"
 #include "tests/socket/tls_test_certs.h"
+#include "tests/socket/tls_test_util.h"
 
 namespace netstack {
 namespace {
 
+using test::RunSocketOperation;
 using test::TestCertificate;
 using test::TestCertificateAuthority;
 using test::TlsMemoryServer;
@@ -110,7 +112,7 @@ class ScriptedTransport : public StreamSocket {
 struct Fixture {
   Fixture() {
     SslConfig config;
-    config.ca_file = dir.WriteFile("ca.pem", ca.cert_pem());
+    config.ca_file = dir.Write("ca.pem", ca.cert_pem());
     std::string error;
     context = SslClientContext::Create(config, &error);
     REQUIRE(context);
@@ -143,19 +145,10 @@ struct Fixture {
 
   // Starts an operation and pumps until it completes; checks the async contract.
   int Run(const std::function<int(CompletionCallback)>& start) {
-    std::optional<int> result;
-    bool in_call = true;
-    bool ran_in_call = false;
-    int rv = start([&](int r) {
-      ran_in_call = in_call;
-      result = r;
+    return RunSocketOperation(start, [this](const std::function<bool()>& done) {
+      Pump();
+      return done();
     });
-    in_call = false;
-    REQUIRE_FALSE(ran_in_call);
-    if (rv != ERR_IO_PENDING) return rv;
-    Pump();
-    REQUIRE(result.has_value());
-    return *result;
   }
 
   VirtualScheduler scheduler;

@@ -18,8 +18,8 @@ namespace netstack {
 namespace {
 
 using test::CapturingNetLog;
+using test::LiveLoop;
 using test::SharedTestPki;
-using test::TestLoop;
 using test::TestSslConfig;
 using test::TlsTestServer;
 
@@ -78,7 +78,7 @@ struct Stack {
     return echoed;
   }
 
-  TestLoop loop;  // Declared first: destroyed last, after every handle user.
+  LiveLoop loop;  // Declared first: destroyed last, after every handle user.
   CapturingNetLog log;
   std::unique_ptr<SslClientContext> context;
   std::unique_ptr<UvClientSocketFactory> factory;
@@ -119,7 +119,7 @@ TEST_CASE("tls: handshake with --cacert, SNI, and a data round trip") {
     CHECK(ssl_connect[1].params["is_resumed"] == false);
     socket.reset();
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: a fresh TLS 1.3 socket stays idle once its session tickets arrive") {
@@ -134,7 +134,7 @@ TEST_CASE("tls: a fresh TLS 1.3 socket stays idle once its session tickets arriv
     CHECK_FALSE(socket->WasEverUsed());
     socket.reset();
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: certificate errors") {
@@ -183,7 +183,7 @@ TEST_CASE("tls: certificate errors") {
     }
     socket.reset();
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: an IP literal is matched against the certificate's IPs and sends no SNI") {
@@ -198,7 +198,7 @@ TEST_CASE("tls: an IP literal is matched against the certificate's IPs and sends
     REQUIRE(handshakes.size() == 1);
     CHECK(handshakes[0].server_name.empty());
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH") {
@@ -211,7 +211,7 @@ TEST_CASE("tls: no common version is ERR_SSL_VERSION_OR_CIPHER_MISMATCH") {
     CHECK(stack.Connect(server.port(), "localhost", &socket) == ERR_SSL_VERSION_OR_CIPHER_MISMATCH);
     socket.reset();
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: the second connection to the same host:port resumes the session") {
@@ -237,7 +237,7 @@ TEST_CASE("tls: the second connection to the same host:port resumes the session"
   }
   CHECK(stack.log.Find(NetLogEventType::SSL_SESSION_RESUMED).size() == 2);
   stack.context->ClearSessionCache();
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: with the session cache disabled every handshake is full") {
@@ -254,7 +254,7 @@ TEST_CASE("tls: with the session cache disabled every handshake is full") {
       socket.reset();
     }
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: the end of the stream reads as 0") {
@@ -276,7 +276,7 @@ TEST_CASE("tls: the end of the stream reads as 0") {
     CHECK_FALSE(socket->IsConnectedAndIdle());
     socket.reset();
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: an idle TLS socket stops being idle when the server closes it") {
@@ -295,7 +295,7 @@ TEST_CASE("tls: an idle TLS socket stops being idle when the server closes it") 
     CHECK(stack.loop.RunUntil([&] { return !socket->IsConnectedAndIdle(); }));
     socket.reset();
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 TEST_CASE("tls: destroying a socket mid-handshake or with a pending read is safe") {
@@ -323,7 +323,7 @@ TEST_CASE("tls: destroying a socket mid-handshake or with a pending read is safe
     stack.loop.RunPending();
     CHECK_FALSE(called);
   }
-  REQUIRE(stack.loop.Close() == 0);
+  REQUIRE(stack.loop.Shutdown() == 0);
 }
 
 }  // namespace

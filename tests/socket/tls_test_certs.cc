@@ -114,23 +114,6 @@ TestCertificate TestCertificateAuthority::Issue(const std::string& common_name,
   return result;
 }
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "netstack-tls-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
-std::string TempDir::WriteFile(const std::string& name, const std::string& contents) const {
-  std::string path = path_ + "/" + name;
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
-}
-
 TestPki& SharedTestPki() {
   static TestPki pki;
   return pki;

@@ -1,6 +1,6 @@
 // Test PKI made at test time with the OpenSSL API: a CA and server certificates it signs, as
-// PEM text and files in a temporary directory. Nothing is checked in; every run has new keys.
-// TestPki is the set most TLS tests use.
+// PEM text and files in a temporary directory (tests/support/temp_dir.h). Nothing is checked in;
+// every run has new keys. TestPki is the set most TLS tests use.
 #ifndef TESTS_SOCKET_TLS_TEST_CERTS_H_
 #define TESTS_SOCKET_TLS_TEST_CERTS_H_
 
@@ -9,6 +9,8 @@
 
 #include <string>
 #include <vector>
+
+#include "tests/support/temp_dir.h"
 
 namespace netstack::test {
 
@@ -39,28 +41,15 @@ class TestCertificateAuthority {
   std::string cert_pem_;
 };
 
-// A directory under $TMPDIR removed (with its files) on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  // Writes `contents` to path()/name and returns the full path.
-  std::string WriteFile(const std::string& name, const std::string& contents) const;
-
- private:
-  std::string path_;
-};
-
 // The PKI most TLS tests share: a CA that issued `leaf` (localhost, 127.0.0.1) and an unrelated
 // CA, both written to files for SslConfig::ca_file.
 struct TestPki {
   TestCertificateAuthority ca{"netstack test CA"};
   TestCertificateAuthority other_ca{"someone else's CA"};
   TestCertificate leaf = ca.Issue("localhost", {"localhost"}, {"127.0.0.1"});
-  TempDir dir;
-  std::string ca_file = dir.WriteFile("ca.pem", ca.cert_pem());
-  std::string other_ca_file = dir.WriteFile("other.pem", other_ca.cert_pem());
+  TempDir dir{"tls"};
+  std::string ca_file = dir.Write("ca.pem", ca.cert_pem());
+  std::string other_ca_file = dir.Write("other.pem", other_ca.cert_pem());
 };
 
 // One TestPki per test program, made on first use (key generation is the slow part).

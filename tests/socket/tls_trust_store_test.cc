@@ -69,7 +69,7 @@ TEST_CASE("ssl client context: SSL_CERT_FILE is parsed at the first TLS connecti
 
 TEST_CASE("ssl client context: an SSL_CERT_FILE that is not a bundle fails the connection") {
   test::TempDir dir;
-  std::string bundle = dir.WriteFile("bundle.pem", "not a certificate\n");
+  std::string bundle = dir.Write("bundle.pem", "not a certificate\n");
   ScopedEnv cert_dir("SSL_CERT_DIR", dir.path());
   ScopedEnv cert_file("SSL_CERT_FILE", bundle);
   std::string error;
@@ -120,7 +120,7 @@ TEST_CASE("ssl client context: a named CA file is loaded at Create") {
 
   // Readable but not certificates: an error at Create, naming the file.
   test::TempDir dir;
-  std::string bad = dir.WriteFile("ca.pem", "not a certificate\n");
+  std::string bad = dir.Write("ca.pem", "not a certificate\n");
   CHECK(SslClientContext::Create(test::TestSslConfig(bad), &error) == nullptr);
   CHECK(error.find("cannot load CA file " + bad) != std::string::npos);
 }

@@ -13,4 +13,4 @@ netstack_test(transport_tests
   ${CMAKE_CURRENT_SOURCE_DIR}/tls_trust_store_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/transport_tcp_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/transport_test_util.cc
-  LIBS net_socket_live OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+  LIBS net_socket_live test_support_live test_temp_dir OpenSSL::SSL OpenSSL::Crypto Threads::Threads)

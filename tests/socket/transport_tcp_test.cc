@@ -13,9 +13,9 @@ namespace netstack {
 namespace {
 
 using test::CapturingNetLog;
+using test::LiveLoop;
 using test::LoopbackTcpServer;
 using test::RefusingPort;
-using test::TestLoop;
 
 IPEndPoint Loopback(uint16_t port) { return IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), port); }
 
@@ -33,7 +33,7 @@ struct Completion {
 };
 
 // Connects `socket` and runs the loop until the connect completes; returns the result.
-int ConnectAndWait(TestLoop& loop, StreamSocket& socket) {
+int ConnectAndWait(LiveLoop& loop, StreamSocket& socket) {
   Completion done;
   done.in_call = true;
   int rv = socket.Connect(done.Callback());
@@ -45,7 +45,7 @@ int ConnectAndWait(TestLoop& loop, StreamSocket& socket) {
 }
 
 // Reads once, waiting if needed; returns the result and appends data to `out`.
-int ReadOnce(TestLoop& loop, StreamSocket& socket, std::string* out, int len = 4096) {
+int ReadOnce(LiveLoop& loop, StreamSocket& socket, std::string* out, int len = 4096) {
   std::vector<char> buf(len);
   Completion done;
   done.in_call = true;
@@ -61,7 +61,7 @@ int ReadOnce(TestLoop& loop, StreamSocket& socket, std::string* out, int len = 4
 }
 
 TEST_CASE("tcp: connect, write and read a round trip; NetLog tells the socket's life") {
-  TestLoop loop;
+  LiveLoop loop;
   CapturingNetLog log;
   {
     LoopbackTcpServer server(loop.get(), {.read = true, .echo = true});
@@ -118,11 +118,11 @@ TEST_CASE("tcp: connect, write and read a round trip; NetLog tells the socket's 
   }
   CHECK(received == 18);
   CHECK(log.Find(NetLogEventType::SOCKET_CLOSED).size() == 1);
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: a closed port is ERR_CONNECTION_REFUSED") {
-  TestLoop loop;
+  LiveLoop loop;
   CapturingNetLog log;
   {
     RefusingPort refusing;
@@ -135,11 +135,11 @@ TEST_CASE("tcp: a closed port is ERR_CONNECTION_REFUSED") {
   auto connect = log.Find(NetLogEventType::TCP_CONNECT);
   REQUIRE(connect.size() == 2);
   CHECK(connect[1].params["net_error"] == ERR_CONNECTION_REFUSED);
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: buffered data, then the peer's FIN reads as 0 (end of stream)") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -159,11 +159,11 @@ TEST_CASE("tcp: buffered data, then the peer's FIN reads as 0 (end of stream)") 
     std::string more;
     CHECK(ReadOnce(loop, socket, &more) == 0);  // Sticky.
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: a pending read completes with 0 when the peer closes") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -176,11 +176,11 @@ TEST_CASE("tcp: a pending read completes with 0 when the peer closes") {
     REQUIRE(loop.RunUntil([&] { return read.result.has_value(); }));
     CHECK(*read.result == 0);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: a peer reset mid-read is ERR_CONNECTION_RESET") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -202,11 +202,11 @@ TEST_CASE("tcp: a peer reset mid-read is ERR_CONNECTION_RESET") {
     const char request[] = "x";
     CHECK(socket.Write(request, 1, [](int) {}) < 0);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: an idle socket stops being idle when the peer closes it") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -218,11 +218,11 @@ TEST_CASE("tcp: an idle socket stops being idle when the peer closes it") {
     REQUIRE(loop.RunUntil([&] { return !socket.IsConnectedAndIdle(); }));
     CHECK_FALSE(socket.IsConnected());
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: unread data makes a socket not idle but still connected") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -233,11 +233,11 @@ TEST_CASE("tcp: unread data makes a socket not idle but still connected") {
     CHECK(socket.IsConnected());
     CHECK(socket.buffered_bytes() == 10);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: a socket holds a read buffer only while bytes wait to be read") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -273,11 +273,11 @@ TEST_CASE("tcp: a socket holds a read buffer only while bytes wait to be read") 
     REQUIRE(loop.RunUntil([&] { return !socket.IsConnectedAndIdle(); }));
     CHECK_FALSE(socket.holds_read_buffer());
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: reading pauses when the internal buffer is full, and nothing is lost") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -295,11 +295,11 @@ TEST_CASE("tcp: reading pauses when the internal buffer is full, and nothing is 
     while (data.size() < payload.size()) REQUIRE(ReadOnce(loop, socket, &data, 10000) > 0);
     CHECK(data == payload);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: a write the kernel cannot take at once is pending until written") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {.read = false});
     UvTcpClientSocket socket(loop.get(), Loopback(server.port()), nullptr, {});
@@ -326,11 +326,11 @@ TEST_CASE("tcp: a write the kernel cannot take at once is pending until written"
     written += chunk.size();
     REQUIRE(loop.RunUntil([&] { return server.received(0).size() == written; }));
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: destroying a socket with a pending connect is safe; no callback runs") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     bool called = false;
@@ -342,11 +342,11 @@ TEST_CASE("tcp: destroying a socket with a pending connect is safe; no callback 
     loop.RunPending();
     CHECK_FALSE(called);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: destroying a socket with a pending read is safe; no callback runs") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     bool called = false;
@@ -362,11 +362,11 @@ TEST_CASE("tcp: destroying a socket with a pending read is safe; no callback run
     REQUIRE(loop.RunUntil([&] { return server.peer_closed(0); }));
     CHECK_FALSE(called);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: destroying a socket with a pending write is safe; no callback runs") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {.read = false});
     bool called = false;
@@ -389,11 +389,11 @@ TEST_CASE("tcp: destroying a socket with a pending write is safe; no callback ru
     REQUIRE(loop.RunUntil([&] { return server.peer_closed(0); }));
     CHECK_FALSE(called);
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: a read callback may destroy its socket") {
-  TestLoop loop;
+  LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
     auto socket = std::make_unique<UvTcpClientSocket>(loop.get(), Loopback(server.port()), nullptr,
@@ -412,11 +412,11 @@ TEST_CASE("tcp: a read callback may destroy its socket") {
     CHECK(socket == nullptr);
     REQUIRE(loop.RunUntil([&] { return server.peer_closed(0); }));
   }
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("tcp: Disconnect drops pending callbacks and can be repeated") {
-  TestLoop loop;
+  LiveLoop loop;
   CapturingNetLog log;
   {
     LoopbackTcpServer server(loop.get(), {});
@@ -433,7 +433,7 @@ TEST_CASE("tcp: Disconnect drops pending callbacks and can be repeated") {
     CHECK_FALSE(called);
   }
   CHECK(log.Find(NetLogEventType::SOCKET_CLOSED).size() == 1);
-  REQUIRE(loop.Close() == 0);
+  REQUIRE(loop.Shutdown() == 0);
 }
 
 TEST_CASE("RunCallback empties the member before running the callback") {

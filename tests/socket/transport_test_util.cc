@@ -11,59 +11,6 @@
 
 namespace netstack::test {
 
-TestLoop::TestLoop() {
-  // A write to a peer that reset must be an error, not the end of the test program (the live
-  // factory does the same for the netstack program).
-  signal(SIGPIPE, SIG_IGN);
-  uv_loop_init(&loop_);
-}
-
-TestLoop::~TestLoop() {
-  if (closed_) return;
-  uv_walk(
-      &loop_,
-      [](uv_handle_t* handle, void*) {
-        if (!uv_is_closing(handle)) uv_close(handle, nullptr);
-      },
-      nullptr);
-  RunPending();
-  uv_loop_close(&loop_);
-}
-
-bool TestLoop::RunUntil(const std::function<bool()>& done) {
-  if (done()) return true;
-  auto* guard = new uv_timer_t;
-  uv_timer_init(&loop_, guard);
-  // Wakes the loop regularly so a condition that no I/O event reports is still re-checked.
-  uv_timer_start(
-      guard, [](uv_timer_t*) {}, 10, 10);
-  const uint64_t deadline = uv_hrtime() + 10'000'000'000ull;
-  while (!done() && uv_hrtime() < deadline) uv_run(&loop_, UV_RUN_ONCE);
-  uv_close(reinterpret_cast<uv_handle_t*>(guard),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  return done();
-}
-
-void TestLoop::RunPending() {
-  for (int i = 0; i < 5; ++i) uv_run(&loop_, UV_RUN_NOWAIT);
-}
-
-int TestLoop::Close() {
-  RunPending();
-  int rv = uv_loop_close(&loop_);
-  if (rv != 0) {
-    uv_walk(
-        &loop_,
-        [](uv_handle_t* handle, void*) {
-          std::fprintf(stderr, "leaked handle: %s\n", uv_handle_type_name(handle->type));
-        },
-        nullptr);
-  } else {
-    closed_ = true;
-  }
-  return rv;
-}
-
 std::vector<NetLogEntry> CapturingNetLog::Find(NetLogEventType type) const {
   std::vector<NetLogEntry> found;
   for (const auto& e : entries_) {

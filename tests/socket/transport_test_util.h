@@ -1,6 +1,6 @@
-// Helpers for tests on a real libuv loop over loopback: the loop itself (run until a condition,
-// close and check nothing leaked), a NetLog capture, and a TCP server on 127.0.0.1 on the same
-// loop that the test drives by hand (write, close with FIN, reset with RST, read or not).
+// Helpers for tests on a real libuv loop over loopback (the loop is tests/support's LiveLoop): a
+// NetLog capture, and a TCP server on 127.0.0.1 on the loop that the test drives by hand (write,
+// close with FIN, reset with RST, read or not).
 #ifndef TESTS_SOCKET_TRANSPORT_TEST_UTIL_H_
 #define TESTS_SOCKET_TRANSPORT_TEST_UTIL_H_
 
@@ -13,28 +13,9 @@
 
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
+#include "tests/support/live_loop.h"
 
 namespace netstack::test {
-
-class TestLoop {
- public:
-  TestLoop();
-  // Closes any handle left open (a failed test) so the process stays clean.
-  ~TestLoop();
-  uv_loop_t* get() { return &loop_; }
-
-  // Runs the loop until `done()` is true; gives up after 10 s (a guard against hangs, not a
-  // timing assertion) and returns done().
-  bool RunUntil(const std::function<bool()>& done);
-  // Runs a few non-blocking iterations (lets close callbacks run).
-  void RunPending();
-  // Runs pending close callbacks and closes the loop: 0 means no handle was leaked.
-  int Close();
-
- private:
-  uv_loop_t loop_;
-  bool closed_ = false;
-};
 
 // Records every NetLog entry.
 class CapturingNetLog : public NetLog::Observer {

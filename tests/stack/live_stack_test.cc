@@ -11,6 +11,7 @@
 #include "cache/memory_backend.h"
 #include "net/http/url_request.h"
 #include "net/server/uv_http_server.h"
+#include "tests/support/live_loop.h"
 
 namespace netstack {
 namespace {
@@ -29,12 +30,10 @@ class Delegate : public UrlRequest::Delegate {
   void OnComplete(UrlRequest*, int rv) override {
     done = true;
     result = rv;
-    if (on_done) on_done();
   }
   bool done = false;
   int result = ERR_IO_PENDING;
   std::string body;
-  std::function<void()> on_done;
 };
 
 // A server on the stack's loop answering "hello", counting requests. (UvHttpServer, the internals
@@ -57,25 +56,16 @@ struct Server {
   UvHttpServer server;
 };
 
-// GETs `url` on the stack's context and runs the loop until it completes (or a 30 s guard).
+// GETs `url` on the stack's context and runs the stack's loop until it completes (or a 30 s
+// guard fails the test).
 void Fetch(LiveStack* stack, const std::string& url, Delegate* d, CacheDisposition* disposition) {
   UrlRequest::Params params;
   std::string message;
   REQUIRE(Url::Parse(url, &params.request.url, &message) == OK);
   UrlRequest request(stack->context(), params, d);
-  d->on_done = [stack] { stack->Stop(); };
-  bool hung = false;
-  TaskId guard = stack->scheduler().PostDelayedTask(Seconds(30), [stack, &hung] {
-    hung = true;
-    stack->Stop();
-  });
   request.Start();
-  stack->poster()->Ref();  // a cache answering through the poster keeps the loop running
-  stack->Run();
-  stack->poster()->Unref();
-  stack->scheduler().CancelTask(guard);
-  REQUIRE_FALSE(hung);
-  REQUIRE(d->done);
+  REQUIRE(test::RunLoopUntil(
+      stack->loop(), [d] { return d->done; }, std::chrono::seconds(30)));
   *disposition = request.cache_disposition();
 }
 

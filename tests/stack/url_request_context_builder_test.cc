@@ -47,7 +47,7 @@ struct FakeEdges {
                          RecordingDelegate* delegate) {
     UrlRequest request(context, env.Params(url), delegate);
     delegate->Start(&request);
-    REQUIRE(env.RunUntil([delegate] { return delegate->completions > 0; }));
+    REQUIRE(env.scheduler.RunUntil([delegate] { return delegate->completions > 0; }));
     return request.cache_disposition();
   }
 

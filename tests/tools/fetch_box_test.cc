@@ -15,39 +15,17 @@
 #include "net/base/net_log.h"
 #include "net/base/virtual_scheduler.h"
 #include "net/dns/dns_transport.h"
-#include "net/http/sim_stack.h"
 #include "net/http/url_request_context.h"
 #include "net/sim/sim_network.h"
 #include "predictor/chrome_policy.h"
-#include "predictor/context_predictor.h"
 #include "predictor/predictor.h"
-#include "tests/dns/scripted_dns_transport.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/predictor/sim_predictor_env.h"
+#include "tests/support/scripted_dns_transport.h"
 
 namespace netstack {
 namespace {
 
 using nlohmann::json;
-
-// Serves HTML documents by "host/target" and 1000 filler bytes of text/plain for anything else;
-// a target starting with /slow answers after an hour of virtual time.
-class BoxResponder : public SimResponder {
- public:
-  SimResponse Respond(const SimRequest& request) override {
-    SimResponse response;
-    if (request.target.rfind("/slow", 0) == 0) response.server_time = Seconds(3600);
-    auto it = pages.find(request.host + request.target);
-    if (it != pages.end()) {
-      response.head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " +
-                      std::to_string(it->second.size()) + "\r\n\r\n" + it->second;
-      return response;
-    }
-    response.head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n";
-    response.body_bytes = 1000;
-    return response;
-  }
-  std::map<std::string, std::string> pages;
-};
 
 // The simulated DNS knows every name; this one knows only *.test names (through the sim). The
 // others go to a scripted transport: ERR_NAME_NOT_RESOLVED when scripted so, else no answer.
@@ -73,44 +51,22 @@ class SplitDns : public DnsTransport {
   ScriptedDnsTransport scripted;
 };
 
+// The stack on the worked example's network with the chrome predictor, its DNS split by SplitDns,
+// and the box. The responder serves the test's HTML documents by "host/target" and 1000 filler
+// bytes for anything else; /slow answers after an hour of virtual time.
 class BoxEnv {
  public:
-  BoxEnv() {
-    SimStackOptions options = test::SimTestEnv::Options(test::SimTestEnv::WorkedExample());
-    options.wrap_dns = [this](std::unique_ptr<DnsTransport> sim) {
-      auto split = std::make_unique<SplitDns>(std::move(sim), scheduler);
-      dns = split.get();
-      return split;
-    };
-    std::string error;
-    stack = SimStack::Create(scheduler, &net_log, &responder, options, &error);
-    INFO(error);
-    REQUIRE(stack);
-    context = stack->context();
-    PredictorConfig config;
-    config.policy = "chrome";
-    wired = std::make_unique<ContextPredictor>(config, context, &net_log);
-    predictor = wired->predictor();
+  BoxEnv() : sim(Options(), "chrome") {
+    sim.responder.default_body_bytes = 1000;
+    SimResponse slow;
+    slow.head = test::TestResponder::Head(1000);
+    slow.body_bytes = 1000;
+    slow.server_time = Seconds(3600);
+    sim.responder.scripted["/slow"] = slow;
     box = std::make_unique<FetchBox>(context, predictor, PageLoadOptions());
   }
-  ~BoxEnv() {
-    box.reset();
-    predictor->Finish();
-    wired.reset();
-    stack.reset();
-  }
+  ~BoxEnv() { box.reset(); }  // before the predictor and the stack
 
-  // Runs tasks, jumping virtual time to each, until `done` holds. False if tasks ran out.
-  bool RunUntil(const std::function<bool()>& done) {
-    for (int step = 0; step < 1000000; ++step) {
-      scheduler.RunUntilIdle();
-      if (done()) return true;
-      TimeTicks due;
-      if (!scheduler.NextTaskTime(&due)) return false;
-      scheduler.AdvanceBy(due - scheduler.Now());
-    }
-    return false;
-  }
   // Every load in the history is done.
   bool AllDone() const {
     const json history = box->History();
@@ -120,15 +76,25 @@ class BoxEnv {
     return true;
   }
 
-  VirtualScheduler scheduler{test::SimTestEnv::kEpoch};
-  NetLog net_log{scheduler};
-  BoxResponder responder;
-  SplitDns* dns = nullptr;  // owned by the context
-  std::unique_ptr<SimStack> stack;
-  UrlRequestContext* context = nullptr;  // stack's
-  std::unique_ptr<ContextPredictor> wired;
-  Predictor* predictor = nullptr;  // wired's
+  SplitDns* dns = nullptr;  // the stack's; set while `sim` is built, so declared before it
+  test::SimPredictorEnv sim;
+  VirtualScheduler& scheduler = sim.scheduler;
+  test::TestResponder& responder = sim.responder;
+  UrlRequestContext* const context = sim.context;
+  Predictor* const predictor = sim.predictor;
   std::unique_ptr<FetchBox> box;
+
+ private:
+  // The worked example, the simulated DNS wrapped by a SplitDns on the env's scheduler.
+  SimStackOptions Options() {
+    SimStackOptions options = test::SimTestEnv::Options(test::SimTestEnv::WorkedExample());
+    options.wrap_dns = [this](std::unique_ptr<DnsTransport> sim_dns) {
+      auto split = std::make_unique<SplitDns>(std::move(sim_dns), sim.scheduler);
+      dns = split.get();
+      return split;
+    };
+    return options;
+  }
 };
 
 std::optional<std::string> SuggestSpec(const std::string& text,
@@ -188,7 +154,7 @@ TEST_CASE("fetch box loads a page and shows it in the history", "[internals][fet
   CHECK(loads[0]["page"].is_null());
   CHECK(loads[0]["requests"].empty());
 
-  REQUIRE(env.RunUntil([&] { return env.AllDone(); }));
+  REQUIRE(env.scheduler.RunUntil([&] { return env.AllDone(); }));
   loads = env.box->History()["loads"];
   REQUIRE(loads.size() == 1);
   INFO(loads.dump());
@@ -225,7 +191,7 @@ TEST_CASE("fetch box refuses a load past kMaxInFlight", "[internals][fetch_box]"
   CHECK(refused.body["error"].is_string());
   CHECK(env.box->History()["loads"].size() == FetchBox::kMaxInFlight);
   // Once they finish, loads are accepted again.
-  REQUIRE(env.RunUntil([&] { return env.AllDone(); }));
+  REQUIRE(env.scheduler.RunUntil([&] { return env.AllDone(); }));
   CHECK(env.box->Fetch("http://a.test/more").status == 200);
 }
 
@@ -245,7 +211,7 @@ TEST_CASE("fetch box history keeps the newest kMaxHistory loads and every load i
       REQUIRE(r.status == 200);
       ids.push_back(r.body["id"]);
     }
-    REQUIRE(env.RunUntil([&] {
+    REQUIRE(env.scheduler.RunUntil([&] {
       size_t loading = 0;
       const json history = env.box->History();
       for (const json& l : history["loads"]) loading += l["state"] == "loading";
@@ -277,7 +243,7 @@ TEST_CASE("fetch box omnibox preconnects after three hits", "[internals][fetch_b
     // Below three hits the confidence is 0: no preconnect.
     CHECK(ActionsNamed(typed.body["actions"], "preconnect").empty());
     REQUIRE(env.box->Fetch("a.test").status == 200);
-    REQUIRE(env.RunUntil([&] { return env.AllDone(); }));
+    REQUIRE(env.scheduler.RunUntil([&] { return env.AllDone(); }));
   }
   // The history's own URL is now the suggestion for a prefix.
   CHECK(env.box->Omnibox("A.TE").body["suggestion"] == "http://a.test/");
@@ -339,7 +305,7 @@ TEST_CASE("fetch box resolves a known host and reports an unknown one", "[intern
   StartResolve(env.box.get(), "nowhere.invalid", &unknown);
   CHECK(known.calls == 0);
   CHECK(unknown.calls == 0);
-  REQUIRE(env.RunUntil([&] { return known.calls > 0 && unknown.calls > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return known.calls > 0 && unknown.calls > 0; }));
   env.scheduler.AdvanceBy(Seconds(1));
   env.scheduler.RunUntilIdle();
 
@@ -374,7 +340,7 @@ TEST_CASE("fetch box answers a cached lookup later, not inside Resolve", "[inter
   BoxEnv env;
   Answer first, second;
   StartResolve(env.box.get(), "a.test", &first);
-  REQUIRE(env.RunUntil([&] { return first.calls > 0; }));
+  REQUIRE(env.scheduler.RunUntil([&] { return first.calls > 0; }));
   StartResolve(env.box.get(), "a.test", &second);
   env.scheduler.RunUntilIdle();
   REQUIRE(second.calls == 1);

@@ -6,17 +6,13 @@
 
 #include "net/base/net_error.h"
 #include "net/http/request_record_json.h"
+#include "tests/support/test_url.h"
 
 using namespace netstack;
 
 namespace {
 
-Url U(const std::string& text) {
-  Url url;
-  std::string message;
-  REQUIRE(Url::Parse(text, &url, &message) == OK);
-  return url;
-}
+using test::U;
 
 TimeTicks At(int64_t ms) { return TimeTicks(TimeDelta(1'000'000'000 + ms * 1000)); }
 

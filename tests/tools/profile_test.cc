@@ -11,26 +11,13 @@
 #include <map>
 #include <string>
 
+#include "tests/support/temp_dir.h"
+
 using namespace netstack;
 
 namespace {
 
-// A scratch directory removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "profile-test-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
 
 bool IsDir(const std::string& path) {
   struct stat st;
@@ -55,7 +42,7 @@ TEST_CASE("profile: the default follows XDG_CACHE_HOME, then HOME") {
 }
 
 TEST_CASE("profile: Open creates the directory tree and takes the lock") {
-  ScratchDir scratch;
+  TempDir scratch;
   REQUIRE_FALSE(scratch.path().empty());
   const std::string dir = scratch.path() + "/a/b/profile";
   std::unique_ptr<Profile> profile;
@@ -79,7 +66,7 @@ TEST_CASE("profile: Open creates the directory tree and takes the lock") {
 }
 
 TEST_CASE("profile: a missing directory is not created unless asked") {
-  ScratchDir scratch;
+  TempDir scratch;
   std::unique_ptr<Profile> profile;
   std::string message;
   const std::string dir = scratch.path() + "/none";
@@ -89,7 +76,7 @@ TEST_CASE("profile: a missing directory is not created unless asked") {
 }
 
 TEST_CASE("profile: an existing directory without a cache is not a profile, and stays empty") {
-  ScratchDir scratch;
+  TempDir scratch;
   std::unique_ptr<Profile> profile;
   std::string message;
   const std::string dir = scratch.path() + "/empty";
@@ -106,7 +93,7 @@ TEST_CASE("profile: an existing directory without a cache is not a profile, and 
 }
 
 TEST_CASE("profile: a file in the way is unusable, with a one-line reason") {
-  ScratchDir scratch;
+  TempDir scratch;
   const std::string file = scratch.path() + "/file";
   std::ofstream(file) << "x";
   std::unique_ptr<Profile> profile;

@@ -11,34 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
 #include "tools/replay/trace/har_reader.h"
 #include "tools/replay/trace/session_reader.h"
 
 namespace netstack::test {
-
-// A fresh directory under the system's temporary directory, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "trace_test_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  // Writes `contents` to `name` (relative to the directory; parents created); returns its path.
-  std::string Write(const std::string& name, const std::string& contents) const {
-    std::filesystem::path file = std::filesystem::path(path_) / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << contents;
-    return file.string();
-  }
-
- private:
-  std::string path_;
-};
 
 // One HAR entry with the fields every writer sets; tests change what they need.
 inline nlohmann::json HarEntry(const std::string& url, const std::string& started,

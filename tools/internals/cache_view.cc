@@ -63,6 +63,11 @@ nlohmann::json ResponseJson(const HttpResponseInfo& info) {
 // backend's callbacks hold weak references only (CrossThreadPoster may destroy dropped tasks on
 // the cache thread). Members are ordered so the entry goes before the buffer it may be reading
 // into (destroying the entry cancels its read).
+//
+// The timeout is a task id kept by hand, not a OneShotTimer, by design: the task owns the read
+// (it holds the last reference while the backend works), so when the scheduler goes away it
+// destroys the read with the task, and a timer member would then cancel itself against a
+// scheduler being destroyed. Finish() cancels the task; nothing else does.
 class EntryRead : public std::enable_shared_from_this<EntryRead> {
  public:
   using Done = std::function<void(InternalsResult)>;

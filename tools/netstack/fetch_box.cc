@@ -57,7 +57,6 @@ FetchBox::FetchBox(UrlRequestContext* context, Predictor* predictor, PageLoadOpt
     : context_(context), predictor_(predictor), options_(std::move(options)) {}
 
 FetchBox::~FetchBox() {
-  *alive_ = false;
   lookups_.clear();  // cancelled: their callbacks never run
   loads_.clear();    // destroying a loader cancels its requests; `done` never runs
 }
@@ -82,10 +81,8 @@ InternalsResult FetchBox::Fetch(const std::string& text) {
   uint64_t id = load.id;
   loads_.push_front(std::move(load));
   Trim();
-  std::weak_ptr<bool> alive = alive_;
-  loader->Start(url, [this, alive, id](const PageLoadResult& result) {
-    if (alive.expired() || !*alive.lock()) return;
-    OnLoadDone(id, result);
+  loader->Start(url, [weak = weak_factory_.GetWeakPtr(), id](const PageLoadResult& result) {
+    if (weak) weak->OnLoadDone(id, result);
   });
   return InternalsResult::Ok({{"id", id}, {"url", url.spec()}});
 }
@@ -206,10 +203,10 @@ InternalsResult FetchBox::Hover(const std::string& text) {
 }
 
 void FetchBox::AnswerLater(std::function<void(InternalsResult)> done, InternalsResult result) {
-  std::weak_ptr<bool> alive = alive_;
-  context_->scheduler().PostTask([alive, done = std::move(done), result = std::move(result)] {
-    if (!alive.expired() && *alive.lock()) done(result);
-  });
+  context_->scheduler().PostTask(
+      [weak = weak_factory_.GetWeakPtr(), done = std::move(done), result = std::move(result)] {
+        if (weak) done(result);
+      });
 }
 
 void FetchBox::Resolve(const std::string& host, std::function<void(InternalsResult)> done) {
@@ -242,16 +239,16 @@ void FetchBox::Resolve(const std::string& host, std::function<void(InternalsResu
                                 {"from_cache", result == OK && r->from_cache()},
                                 {"detail", r->error_detail()}});
   };
-  std::weak_ptr<bool> alive = alive_;
-  int rv = raw->Start([this, alive, id, raw, answer, done](int result) {
-    if (alive.expired() || !*alive.lock()) return;
+  int rv = raw->Start([weak = weak_factory_.GetWeakPtr(), id, raw, answer, done](int result) {
+    FetchBox* self = weak.get();
+    if (!self) return;
     InternalsResult r = answer(raw, result);
     // We are inside the request's callback: it is destroyed on the next task.
-    auto it = lookups_.find(id);
-    if (it != lookups_.end()) {
+    auto it = self->lookups_.find(id);
+    if (it != self->lookups_.end()) {
       std::shared_ptr<HostResolver::Request> finished(std::move(it->second));
-      lookups_.erase(it);
-      context_->scheduler().PostTask([finished]() mutable { finished.reset(); });
+      self->lookups_.erase(it);
+      self->context_->scheduler().PostTask([finished]() mutable { finished.reset(); });
     }
     done(std::move(r));
   });

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "net/base/url.h"
+#include "net/base/weak_ptr.h"
 #include "net/dns/host_resolver.h"
 #include "tools/internals/internals_host.h"
 #include "tools/page/page_loader.h"
@@ -87,7 +88,7 @@ class FetchBox {
   std::deque<Load> loads_;  // newest first
   std::map<uint64_t, std::unique_ptr<HostResolver::Request>> lookups_;
   uint64_t next_id_ = 1;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  WeakPtrFactory<FetchBox> weak_factory_{this};  // last: invalidated first
 };
 
 }  // namespace netstack

@@ -54,7 +54,6 @@ PageLoader::PageLoader(UrlRequestContext* context, Predictor* predictor, PageLoa
     : context_(context), predictor_(predictor), options_(std::move(options)) {}
 
 PageLoader::~PageLoader() {
-  *alive_ = false;
   // UrlRequests cancel in their destructors; none calls back after this.
   requests_.clear();
 }
@@ -149,10 +148,8 @@ void PageLoader::MaybeFinish() {
   if (result_.end < result_.document_end) result_.end = result_.document_end;
   if (predictor_) predictor_->OnNavigationComplete(result_.page);
   // Posted: the caller may destroy the loader, and this runs inside a request's callback.
-  std::weak_ptr<bool> alive = alive_;
-  context_->scheduler().PostTask([this, alive] {
-    if (alive.expired() || !*alive.lock()) return;
-    if (done_) done_(result_);
+  context_->scheduler().PostTask([weak = weak_factory_.GetWeakPtr()] {
+    if (weak && weak->done_) weak->done_(weak->result_);
   });
 }
 

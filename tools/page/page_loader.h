@@ -25,6 +25,7 @@
 #include "net/base/request_priority.h"
 #include "net/base/time.h"
 #include "net/base/url.h"
+#include "net/base/weak_ptr.h"
 #include "net/http/request_record.h"
 #include "tools/page/html_scanner.h"
 
@@ -89,7 +90,7 @@ class PageLoader {
   size_t outstanding_ = 0;
   bool finished_ = false;
   std::function<void(const PageLoadResult&)> done_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  WeakPtrFactory<PageLoader> weak_factory_{this};  // last: invalidated first
 };
 
 }  // namespace netstack

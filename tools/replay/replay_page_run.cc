@@ -43,18 +43,16 @@ ReplayPageRun::ReplayPageRun(Scheduler& scheduler, UrlRequestContext* context,
       page_(std::move(page)),
       page_index_(page_index),
       session_start_(session_start),
-      entries_(page_->entries.size()) {
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    entries_[i].run = this;
-    entries_[i].index = static_cast<int>(i);
-  }
+      empty_timer_(scheduler) {
+  for (size_t i = 0; i < page_->entries.size(); ++i)
+    entries_.emplace_back(this, static_cast<int>(i), scheduler_);
   remaining_ = entries_.size();
 }
 
 ReplayPageRun::~ReplayPageRun() {
-  if (empty_task_ != kNoTask) scheduler_.CancelTask(empty_task_);
+  empty_timer_.Stop();
   for (EntryRun& e : entries_) {
-    if (e.task != kNoTask) scheduler_.CancelTask(e.task);
+    e.timer.Stop();
     responder_->Forget(&e);
     e.request.reset();
   }
@@ -71,10 +69,7 @@ void ReplayPageRun::Start() {
   result_.start_ms = Ms(session_start_, start_);
   result_.recorded_load_ms = page.entries.empty() ? -1 : page.RecordedLastEndMs();
   if (entries_.empty()) {
-    empty_task_ = scheduler_.PostTask([this] {
-      empty_task_ = kNoTask;
-      delegate_->OnPageDone(this, result_);
-    });
+    empty_timer_.Start(TimeDelta::zero(), [this] { delegate_->OnPageDone(this, result_); });
     return;
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
@@ -84,10 +79,10 @@ void ReplayPageRun::Start() {
 }
 
 void ReplayPageRun::PostStart(int index, TimeDelta delay) {
-  entries_[index].task = scheduler_.PostDelayedTask(delay, [this, index] {
-    entries_[index].task = kNoTask;
-    StartEntry(index);
-  });
+  // The task captures one pointer (the entry knows its run and index), so the timer's posted
+  // function needs no allocation.
+  EntryRun* e = &entries_[index];
+  e->timer.Start(delay, [e] { e->run->StartEntry(e->index); });
 }
 
 void ReplayPageRun::StartEntry(int index) {
@@ -118,9 +113,8 @@ void ReplayPageRun::StartEntry(int index) {
         double ms = std::min(recorded.recorded_total_ms, kMaxTraceMs);
         cost = TimeDelta(static_cast<int64_t>(std::llround(ms * 1000)));
       }
-      e.task = scheduler_.PostDelayedTask(cost, [this, index] {
-        entries_[index].task = kNoTask;
-        CompleteLocally(index, /*recorded_hit=*/true, OK, "");
+      e.timer.Start(cost, [entry = &e] {
+        entry->run->CompleteLocally(entry->index, /*recorded_hit=*/true, OK, "");
       });
       return;
     }
@@ -232,20 +226,14 @@ void ReplayPageRun::Abort(const std::string& why) {
   for (size_t i = 0; i < entries_.size(); ++i) {
     EntryRun& e = entries_[i];
     if (e.done) continue;
-    if (e.task != kNoTask) {
-      scheduler_.CancelTask(e.task);
-      e.task = kNoTask;
-    }
+    e.timer.Stop();
     responder_->Forget(&e);
     e.request.reset();
     if (e.start == TimeTicks{}) e.start = scheduler_.Now();
     CompleteLocally(static_cast<int>(i), /*recorded_hit=*/false, ERR_FAILED, why);
   }
   // Children of the aborted entries were posted again while aborting: cancel them.
-  for (EntryRun& e : entries_) {
-    if (e.task != kNoTask) scheduler_.CancelTask(e.task);
-    e.task = kNoTask;
-  }
+  for (EntryRun& e : entries_) e.timer.Stop();
 }
 
 }  // namespace netstack

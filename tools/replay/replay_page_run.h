@@ -9,6 +9,7 @@
 #define TOOLS_REPLAY_REPLAY_PAGE_RUN_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,10 +42,13 @@ class ReplayPageRun {
 
   // One entry's progress. The UrlRequest's delegate.
   struct EntryRun : public UrlRequest::Delegate {
-    ReplayPageRun* run = nullptr;
-    int index = 0;
+    EntryRun(ReplayPageRun* run, int index, Scheduler& scheduler)
+        : run(run), index(index), timer(scheduler) {}
+
+    ReplayPageRun* const run;
+    const int index;
     std::unique_ptr<UrlRequest> request;
-    TaskId task = kNoTask;  // pending start (or recorded-hit completion)
+    OneShotTimer timer;  // pending start (or recorded-hit completion)
     TimeTicks start{};
     TimeTicks end{};
     bool done = false;
@@ -109,10 +113,10 @@ class ReplayPageRun {
   const TimeTicks session_start_;
   TimeTicks start_{};
   TimeTicks last_end_{};
-  std::vector<EntryRun> entries_;
+  std::deque<EntryRun> entries_;  // a deque: built in place (an EntryRun's timer cannot move)
   size_t remaining_ = 0;
   bool started_ = false;
-  TaskId empty_task_ = kNoTask;
+  OneShotTimer empty_timer_;  // a page without entries completes on this
   PageResult result_;
   Url page_url_;
 };

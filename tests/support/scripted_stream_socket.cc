@@ -1,4 +1,4 @@
-#include "tests/fakes/scripted_stream_socket.h"
+#include "tests/support/scripted_stream_socket.h"
 
 #include <algorithm>
 #include <cstring>
@@ -76,10 +76,7 @@ ScriptedStreamSocket::ScriptedStreamSocket(Scheduler& scheduler, std::vector<Scr
 ScriptedStreamSocket::~ScriptedStreamSocket() { CancelTasks(); }
 
 void ScriptedStreamSocket::CancelTasks() {
-  for (TaskId* id : {&read_task_, &write_task_, &connect_task_}) {
-    if (*id != kNoTask) scheduler_.CancelTask(*id);
-    *id = kNoTask;
-  }
+  for (OneShotTimer* timer : {&read_timer_, &write_timer_, &connect_timer_}) timer->Stop();
   read_pending_ = false;
   read_buf_ = nullptr;
   read_len_ = 0;
@@ -91,7 +88,7 @@ void ScriptedStreamSocket::CancelTasks() {
 void ScriptedStreamSocket::AddRead(ScriptedRead step) {
   reads_.push_back(std::move(step));
   // A read waiting on an exhausted script (not on a Hang step) gets the new step.
-  if (read_pending_ && read_task_ == kNoTask && reads_.size() == 1 &&
+  if (read_pending_ && !read_timer_.IsRunning() && reads_.size() == 1 &&
       reads_.front().kind != ScriptedRead::Kind::kHang) {
     StartPendingRead();
   }
@@ -109,8 +106,7 @@ int ScriptedStreamSocket::Connect(CompletionCallback callback) {
     connected_ = connect_result_ == OK;
     return connect_result_;
   }
-  connect_task_ = scheduler_.PostTask([this, callback = std::move(callback)] {
-    connect_task_ = kNoTask;
+  connect_timer_.Start(TimeDelta::zero(), [this, callback = std::move(callback)] {
     connected_ = connect_result_ == OK;
     callback(connect_result_);
   });
@@ -163,8 +159,7 @@ int ScriptedStreamSocket::TakeRead(char* buf, int len) {
 
 void ScriptedStreamSocket::StartPendingRead() {
   TimeDelta delay = reads_.front().delay;
-  read_task_ = scheduler_.PostDelayedTask(delay, [this] {
-    read_task_ = kNoTask;
+  read_timer_.Start(delay, [this] {
     read_pending_ = false;
     int rv = TakeRead(read_buf_, read_len_);
     read_buf_ = nullptr;
@@ -224,8 +219,7 @@ int ScriptedStreamSocket::Write(const char* data, int len, CompletionCallback ca
   if (mode == IoMode::kSync) return rv;
   write_pending_ = true;
   write_callback_ = std::move(callback);
-  write_task_ = scheduler_.PostDelayedTask(delay, [this, rv] {
-    write_task_ = kNoTask;
+  write_timer_.Start(delay, [this, rv] {
     write_pending_ = false;
     CompletionCallback callback = std::move(write_callback_);
     callback(rv);  // may destroy this socket

@@ -1,4 +1,4 @@
-#include "tests/dns/scripted_dns_transport.h"
+#include "tests/support/scripted_dns_transport.h"
 
 #include <algorithm>
 #include <utility>
@@ -12,11 +12,12 @@ class ScriptedDnsTransport::Transaction : public DnsTransaction {
       : transport_(transport),
         hostname_(std::move(hostname)),
         result_(std::move(result)),
-        callback_(std::move(callback)) {}
+        callback_(std::move(callback)),
+        timer_(transport->scheduler_) {}
 
   ~Transaction() override {
     if (!transport_) return;
-    if (task_ != kNoTask) transport_->scheduler_.CancelTask(task_);
+    timer_.Stop();
     Detach();
     ++transport_->cancelled_;
   }
@@ -25,16 +26,12 @@ class ScriptedDnsTransport::Transaction : public DnsTransaction {
 
   void Schedule(TimeDelta delay) {
     if (delay == kHang) return;
-    task_ = transport_->scheduler_.PostDelayedTask(delay, [this] {
-      task_ = kNoTask;
-      Fire();
-    });
+    timer_.Start(delay, [this] { Fire(); });
   }
 
   // Delivers the result; the callback may destroy `this`.
   void Fire() {
-    if (task_ != kNoTask) transport_->scheduler_.CancelTask(task_);
-    task_ = kNoTask;
+    timer_.Stop();
     Detach();
     transport_ = nullptr;  // Completed: the destructor counts nothing.
     Callback callback = std::move(callback_);
@@ -43,8 +40,7 @@ class ScriptedDnsTransport::Transaction : public DnsTransaction {
 
   // The transport is going away: never call back.
   void OnTransportDestroyed() {
-    if (task_ != kNoTask) transport_->scheduler_.CancelTask(task_);
-    task_ = kNoTask;
+    timer_.Stop();  // never touches the scheduler again
     transport_ = nullptr;
   }
 
@@ -58,7 +54,7 @@ class ScriptedDnsTransport::Transaction : public DnsTransaction {
   const std::string hostname_;
   const DnsTransportResult result_;
   Callback callback_;
-  TaskId task_ = kNoTask;
+  OneShotTimer timer_;  // the scripted answer's delay
 };
 
 ScriptedDnsTransport::ScriptedDnsTransport(Scheduler& scheduler) : scheduler_(scheduler) {}

@@ -1,4 +1,4 @@
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -6,18 +6,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <vector>
 
 namespace netstack::test {
 
 TempDir::TempDir(const std::string& prefix) {
   const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/netstack-" + prefix + "-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (::mkdtemp(buf.data()) == nullptr) return;
-  path_ = buf.data();
+  std::error_code ec;
+  std::string dir = base && *base ? base : std::filesystem::temp_directory_path(ec).string();
+  if (dir.empty()) dir = "/tmp";
+  std::string pattern = dir + "/netstack-" + prefix + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) return;
+  path_ = pattern;
   ::chmod(path_.c_str(), 0755);
 }
 
@@ -29,6 +28,14 @@ TempDir::~TempDir() {
   }
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+std::string TempDir::Write(const std::string& name, const std::string& contents) const {
+  const std::filesystem::path file = std::filesystem::path(path_) / name;
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  WriteStringToFile(file.string(), contents);
+  return file.string();
 }
 
 bool ReadFileToString(const std::string& path, std::string* out, size_t max_bytes) {

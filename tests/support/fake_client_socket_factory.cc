@@ -1,4 +1,4 @@
-#include "tests/fakes/fake_client_socket_factory.h"
+#include "tests/support/fake_client_socket_factory.h"
 
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -45,7 +45,8 @@ FakeStreamSocket::FakeStreamSocket(FakeClientSocketFactory* factory, FakeConnect
       connection_(connection),
       rule_(connection->connect),
       peer_(connection->endpoint),
-      net_log_(MakeSocketLog(net_log, creator)) {
+      net_log_(MakeSocketLog(net_log, creator)),
+      connect_timer_(factory->scheduler_) {
   ++factory_->live_sockets_;
   connection_->net_log_id = net_log_.source().id;
 }
@@ -58,15 +59,14 @@ FakeStreamSocket::FakeStreamSocket(FakeClientSocketFactory* factory,
       connection_(nullptr),
       transport_(std::move(transport)),
       rule_(handshake),
-      net_log_(MakeSocketLog(net_log, creator)) {
+      net_log_(MakeSocketLog(net_log, creator)),
+      connect_timer_(factory->scheduler_) {
   ++factory_->live_sockets_;
   transport_->GetPeerAddress(&peer_);
 }
 
 FakeStreamSocket::~FakeStreamSocket() {
-  *alive_ = false;
   if (in_callback_) ++factory_->destroyed_in_callback_;
-  if (task_ != kNoTask) factory_->scheduler_.CancelTask(task_);
   if (connection_) {
     connection_->destroyed = true;
     connection_->script->Disconnect();  // cancels the server side's pending completions
@@ -91,15 +91,14 @@ int FakeStreamSocket::Connect(CompletionCallback callback) {
     return rule_.result;
   }
   if (rule_.hang) return ERR_IO_PENDING;
-  task_ = factory_->scheduler_.PostDelayedTask(rule_.delay, [this, callback = std::move(callback)] {
-    task_ = kNoTask;
+  connect_timer_.Start(rule_.delay, [this, callback = std::move(callback)] {
     FinishConnect();
-    // Copied out first: the callee may destroy this socket; `alive` tells whether it did.
+    // Copied out first: the callee may destroy this socket; `self` tells whether it did.
     CompletionCallback cb = callback;
-    std::shared_ptr<bool> alive = alive_;
+    WeakPtr<FakeStreamSocket> self = weak_factory_.GetWeakPtr();
     in_callback_ = true;
     cb(rule_.result);
-    if (*alive) in_callback_ = false;
+    if (self) in_callback_ = false;
   });
   return ERR_IO_PENDING;
 }
@@ -116,8 +115,7 @@ int FakeStreamSocket::Write(const char* data, int len, CompletionCallback callba
 }
 
 void FakeStreamSocket::Disconnect() {
-  if (task_ != kNoTask) factory_->scheduler_.CancelTask(task_);
-  task_ = kNoTask;
+  connect_timer_.Stop();
   connected_ = false;
   data_path().Disconnect();
 }

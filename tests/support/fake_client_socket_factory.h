@@ -15,8 +15,8 @@
 //
 // Sockets keep the StreamSocket contract: a callback only after ERR_IO_PENDING, never inside
 // the call, never after the socket was destroyed or disconnected.
-#ifndef TESTS_FAKES_FAKE_CLIENT_SOCKET_FACTORY_H_
-#define TESTS_FAKES_FAKE_CLIENT_SOCKET_FACTORY_H_
+#ifndef TESTS_SUPPORT_FAKE_CLIENT_SOCKET_FACTORY_H_
+#define TESTS_SUPPORT_FAKE_CLIENT_SOCKET_FACTORY_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,9 +30,10 @@
 #include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
+#include "net/base/weak_ptr.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/stream_socket.h"
-#include "tests/fakes/scripted_stream_socket.h"
+#include "tests/support/scripted_stream_socket.h"
 
 namespace netstack::test {
 
@@ -131,8 +132,8 @@ class FakeStreamSocket : public StreamSocket {
   bool unread_data_ = false;
   bool remote_closed_ = false;
   bool in_callback_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
-  TaskId task_ = kNoTask;
+  OneShotTimer connect_timer_;                           // an async connect's completion
+  WeakPtrFactory<FakeStreamSocket> weak_factory_{this};  // last: invalidated first
 };
 
 class FakeClientSocketFactory : public ClientSocketFactory {
@@ -211,4 +212,4 @@ class FakeClientSocketFactory : public ClientSocketFactory {
 
 }  // namespace netstack::test
 
-#endif  // TESTS_FAKES_FAKE_CLIENT_SOCKET_FACTORY_H_
+#endif  // TESTS_SUPPORT_FAKE_CLIENT_SOCKET_FACTORY_H_

@@ -1,7 +1,7 @@
 // A scripted HostResolver for pool and connect job tests on virtual time: per-host answers
 // (addresses or an error), synchronous or after a delay, or never (hang). No network.
-#ifndef TESTS_SOCKET_FAKE_HOST_RESOLVER_H_
-#define TESTS_SOCKET_FAKE_HOST_RESOLVER_H_
+#ifndef TESTS_SUPPORT_FAKE_HOST_RESOLVER_H_
+#define TESTS_SUPPORT_FAKE_HOST_RESOLVER_H_
 
 #include <map>
 #include <memory>
@@ -11,6 +11,7 @@
 #include "net/base/ip_address.h"
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
+#include "net/base/weak_ptr.h"
 #include "net/dns/host_resolver.h"
 
 namespace netstack::test {
@@ -82,11 +83,11 @@ class FakeHostResolver::FakeRequest : public HostResolver::Request {
   FakeResolveRule rule_;
   AddressList addresses_;
   CompletionCallback callback_;
-  TaskId task_ = kNoTask;
+  OneShotTimer timer_;  // a delayed answer
   bool in_callback_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  WeakPtrFactory<FakeRequest> weak_factory_{this};  // last: invalidated first
 };
 
 }  // namespace netstack::test
 
-#endif  // TESTS_SOCKET_FAKE_HOST_RESOLVER_H_
+#endif  // TESTS_SUPPORT_FAKE_HOST_RESOLVER_H_

@@ -1,4 +1,4 @@
-#include "tests/socket/fake_host_resolver.h"
+#include "tests/support/fake_host_resolver.h"
 
 #include <algorithm>
 #include <utility>
@@ -23,14 +23,13 @@ FakeHostResolver::FakeRequest::FakeRequest(FakeHostResolver* resolver, std::stri
       host_(std::move(host)),
       port_(port),
       priority_(priority),
-      rule_(std::move(rule)) {
+      rule_(std::move(rule)),
+      timer_(resolver->scheduler_) {
   resolver_->live_.push_back(this);
 }
 
 FakeHostResolver::FakeRequest::~FakeRequest() {
-  *alive_ = false;
   if (in_callback_) ++resolver_->destroyed_in_callback_;
-  if (task_ != kNoTask) resolver_->scheduler_.CancelTask(task_);
   auto& live = resolver_->live_;
   live.erase(std::remove(live.begin(), live.end(), this), live.end());
 }
@@ -39,15 +38,14 @@ int FakeHostResolver::FakeRequest::Start(CompletionCallback callback) {
   if (rule_.sync) return Complete();
   callback_ = std::move(callback);
   if (rule_.hang) return ERR_IO_PENDING;
-  task_ = resolver_->scheduler_.PostDelayedTask(rule_.delay, [this] {
-    task_ = kNoTask;
+  timer_.Start(rule_.delay, [this] {
     int rv = Complete();
-    // Moved out first: the callee may destroy this request.
+    // Moved out first: the callee may destroy this request; `self` tells whether it did.
     CompletionCallback cb = std::move(callback_);
-    std::shared_ptr<bool> alive = alive_;
+    WeakPtr<FakeRequest> self = weak_factory_.GetWeakPtr();
     in_callback_ = true;
     cb(rv);
-    if (*alive) in_callback_ = false;
+    if (self) in_callback_ = false;
   });
   return ERR_IO_PENDING;
 }

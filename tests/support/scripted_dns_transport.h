@@ -3,8 +3,8 @@
 // says so), and every lookup is recorded, so tests can count transport calls and check their
 // order. Follows the DnsTransport contract: callbacks run from scheduler tasks, never inside
 // StartLookup(); destroying a transaction cancels it.
-#ifndef TESTS_DNS_SCRIPTED_DNS_TRANSPORT_H_
-#define TESTS_DNS_SCRIPTED_DNS_TRANSPORT_H_
+#ifndef TESTS_SUPPORT_SCRIPTED_DNS_TRANSPORT_H_
+#define TESTS_SUPPORT_SCRIPTED_DNS_TRANSPORT_H_
 
 #include <map>
 #include <memory>
@@ -81,4 +81,4 @@ class ScriptedDnsTransport : public DnsTransport {
 
 }  // namespace netstack
 
-#endif  // TESTS_DNS_SCRIPTED_DNS_TRANSPORT_H_
+#endif  // TESTS_SUPPORT_SCRIPTED_DNS_TRANSPORT_H_

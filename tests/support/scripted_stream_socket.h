@@ -21,8 +21,8 @@
 // fewer than offered), fails or hangs. When the write script runs out, writes accept
 // everything synchronously (or return an error, see set_write_script_end). Everything
 // accepted is appended to written().
-#ifndef TESTS_FAKES_SCRIPTED_STREAM_SOCKET_H_
-#define TESTS_FAKES_SCRIPTED_STREAM_SOCKET_H_
+#ifndef TESTS_SUPPORT_SCRIPTED_STREAM_SOCKET_H_
+#define TESTS_SUPPORT_SCRIPTED_STREAM_SOCKET_H_
 
 #include <cstddef>
 #include <deque>
@@ -161,12 +161,12 @@ class ScriptedStreamSocket : public StreamSocket {
   char* read_buf_ = nullptr;
   int read_len_ = 0;
   CompletionCallback read_callback_;
-  TaskId read_task_ = kNoTask;
+  OneShotTimer read_timer_{scheduler_};  // the pending read's completion
 
   bool write_pending_ = false;
   CompletionCallback write_callback_;
-  TaskId write_task_ = kNoTask;
-  TaskId connect_task_ = kNoTask;
+  OneShotTimer write_timer_{scheduler_};    // the pending write's completion
+  OneShotTimer connect_timer_{scheduler_};  // an async connect's completion
 
   std::string written_;
   std::string read_data_;
@@ -177,4 +177,4 @@ class ScriptedStreamSocket : public StreamSocket {
 
 }  // namespace netstack
 
-#endif  // TESTS_FAKES_SCRIPTED_STREAM_SOCKET_H_
+#endif  // TESTS_SUPPORT_SCRIPTED_STREAM_SOCKET_H_
