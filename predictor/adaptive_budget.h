@@ -1,8 +1,7 @@
 // AdaptiveBudget: the learned policy's speculative budget (actions in flight), tuned by hill
 // climbing on what users wait for. Every `window` completed navigations it takes the mean wait
 // per needed connection (OnConnectionNeeded's `connect_wait_ms`, 0 when a preconnected socket was
-// ready)
-// over that window. It first measures a baseline at the current budget, then probes one step
+// ready) over that window. It first measures a baseline at the current budget, then probes one step
 // (up first); a probe is kept only if the mean wait improved on the baseline (and the next probe
 // goes the same way), otherwise the budget goes back and the next probe goes the other way.
 // Always within [1, cap]. Windows with no needed connection say nothing and are skipped.

@@ -33,7 +33,9 @@ class ContextPredictor {
   ContextPredictor(const ContextPredictor&) = delete;
   ContextPredictor& operator=(const ContextPredictor&) = delete;
 
+  // The predictor, owned here; never null (with the "off" policy it observes and never acts).
   Predictor* predictor() const { return predictor_.get(); }
+  // The target the predictor acts through, owned here; never null.
   ContextSpeculationTarget* target() const { return target_.get(); }
 
  private:

@@ -5,7 +5,8 @@
 // and it acts only when the expected time saved beats the expected cost of waste:
 //   preconnect the k-th socket when P_k x setup_ms(origin) >= (1 - P_k) x learned_waste_cost_ms,
 //   else pre-resolve when P_1 >= kPreresolveMinP.
-// setup_ms is learned per origin (EWMA of the wait of new connections). Hover hints are scaled
+// setup_ms is learned per origin (EWMA of the connect wait of requests whose socket source was
+// new or unused-idle: LoadTimingPhases::connect_wait_ms). Hover hints are scaled
 // by the learned P(click | hover); the omnibox table has a prior and decays; the startup list
 // is the decayed share of starts that needed each origin. The budget adapts (adaptive_budget.h).
 // predictor/README.md explains the model and why.

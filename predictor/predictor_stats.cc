@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "net/base/time.h"
+
 namespace netstack {
 
 double SpeculationCounts::Precision() const {
@@ -51,7 +53,7 @@ nlohmann::json PredictorStats::ToJson() const {
         {"recall", Recall()},
         // To the microsecond, as every other time in the outputs (a sum of doubles carries noise
         // in its last digits).
-        {"connect_wait_ms", std::round(connect_wait_ms * 1000.0) / 1000.0}}},
+        {"connect_wait_ms", RoundMsForJson(connect_wait_ms)}}},
       {"precision", Total().Precision()},
   };
 }

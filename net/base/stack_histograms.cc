@@ -205,18 +205,21 @@ void StackHistograms::Impl::OnRequestPhases(const nlohmann::json& params) {
   if (!params.is_object()) return;
   auto source = params.find("socket_source");
   const bool has_socket = source != params.end() && source->is_string();
-  if (HasNetError(params)) {
+  auto first_byte = params.find("ttfb_ms");
+  const bool has_ttfb = first_byte != params.end() && first_byte->is_number();
+  // A failure counts against the first phase it did not get through: the connection (no
+  // socket) or the first byte (a socket, no response). A body error after the headers is no
+  // error of either phase, and both its times count.
+  if (HasNetError(params) && !(has_socket && has_ttfb)) {
     ++(has_socket ? ttfb : connect_wait).errors;
-    return;
+    if (!has_socket) return;
   }
   auto wait = params.find("connect_wait_ms");
   if (has_socket && wait != params.end() && wait->is_number() &&
       (*source == "new" || *source == "preconnected-late")) {
     connect_wait.histogram.Add(wait->get<double>());
   }
-  auto first_byte = params.find("ttfb_ms");
-  if (first_byte != params.end() && first_byte->is_number())
-    ttfb.histogram.Add(first_byte->get<double>());
+  if (has_ttfb) ttfb.histogram.Add(first_byte->get<double>());
 }
 
 void StackHistograms::Impl::OnAddEntry(const NetLogEntry& e) {

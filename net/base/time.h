@@ -4,6 +4,7 @@
 #define NET_BASE_TIME_H_
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 
 namespace netstack {
@@ -31,6 +32,12 @@ using TimeTicks = TickClock::time_point;
 // Milliseconds as a double, for output (JSON timings, NetLog).
 inline double ToMilliseconds(TimeDelta d) { return static_cast<double>(d.count()) / 1000.0; }
 inline double ToMilliseconds(TimeTicks t) { return ToMilliseconds(t.time_since_epoch()); }
+
+// Milliseconds as every JSON output writes them: rounded to the microsecond. Times come from
+// microsecond ticks; the rounding removes the noise of double arithmetic, so the same run always
+// prints the same digits. The one place outputs round (request records, replay's pages, totals
+// and summary, page summaries, the predictor's stats).
+inline double RoundMsForJson(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 
 inline TimeDelta Milliseconds(int64_t ms) { return std::chrono::milliseconds(ms); }
 inline TimeDelta Seconds(int64_t s) { return std::chrono::seconds(s); }

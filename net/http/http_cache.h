@@ -72,8 +72,11 @@ class HttpCache : public HttpTransactionFactory {
   HttpCache(const HttpCache&) = delete;
   HttpCache& operator=(const HttpCache&) = delete;
 
+  // The storage, owned here; never null.
   CacheBackend* backend() const { return backend_.get(); }
+  // The factory misses and validations go to (not owned); never null.
   HttpTransactionFactory* network_layer() const { return network_; }
+  // The loop's scheduler and the wall clock freshness is judged by (not owned).
   Scheduler& scheduler() const { return scheduler_; }
   const Clock& clock() const { return clock_; }
   const Params& params() const { return params_; }

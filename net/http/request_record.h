@@ -81,6 +81,7 @@ struct RequestRecord {
   // Predictor::SpeculativeFor(origin) (null when no predictor ran); absent in replay.
   std::optional<nlohmann::json> speculative;
 
+  // The request's whole time, start to end, in ms.
   double total_ms() const { return MillisecondsBetween(start, end); }
   // Start and end in ms after placement->page_start (0 without a placement).
   double start_ms() const;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "net/base/time.h"
+
 namespace netstack {
 namespace {
 
@@ -109,8 +111,6 @@ class ObjectWriter {
 };
 
 }  // namespace
-
-double RoundMsForJson(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 
 void AppendRequestRecordJson(const RequestRecord& r, std::string* out) {
   const LoadTimingPhases& p = r.phases;

@@ -17,12 +17,6 @@
 
 namespace netstack {
 
-// Milliseconds as every JSON output writes them: rounded to the microsecond. Times come from
-// microsecond ticks; the rounding removes the noise of double arithmetic, so the same run always
-// prints the same digits. The one place outputs round (records, replay's pages and totals, page
-// summaries).
-double RoundMsForJson(double ms);
-
 // Appends `record` as one JSON object (no newline) to `out`:
 // {url, final_url, method, status, status_text, [headers], bytes (= body_bytes), body_bytes,
 //  transfer_bytes, error (the message or null), error_code (the net error's name or null),

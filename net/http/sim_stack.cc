@@ -33,8 +33,10 @@ std::unique_ptr<SimStack> SimStack::Create(VirtualScheduler& scheduler, NetLog* 
 }
 
 SimStack::~SimStack() {
-  context_.reset();
-  scheduler_.RunUntilIdle();
+  if (context_) {  // a failed Create built none: the caller's tasks are not ours to run
+    context_.reset();
+    scheduler_.RunUntilIdle();
+  }
   network_.reset();
 }
 

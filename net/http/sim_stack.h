@@ -54,13 +54,15 @@ class SimStack {
                                           SimResponder* responder, const SimStackOptions& options,
                                           std::string* error);
   // Destroys the context (requests must be gone; cache, pool and resolver go), runs the tasks
-  // that posted for now, then destroys the network, so nothing the context left runs against a
-  // destroyed model.
+  // due now (the context's close tasks among them; nothing when Create failed), then destroys
+  // the network, so nothing the context left runs against a destroyed model.
   ~SimStack();
   SimStack(const SimStack&) = delete;
   SimStack& operator=(const SimStack&) = delete;
 
+  // The context the stack owns; never null once Create returned the stack.
   UrlRequestContext* context() const { return context_.get(); }
+  // The modelled network (servers, links, counters) the stack owns; never null.
   SimNetwork* network() const { return network_.get(); }
   // The wall clock of the stack (its HTTP cache's).
   SchedulerClock& clock() { return clock_; }

@@ -186,9 +186,11 @@ SslSessionPtr SslClientContext::LookupSession(const std::string& key) {
   if (!config_.enable_session_cache) return SslSessionPtr();
   std::optional<SslSessionPtr> session = sessions_.Lookup(key);
   if (!session) return SslSessionPtr();
-  // OpenSSL marks a session unresumable after a fatal alert on a connection that used it.
+  // OpenSSL marks a session unresumable after a fatal alert on a connection that used it. A
+  // TLS 1.3 ticket left the cache when it was taken, and the server's other ticket (a separate
+  // session) stays; a reusable TLS 1.2 session is still stored and goes now.
   if (!SSL_SESSION_is_resumable(session->get())) {
-    sessions_.Remove(key);
+    if (SSL_SESSION_get_protocol_version(session->get()) < TLS1_3_VERSION) sessions_.Remove(key);
     return SslSessionPtr();
   }
   return std::move(*session);

@@ -40,7 +40,9 @@ class SslSessionPtr {
     if (session_) SSL_SESSION_free(session_);
   }
 
+  // The session, still owned by this reference (null when empty).
   SSL_SESSION* get() const { return session_; }
+  // Whether it holds a session.
   explicit operator bool() const { return session_ != nullptr; }
   bool operator==(std::nullptr_t) const { return session_ == nullptr; }
 
@@ -106,6 +108,7 @@ class SslClientContext {
   void RemoveSession(const std::string& key);
   // Forgets every session (a flush).
   void ClearSessionCache();
+  // Servers with a session stored (SslClientSessionCache::size).
   size_t session_count() const { return sessions_.size(); }
 
  private:

@@ -85,15 +85,16 @@ class SslClientSessionCache {
   }
 
   // Stores `session` as `key`'s newest and makes the server the most recently used, evicting
-  // the least recently used server beyond the bound. A single-use session it displaces stays as
-  // the older one (any older than that is dropped); a reusable one is replaced. A session
-  // already expired is not stored (nor evicts anything).
+  // the least recently used server beyond the bound. A single-use session displaced by another
+  // single-use one stays as the older (any older than that is dropped); otherwise the new
+  // session replaces what was stored. A session already expired is not stored (nor evicts
+  // anything).
   void Insert(const std::string& key, Session session, const SslSessionValidity& validity) {
     if (clock_.Now() >= validity.expires) return;
     Stored stored{std::move(session), validity};
     if (auto it = index_.find(key); it != index_.end()) {
       Entry& entry = *it->second;
-      if (entry.newest.validity.single_use) {
+      if (entry.newest.validity.single_use && validity.single_use) {
         entry.older = std::move(entry.newest);
       } else {
         entry.older.reset();
@@ -120,7 +121,9 @@ class SslClientSessionCache {
 
   // Servers with a session stored, expired ones not yet dropped included.
   size_t size() const { return lru_.size(); }
+  // The bound on servers, as constructed.
   size_t max_entries() const { return max_entries_; }
+  // The clock validity is judged by (not owned).
   const Clock& clock() const { return clock_; }
 
  private:

@@ -112,7 +112,8 @@ TEST_CASE("StackHistograms counts the phases finished requests log", "[stack_his
   log({{"socket_source", "reused"}, {"connect_wait_ms", 0.0}, {"ttfb_ms", 40.0}});
   log({{"socket_source", "unused-idle"}, {"connect_wait_ms", 0.0}, {"ttfb_ms", 40.0}});
   log({{"socket_source", nullptr}, {"connect_wait_ms", 0.0}, {"ttfb_ms", nullptr}});
-  // Failures: without a socket (a connect error), and after getting one.
+  // Failures: without a socket (a connect error), after getting one (its wait counts), and in
+  // the body after the headers (an error of neither phase: both times count).
   log({{"socket_source", nullptr},
        {"connect_wait_ms", 0.0},
        {"ttfb_ms", nullptr},
@@ -121,14 +122,18 @@ TEST_CASE("StackHistograms counts the phases finished requests log", "[stack_his
        {"connect_wait_ms", 50.0},
        {"ttfb_ms", nullptr},
        {"net_error", ERR_CONNECTION_RESET}});
+  log({{"socket_source", "new"},
+       {"connect_wait_ms", 20.0},
+       {"ttfb_ms", 60.0},
+       {"net_error", ERR_CONTENT_DECODING_FAILED}});
 
   nlohmann::json wait = env.Get("connect_wait");
-  CHECK(wait["count"] == 2);
-  CHECK(wait["sum"] == 120.0);
+  CHECK(wait["count"] == 4);
+  CHECK(wait["sum"] == 190.0);
   CHECK(wait["errors"] == 1);
   nlohmann::json ttfb = env.Get("ttfb");
-  CHECK(ttfb["count"] == 5);
-  CHECK(ttfb["sum"] == 240.0);
+  CHECK(ttfb["count"] == 6);
+  CHECK(ttfb["sum"] == 300.0);
   CHECK(ttfb["errors"] == 1);
   CHECK(env.histograms.open_count() == 0);
 }

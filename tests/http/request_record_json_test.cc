@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "net/base/time.h"
+
 using namespace netstack;
 
 namespace {

@@ -133,6 +133,17 @@ TEST_CASE("ssl session cache: a newer session replaces the key's, with its own v
   CHECK(cache.Lookup("a:443") == 2);  // The replacement is reusable.
 }
 
+TEST_CASE("ssl session cache: a reusable session drops a single-use one it displaces") {
+  ManualClock clock;
+  Cache cache(clock);
+  cache.Insert("a:443", 1, ValidFor(clock, Seconds(300), /*single_use=*/true));
+  cache.Insert("a:443", 2, ValidFor(clock, Seconds(10)));  // A TLS 1.2 session after a ticket.
+  CHECK(cache.Lookup("a:443") == 2);
+  clock.Advance(Seconds(60));  // The reusable one expired; the ticket was not kept behind it.
+  CHECK(cache.Lookup("a:443") == std::nullopt);
+  CHECK(cache.size() == 0);
+}
+
 TEST_CASE("ssl session cache: Remove and Clear forget sessions") {
   ManualClock clock;
   Cache cache(clock);

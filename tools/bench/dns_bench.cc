@@ -1,5 +1,5 @@
 // dns_bench: resolves N distinct names through the live HostResolverManager (c-ares on a libuv
-// loop, assembled as tools/netstack/live_stack.cc assembles it for `netstack fetch`) against one
+// loop, assembled as net/http/live_stack.cc assembles it for `netstack fetch`) against one
 // DNS server, keeping a fixed number of requests in flight, and checks every answer.
 // tools/bench/dns-bench runs it beside dnsperf against a local nsd. A measurement program, not a
 // test: it never fails on a timing, only on wrong answers or bad input.

@@ -57,8 +57,9 @@ FetchBox::FetchBox(UrlRequestContext* context, Predictor* predictor, PageLoadOpt
     : context_(context), predictor_(predictor), options_(std::move(options)) {}
 
 FetchBox::~FetchBox() {
-  lookups_.clear();  // cancelled: their callbacks never run
-  loads_.clear();    // destroying a loader cancels its requests; `done` never runs
+  weak_factory_.InvalidateWeakPtrs();  // before the body's clears: nothing re-enters this box
+  lookups_.clear();                    // cancelled: their callbacks never run
+  loads_.clear();  // destroying a loader cancels its requests; `done` never runs
 }
 
 size_t FetchBox::InFlight() const {

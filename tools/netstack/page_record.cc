@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "net/base/net_error.h"
+#include "net/base/time.h"
 #include "net/http/request_record_json.h"
 #include "predictor/predictor.h"
 #include "tools/netstack/terminal_text.h"

@@ -54,6 +54,7 @@ PageLoader::PageLoader(UrlRequestContext* context, Predictor* predictor, PageLoa
     : context_(context), predictor_(predictor), options_(std::move(options)) {}
 
 PageLoader::~PageLoader() {
+  weak_factory_.InvalidateWeakPtrs();  // before the body's clear: nothing re-enters this loader
   // UrlRequests cancel in their destructors; none calls back after this.
   requests_.clear();
 }

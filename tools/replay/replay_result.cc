@@ -1,5 +1,6 @@
 #include "tools/replay/replay_result.h"
 
+#include "net/base/time.h"
 #include "net/http/request_record_json.h"
 
 namespace netstack {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "net/base/time.h"
+
 namespace netstack {
 namespace {
 
@@ -165,10 +167,9 @@ void ReplaySummary::OnPage(const PageResult& page) {
 }
 
 nlohmann::json ReplaySummary::PageLoadJson() {
-  auto round = [](double ms) { return std::round(ms * 1000.0) / 1000.0; };
-  return {{"median_ms", round(loads_.Quantile(0.5))},
-          {"p90_ms", round(loads_.Quantile(0.9))},
-          {"mean_ms", round(loads_.mean())}};
+  return {{"median_ms", RoundMsForJson(loads_.Quantile(0.5))},
+          {"p90_ms", RoundMsForJson(loads_.Quantile(0.9))},
+          {"mean_ms", RoundMsForJson(loads_.mean())}};
 }
 
 std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& config, double wall_s,
