@@ -29,13 +29,6 @@ bool ContainsCaseInsensitiveAscii(std::string_view haystack, std::string_view ne
          haystack.end();
 }
 
-std::string_view TrimAscii(std::string_view s, std::string_view chars) {
-  const size_t begin = s.find_first_not_of(chars);
-  if (begin == std::string_view::npos) return {};
-  const size_t end = s.find_last_not_of(chars);
-  return s.substr(begin, end - begin + 1);
-}
-
 std::string_view TrimWhitespaceAscii(std::string_view s) { return TrimAscii(s, " \t\n\v\f\r"); }
 
 }  // namespace netstack

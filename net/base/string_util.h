@@ -21,8 +21,22 @@ bool EqualsCaseInsensitiveAscii(std::string_view a, std::string_view b);
 bool StartsWithCaseInsensitiveAscii(std::string_view s, std::string_view prefix);
 bool ContainsCaseInsensitiveAscii(std::string_view haystack, std::string_view needle);
 
-// `s` without the leading and trailing bytes found in `chars`.
-std::string_view TrimAscii(std::string_view s, std::string_view chars);
+// `s` without the leading and trailing bytes found in `chars`. Inline, with a plain loop over
+// `chars` (a handful of bytes): header parsing trims every list item and value, and
+// find_first_not_of would call memchr once per byte examined.
+inline std::string_view TrimAscii(std::string_view s, std::string_view chars) {
+  auto trimmed = [chars](char c) {
+    for (char t : chars) {
+      if (c == t) return true;
+    }
+    return false;
+  };
+  size_t begin = 0;
+  size_t end = s.size();
+  while (begin < end && trimmed(s[begin])) ++begin;
+  while (end > begin && trimmed(s[end - 1])) --end;
+  return s.substr(begin, end - begin);
+}
 // TrimAscii with ASCII whitespace: space, \t, \n, \v, \f, \r.
 std::string_view TrimWhitespaceAscii(std::string_view s);
 
