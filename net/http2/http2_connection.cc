@@ -84,6 +84,7 @@ Http2Connection::Http2Connection() {
 }
 
 Http2Connection::~Http2Connection() {
+  going_away_ = true;  // a delegate submitting from its OnStreamClosed is refused
   while (!requests_.empty()) Close(requests_.begin()->first, ERR_ABORTED, false);
   if (session_) nghttp2_session_del(session_);
 }
@@ -418,6 +419,10 @@ int Http2Connection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t
     return 0;
   }
   Request* request = self->ByStream(stream_id);
+  if (!request) {
+    self->by_stream_.erase(it);
+    return 0;
+  }
   int error = OK;
   bool retriable = false;
   if (request->header_error != 0) {
