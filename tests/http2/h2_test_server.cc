@@ -29,18 +29,10 @@ int H2TestServer::Pump(Http2Connection& client) {
   for (int round = 0; round < 1000; ++round) {
     bool moved = false;
     if (client.WantsWrite()) {
-      std::string out = client.TakeOutput();
-      nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(out.data()), out.size());
+      Receive(client.TakeOutput());
       moved = true;
     }
-    std::string in;
-    for (;;) {
-      const uint8_t* data = nullptr;
-      ssize_t n = nghttp2_session_mem_send(session_, &data);
-      if (n <= 0) break;
-      in.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
-    }
-    in += std::exchange(raw_, std::string());
+    const std::string in = TakeOutput();
     if (!in.empty()) {
       rv = client.OnBytesRead(in);
       moved = true;
@@ -48,6 +40,22 @@ int H2TestServer::Pump(Http2Connection& client) {
     if (!moved) break;
   }
   return rv;
+}
+
+void H2TestServer::Receive(std::string_view bytes) {
+  nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+std::string H2TestServer::TakeOutput() {
+  std::string out;
+  for (;;) {
+    const uint8_t* data = nullptr;
+    const ssize_t n = nghttp2_session_mem_send(session_, &data);
+    if (n <= 0) break;
+    out.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
+  }
+  out += std::exchange(raw_, std::string());
+  return out;
 }
 
 void H2TestServer::Respond(int32_t stream_id, int status,
@@ -102,6 +110,7 @@ int H2TestServer::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const u
 // static
 int H2TestServer::OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<H2TestServer*>(user);
+  if (frame->hd.type == NGHTTP2_GOAWAY) self->goaway_received_ = true;
   if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
       (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
     self->requests_[frame->hd.stream_id].ended = true;

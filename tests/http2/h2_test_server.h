@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,12 @@ class H2TestServer {
 
   // Moves bytes both ways until both sides are quiet; returns the client's last OnBytesRead.
   int Pump(Http2Connection& client);
+  // For a client behind a transport: takes what the client wrote, and gives what the server
+  // has to say (the session's frames, then injected bytes).
+  void Receive(std::string_view bytes);
+  std::string TakeOutput();
+  // Whether a GOAWAY arrived from the client.
+  bool goaway_received() const { return goaway_received_; }
   // Raw bytes for the client next, after what the session writes (a frame nghttp2 would refuse
   // to send).
   void InjectRaw(std::string bytes) { raw_ += bytes; }
@@ -69,6 +76,7 @@ class H2TestServer {
   std::map<int32_t, Request> requests_;
   std::map<int32_t, Body> bodies_;
   std::string raw_;
+  bool goaway_received_ = false;
 };
 
 }  // namespace netstack

@@ -1,0 +1,165 @@
+#include "net/http2/http2_session.h"
+
+#include <utility>
+
+namespace netstack {
+
+Http2Session::Http2Session(Scheduler& scheduler, std::unique_ptr<StreamSocket> socket,
+                           Params params, std::function<void(int error)> on_closed)
+    : scheduler_(scheduler),
+      socket_(std::move(socket)),
+      params_(params),
+      on_closed_(std::move(on_closed)),
+      read_buffer_(kReadBufferBytes, '\0'),
+      idle_timer_(scheduler),
+      report_closed_(scheduler) {
+  if (!connection_.ok()) {
+    CloseSession(ERR_OUT_OF_MEMORY);
+    return;
+  }
+  DoWrite();  // the preface and SETTINGS
+  if (!closed_) DoRead();
+  Update();
+}
+
+Http2Session::~Http2Session() {
+  weak_factory_.InvalidateWeakPtrs();  // no socket callback re-enters while tearing down
+  idle_timer_.Stop();
+  report_closed_.Stop();
+  if (socket_) socket_->Disconnect();
+  // connection_'s destructor aborts what is left (members go in reverse order: it goes
+  // before the socket, whose pending callbacks were cancelled above).
+}
+
+int Http2Session::StartRequest(const Http2RequestHead& head, RequestPriority priority,
+                               Http2StreamDelegate* delegate) {
+  if (closed_) return ERR_CONNECTION_CLOSED;
+  const int rv = connection_.Submit(head, priority, delegate);
+  DoWrite();
+  Update();
+  return rv;
+}
+
+void Http2Session::CancelRequest(int request_id) {
+  connection_.CancelRequest(request_id);
+  DoWrite();
+  Update();
+}
+
+void Http2Session::ConsumeData(int request_id, size_t bytes) {
+  connection_.ConsumeData(request_id, bytes);
+  DoWrite();
+}
+
+void Http2Session::Shutdown() {
+  connection_.Shutdown();
+  DoWrite();
+  Update();
+}
+
+void Http2Session::DoRead() {
+  WeakPtr<Http2Session> weak = weak_factory_.GetWeakPtr();
+  while (!closed_ && !read_pending_) {
+    const int rv = socket_->Read(read_buffer_.data(), kReadBufferBytes, [weak](int result) {
+      Http2Session* self = weak.get();
+      if (!self) return;
+      self->read_pending_ = false;
+      if (self->HandleRead(result)) self->DoRead();
+      self->Update();
+    });
+    if (rv == ERR_IO_PENDING) {
+      read_pending_ = true;
+      return;
+    }
+    if (!HandleRead(rv)) return;
+  }
+}
+
+bool Http2Session::HandleRead(int rv) {
+  if (closed_) return false;
+  if (rv <= 0) {
+    const int error = rv == 0 ? ERR_CONNECTION_CLOSED : rv;
+    connection_.OnTransportClosed(error);
+    CloseSession(error);
+    return false;
+  }
+  const int result = connection_.OnBytesRead(std::string_view(read_buffer_.data(), rv));
+  DoWrite();  // SETTINGS ACKs, WINDOW_UPDATEs, a GOAWAY after a protocol error
+  if (result != OK) {
+    CloseSession(result);
+    return false;
+  }
+  return !closed_;
+}
+
+void Http2Session::DoWrite() {
+  WeakPtr<Http2Session> weak = weak_factory_.GetWeakPtr();
+  while (!closed_ && !write_pending_) {
+    if (write_offset_ == write_buffer_.size()) {
+      write_buffer_ = connection_.TakeOutput();
+      write_offset_ = 0;
+      if (write_buffer_.empty()) return;
+    }
+    const int rv =
+        socket_->Write(write_buffer_.data() + write_offset_,
+                       static_cast<int>(write_buffer_.size() - write_offset_), [weak](int result) {
+                         Http2Session* self = weak.get();
+                         if (!self) return;
+                         self->write_pending_ = false;
+                         if (self->HandleWrite(result)) self->DoWrite();
+                         self->Update();
+                       });
+    if (rv == ERR_IO_PENDING) {
+      write_pending_ = true;
+      return;
+    }
+    if (!HandleWrite(rv)) return;
+  }
+}
+
+bool Http2Session::HandleWrite(int rv) {
+  if (closed_) return false;
+  if (rv < 0) {
+    connection_.OnTransportClosed(rv);
+    CloseSession(rv);
+    return false;
+  }
+  write_offset_ += static_cast<size_t>(rv);
+  return true;
+}
+
+void Http2Session::Update() {
+  if (closed_) return;
+  // A session that is going away ends once its last stream has.
+  if (!connection_.IsAvailable() && connection_.IsIdle()) {
+    CloseSession(connection_.error() != 0 ? connection_.error() : OK);
+    return;
+  }
+  if (connection_.IsIdle()) {
+    if (!idle_timer_.IsRunning()) {
+      idle_timer_.Start(params_.idle_timeout, [this] {
+        connection_.Shutdown();  // GOAWAY, written now if the socket takes it at once
+        DoWrite();
+        CloseSession(OK);
+      });
+    }
+  } else {
+    idle_timer_.Stop();
+  }
+}
+
+void Http2Session::CloseSession(int error) {
+  if (closed_) return;
+  closed_ = true;
+  close_error_ = error;
+  idle_timer_.Stop();
+  if (socket_) socket_->Disconnect();
+  // Reported from a task of its own: the owner may destroy the session in `on_closed`.
+  report_closed_.Start(TimeDelta::zero(), [this] {
+    if (close_reported_) return;
+    close_reported_ = true;
+    if (on_closed_) on_closed_(close_error_);  // may destroy this
+  });
+}
+
+}  // namespace netstack
