@@ -17,8 +17,9 @@
 // Whoever owns the transport (a StreamSocket in either world) feeds it what it read
 // (OnBytesRead) and writes what it produces (TakeOutput, after every call that can produce
 // some: WantsWrite says so). Stream events go to each request's Http2StreamDelegate,
-// synchronously, from inside OnBytesRead (or Reset / Shutdown). A delegate must not destroy the
-// connection from a callback; it may call CancelStream, ConsumeData and Submit.
+// synchronously, from inside OnBytesRead, OnTransportClosed and the destructor (and from Submit
+// in one case, below). A delegate must not destroy the connection from a callback; it may call
+// CancelRequest, ConsumeData and Submit.
 #ifndef NET_HTTP2_HTTP2_CONNECTION_H_
 #define NET_HTTP2_HTTP2_CONNECTION_H_
 
@@ -92,7 +93,8 @@ class Http2Connection {
   // id (> 0; not the stream id, which exists only once the request leaves the queue) or a net
   // error: ERR_CONNECTION_CLOSED once the connection is going away or failed,
   // ERR_INSUFFICIENT_RESOURCES with kMaxQueuedRequests waiting. `delegate` must stay valid
-  // until its OnStreamClosed.
+  // until its OnStreamClosed, which runs inside this call when nghttp2 refuses the stream at once
+  // (stream ids exhausted: retriable).
   int Submit(const Http2RequestHead& head, RequestPriority priority, Http2StreamDelegate* delegate);
   // Forgets a request: a queued one leaves the queue, an open one is reset (RST_STREAM CANCEL).
   // Its delegate is not called again. Unknown ids are ignored.
