@@ -178,8 +178,7 @@ void Http2Connection::CancelRequest(int request_id) {
   if (it == requests_.end()) return;
   Request& request = it->second;
   if (request.stream_id == 0) {
-    std::deque<int>& queue = queued_[request.priority];
-    queue.erase(std::remove(queue.begin(), queue.end(), request_id), queue.end());
+    Unqueue(request_id, request.priority);
   } else {
     by_stream_[request.stream_id] = 0;  // still counts as open until nghttp2 closes it
     if (session_) {
@@ -284,8 +283,7 @@ void Http2Connection::Close(int request_id, int error, bool retriable) {
   if (it == requests_.end()) return;
   Request& request = it->second;
   if (request.stream_id == 0) {
-    std::deque<int>& queue = queued_[request.priority];
-    queue.erase(std::remove(queue.begin(), queue.end(), request_id), queue.end());
+    Unqueue(request_id, request.priority);
   } else {
     by_stream_.erase(request.stream_id);
     // Whatever the owner did not consume no longer holds the connection's window.
@@ -295,6 +293,11 @@ void Http2Connection::Close(int request_id, int error, bool retriable) {
   Http2StreamDelegate* delegate = request.delegate;
   requests_.erase(it);
   if (delegate) delegate->OnStreamClosed(error, retriable);
+}
+
+void Http2Connection::Unqueue(int request_id, RequestPriority priority) {
+  std::deque<int>& queue = queued_[priority];
+  queue.erase(std::remove(queue.begin(), queue.end(), request_id), queue.end());
 }
 
 Http2Connection::Request* Http2Connection::ByStream(int32_t stream_id) {

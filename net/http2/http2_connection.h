@@ -163,6 +163,8 @@ class Http2Connection {
   // Closes `request_id` with `error` and forgets it.
   void Close(int request_id, int error, bool retriable);
   Request* ByStream(int32_t stream_id);
+  // Takes a request that has no stream yet out of its priority's queue.
+  void Unqueue(int request_id, RequestPriority priority);
 
   static int OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user);
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
