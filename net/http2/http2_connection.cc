@@ -108,6 +108,8 @@ int Http2Connection::Submit(const Http2RequestHead& head, RequestPriority priori
   if (!IsAvailable()) return ERR_CONNECTION_CLOSED;
   if (queued_requests() >= kMaxQueuedRequests) return ERR_INSUFFICIENT_RESOURCES;
   const int id = next_request_id_++;
+  // It waits if the server's limit is reached now (or others of its priority already wait).
+  if (by_stream_.size() >= StreamLimit() || queued_requests() > 0) ++stats_.streams_queued;
   Request& request = requests_[id];
   request.head = head;
   request.priority = std::clamp(priority, MINIMUM_PRIORITY, MAXIMUM_PRIORITY);
@@ -117,15 +119,12 @@ int Http2Connection::Submit(const Http2RequestHead& head, RequestPriority priori
     StartQueued();
     Flush();
   }
-  if (auto it = requests_.find(id); it != requests_.end() && it->second.stream_id == 0)
-    ++stats_.streams_queued;
   return id;
 }
 
 void Http2Connection::StartQueued() {
   if (!session_ || going_away_ || error_ != 0) return;
-  const uint32_t limit =
-      nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+  const uint32_t limit = StreamLimit();
   for (int p = MAXIMUM_PRIORITY; p >= MINIMUM_PRIORITY; --p) {
     std::deque<int>& queue = queued_[p];
     while (!queue.empty() && by_stream_.size() < limit) {
@@ -273,9 +272,8 @@ void Http2Connection::Fail(int error) {
     const auto& [id, request] = *requests_.begin();
     // A request the server never received may be retried elsewhere.
     const bool never_sent = request.stream_id == 0;
-    Close(id, error_, never_sent);
+    Close(id, error_, never_sent);  // also takes it out of its queue
   }
-  for (std::deque<int>& queue : queued_) queue.clear();
 }
 
 void Http2Connection::Close(int request_id, int error, bool retriable) {
@@ -293,6 +291,10 @@ void Http2Connection::Close(int request_id, int error, bool retriable) {
   Http2StreamDelegate* delegate = request.delegate;
   requests_.erase(it);
   if (delegate) delegate->OnStreamClosed(error, retriable);
+}
+
+uint32_t Http2Connection::StreamLimit() const {
+  return nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
 }
 
 void Http2Connection::Unqueue(int request_id, RequestPriority priority) {

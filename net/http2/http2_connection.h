@@ -163,6 +163,8 @@ class Http2Connection {
   // Closes `request_id` with `error` and forgets it.
   void Close(int request_id, int error, bool retriable);
   Request* ByStream(int32_t stream_id);
+  // The server's MAX_CONCURRENT_STREAMS (kInitialMaxConcurrentStreams until its SETTINGS).
+  uint32_t StreamLimit() const;
   // Takes a request that has no stream yet out of its priority's queue.
   void Unqueue(int request_id, RequestPriority priority);
 
