@@ -1,7 +1,8 @@
 // H2TestServer: the server side of an HTTP/2 connection for unit tests, on nghttp2's server
 // session (no I/O, like the client under test): it collects each request (its headers and
 // whether it ended), and the test answers, resets, limits streams or sends GOAWAY. Pump() moves
-// bytes between an Http2Connection and it until neither has anything to say.
+// bytes between an Http2Connection and it until neither has anything to say. Recorder and Get()
+// are the tests' stream delegate and request.
 #ifndef TESTS_HTTP2_H2_TEST_SERVER_H_
 #define TESTS_HTTP2_H2_TEST_SERVER_H_
 
@@ -17,6 +18,37 @@
 #include "net/http2/http2_connection.h"
 
 namespace netstack {
+
+// Records what a stream's delegate hears; consumes nothing unless told to.
+struct Recorder : Http2StreamDelegate {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  bool closed = false;
+  int error = 1;
+  bool retriable = false;
+  std::vector<std::string>* order = nullptr;  // appends `name` when the headers arrive
+  std::string name;
+
+  void OnResponseHeaders(int s, std::vector<std::pair<std::string, std::string>> h) override {
+    status = s;
+    headers = std::move(h);
+    if (order) order->push_back(name);
+  }
+  void OnData(std::string_view data) override { body.append(data); }
+  void OnStreamClosed(int e, bool r) override {
+    closed = true;
+    error = e;
+    retriable = r;
+  }
+};
+
+inline Http2RequestHead Get(const std::string& path) {
+  Http2RequestHead head;
+  head.authority = "a.test";
+  head.path = path;
+  return head;
+}
 
 class H2TestServer {
  public:

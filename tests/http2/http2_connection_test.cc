@@ -16,37 +16,6 @@
 namespace netstack {
 namespace {
 
-// Records what a stream's delegate hears; consumes nothing unless told to.
-struct Recorder : Http2StreamDelegate {
-  int status = 0;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-  bool closed = false;
-  int error = 1;
-  bool retriable = false;
-  std::vector<std::string>* order = nullptr;  // appends `name` when the headers arrive
-  std::string name;
-
-  void OnResponseHeaders(int s, std::vector<std::pair<std::string, std::string>> h) override {
-    status = s;
-    headers = std::move(h);
-    if (order) order->push_back(name);
-  }
-  void OnData(std::string_view data) override { body.append(data); }
-  void OnStreamClosed(int e, bool r) override {
-    closed = true;
-    error = e;
-    retriable = r;
-  }
-};
-
-Http2RequestHead Get(const std::string& path) {
-  Http2RequestHead head;
-  head.authority = "a.test";
-  head.path = path;
-  return head;
-}
-
 // The stream id the server saw for the n-th request it received (1, 3, 5...).
 int32_t StreamOf(int n) { return 2 * n - 1; }
 
@@ -99,6 +68,7 @@ TEST_CASE("http2: a GET and its response", "[http2]") {
   CHECK(r.body == "hello");
   CHECK(client.IsIdle());
   CHECK(client.stats().streams_started == 1);
+  CHECK(client.stats().streams_queued == 0);  // it never waited
 }
 
 TEST_CASE("http2: a POST sends its body", "[http2]") {

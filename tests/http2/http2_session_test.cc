@@ -17,28 +17,6 @@
 namespace netstack {
 namespace {
 
-struct Recorder : Http2StreamDelegate {
-  int status = 0;
-  std::string body;
-  bool closed = false;
-  int error = 1;
-  void OnResponseHeaders(int s, std::vector<std::pair<std::string, std::string>>) override {
-    status = s;
-  }
-  void OnData(std::string_view data) override { body.append(data); }
-  void OnStreamClosed(int e, bool) override {
-    closed = true;
-    error = e;
-  }
-};
-
-Http2RequestHead Get(const std::string& path) {
-  Http2RequestHead head;
-  head.authority = "a.test";
-  head.path = path;
-  return head;
-}
-
 // A session on a scripted socket, and the server answering through it.
 struct Env {
   VirtualScheduler scheduler;
