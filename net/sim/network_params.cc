@@ -34,8 +34,8 @@ constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
 
-constexpr const char* kHostKeys[] = {"rtt_ms",    "dns_ms", "dns_ttl_s",
-                                     "server_ms", "tls",    "tls_session_lifetime_s"};
+constexpr const char* kHostKeys[] = {
+    "rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls", "tls_session_lifetime_s", "http2"};
 constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "up_kbps",
                                      "init_cwnd",
@@ -172,6 +172,10 @@ NetworkParams Profile(int64_t rtt_us, int64_t down_bps, int64_t up_bps) {
 
 }  // namespace
 
+const char* Http2ModeName(Http2Mode mode) {
+  return mode == Http2Mode::kOn ? "on" : mode == Http2Mode::kOff ? "off" : "auto";
+}
+
 const char* TlsVersionName(TlsVersion version) {
   return version == TlsVersion::kTls12 ? "1.2" : "1.3";
 }
@@ -183,12 +187,15 @@ HostParams HostOverrides::ApplyTo(HostParams base) const {
   if (server_time) base.server_time = *server_time;
   if (tls) base.tls = *tls;
   if (tls_session_lifetime) base.tls_session_lifetime = *tls_session_lifetime;
+  if (http2) base.http2 = *http2;
   return base;
 }
 
 HostParams NetworkParams::ForHost(const std::string& host) const {
   auto it = hosts.find(host);
-  return it == hosts.end() ? defaults : it->second.ApplyTo(defaults);
+  HostParams p = it == hosts.end() ? defaults : it->second.ApplyTo(defaults);
+  if (http2_mode != Http2Mode::kAuto) p.http2 = http2_mode == Http2Mode::kOn;
+  return p;
 }
 
 bool NetworkParams::IsKey(const std::string& key) {
@@ -235,6 +242,24 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
       *error = "'" + full_key + "': too many per-host settings (at most " +
                std::to_string(kMaxHostOverrides) + " hosts)";
       return false;
+    }
+    if (key == "http2") {
+      if (host.empty()) {
+        if (value != "auto" && value != "on" && value != "off") {
+          *error = "http2: '" + value + "' is not auto, on or off";
+          return false;
+        }
+        http2_mode = value == "on"    ? Http2Mode::kOn
+                     : value == "off" ? Http2Mode::kOff
+                                      : Http2Mode::kAuto;
+        return true;
+      }
+      if (value != "on" && value != "off") {
+        *error = "'" + full_key + "': '" + value + "' is not on or off";
+        return false;
+      }
+      hosts[host].http2 = value == "on";
+      return true;
     }
     TimeDelta duration{};
     TlsVersion tls{};
@@ -347,6 +372,7 @@ nlohmann::json NetworkParams::ToJson() const {
   out["radio_tail_ms"] = Scaled(radio.tail.count(), 1000);
   out["radio_disconnect_ms"] = Scaled(radio.disconnect_after.count(), 1000);
   out["radio_reconnect_ms"] = Scaled(radio.reconnect.count(), 1000);
+  out["http2"] = Http2ModeName(http2_mode);
   nlohmann::json per_host = nlohmann::json::object();
   for (const auto& [host, o] : hosts) {
     nlohmann::json h = nlohmann::json::object();
@@ -358,6 +384,7 @@ nlohmann::json NetworkParams::ToJson() const {
     if (o.tls_session_lifetime) {
       h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
     }
+    if (o.http2) h["http2"] = *o.http2 ? "on" : "off";
     per_host[host] = std::move(h);
   }
   out["hosts"] = std::move(per_host);

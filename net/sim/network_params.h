@@ -3,7 +3,12 @@
 // `--set KEY=VALUE` parsing so the CLI, config files and tests share one vocabulary.
 //
 // Keys (`Set`), the host-level ones also accepted with a host prefix "HOST:KEY=VALUE":
-//   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3), tls_session_lifetime_s
+//   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3), tls_session_lifetime_s,
+//                http2 (on | off: whether the server speaks HTTP/2, over TLS; only with a host
+//                prefix, "HOST:http2=on"; traces set it per host)
+//   http2:       without a host prefix, auto | on | off (Http2Mode): auto (the default) lets each
+//                host speak what its own `http2` says (off unless a trace said otherwise); on and
+//                off force every HTTPS host, whatever the per-host settings say
 //   link-level:  down_kbps, up_kbps (0 = unlimited), init_cwnd (segments), mss (bytes),
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
 //                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms,
@@ -42,12 +47,21 @@ struct HostParams {
   // How long a session this server issues may be resumed (the ticket lifetime of TLS 1.3, the
   // session timeout of 1.2): OpenSSL's default, 2 hours; 0 = the server issues none.
   TimeDelta tls_session_lifetime = Seconds(7200);
+  // The server offers h2 in ALPN (only over TLS, as browsers use it). A host no trace described
+  // speaks HTTP/1.1.
+  bool http2 = false;
 };
+
+// The `http2` key without a host prefix: what decides whether a simulated server speaks h2.
+enum class Http2Mode { kAuto, kOn, kOff };
+// "auto" | "on" | "off".
+const char* Http2ModeName(Http2Mode mode);
 
 // Per-host overrides: only the fields that were set.
 struct HostOverrides {
   std::optional<TimeDelta> rtt, dns, dns_ttl, server_time, tls_session_lifetime;
   std::optional<TlsVersion> tls;
+  std::optional<bool> http2;
   // Applies the set fields to `base`.
   HostParams ApplyTo(HostParams base) const;
 };
@@ -83,8 +97,10 @@ struct NetworkParams {
   int mss = 1460;
   TimeDelta idle_restart = Seconds(1);
   RadioParams radio;
+  Http2Mode http2_mode = Http2Mode::kAuto;
 
-  // The parameters for `host` (lowercase): defaults with that host's overrides.
+  // The parameters for `host` (lowercase): defaults with that host's overrides. Their `http2`
+  // is already decided by http2_mode (on and off override the host's own setting).
   HostParams ForHost(const std::string& host) const;
 
   // Applies one KEY=VALUE (see the file comment). Returns false with a one-line `error` naming

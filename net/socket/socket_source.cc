@@ -16,6 +16,8 @@ const char* SocketSourceName(SocketSource source) {
       return "preconnected-late";
     case SocketSource::kUnusedIdle:
       return "unused-idle";
+    case SocketSource::kHttp2Session:
+      return "h2-session";
   }
   return "none";
 }

@@ -4,10 +4,10 @@
 // predictor's accounting and policies. Both worlds get it from the same pool code, so a live
 // page load and its replay name the same source for the same event.
 //
-// HTTP/2 (issue 16): a request that joins an existing HTTP/2 session gets no socket from this
-// pool. Its source will be a value of its own ("a stream on a session", set by the session
-// pool when it binds the stream), added after kUnusedIdle when something produces it; a session
-// made for the request keeps the source of the socket under it (kNew, kPreconnected...).
+// HTTP/2: a request that joins an existing HTTP/2 session gets no socket from this pool. Its
+// source is kHttp2Session (set by the transaction when it binds a stream to a session it found);
+// the request whose socket became the session keeps that socket's source (kNew,
+// kPreconnected...).
 #ifndef NET_SOCKET_SOCKET_SOURCE_H_
 #define NET_SOCKET_SOCKET_SOURCE_H_
 
@@ -29,10 +29,13 @@ enum class SocketSource {
   // A never-used idle socket a non-preconnect job left (its request went away, or another job
   // served it first).
   kUnusedIdle,
+  // A stream on an HTTP/2 session that was already open (or opened for another request): no
+  // setup of its own, like a reused socket.
+  kHttp2Session,
 };
 
-// "new", "reused", "preconnected", "preconnected-late", "unused-idle"; "none" for kNone (JSON
-// writes null for it).
+// "new", "reused", "preconnected", "preconnected-late", "unused-idle", "h2-session"; "none" for
+// kNone (JSON writes null for it).
 const char* SocketSourceName(SocketSource source);
 
 // A connect job's socket: its setup (DNS, connect, TLS) is this request's connect wait, or the

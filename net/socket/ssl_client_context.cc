@@ -36,8 +36,16 @@ std::string LastOpenSslError() {
   return buf;
 }
 
-// ALPN wire format: length-prefixed protocol names. HTTP/1.1 is all the stack speaks.
-constexpr unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+// ALPN wire format: each protocol name prefixed with its length.
+std::string AlpnWireFormat(const std::vector<std::string>& protocols) {
+  std::string wire;
+  for (const std::string& p : protocols) {
+    if (p.empty() || p.size() > 255) continue;
+    wire += static_cast<char>(p.size());
+    wire += p;
+  }
+  return wire;
+}
 
 // Where the system store is, as SSL_CTX_set_default_verify_paths defines it: the bundle file
 // SSL_CERT_FILE names (`*file`, empty if unset) and the hashed certificate directory (`*dir`,
@@ -104,7 +112,10 @@ std::string SslClientContext::NewSslCtx() {
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
   SSL_CTX_set_verify(ctx, config_.verify_peer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
-  if (SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof(kAlpn)) != 0) {  // 0 is success here.
+  const std::string alpn = AlpnWireFormat(config_.alpn);
+  // 0 is success here.
+  if (SSL_CTX_set_alpn_protos(ctx, reinterpret_cast<const unsigned char*>(alpn.data()),
+                              static_cast<unsigned>(alpn.size())) != 0) {
     std::string failure = "cannot set ALPN: " + LastOpenSslError();
     SSL_CTX_free(ctx);
     return failure;

@@ -57,7 +57,7 @@ class SslClientContext {
 
   // Checks `config` and prepares the SSL_CTX: TLS 1.2 minimum, `config.max_version` ("1.2" or
   // "1.3") maximum, trust from `config.ca_file` or the system store, no verification when
-  // `!config.verify_peer`, ALPN "http/1.1". Returns null and sets `*error` (a one-line message)
+  // `!config.verify_peer`, ALPN `config.alpn`. Returns null and sets `*error` (a one-line message)
   // when the config cannot be applied: an unknown max_version, an unreadable/invalid CA file
   // (`ca_file`, loaded here because the user named it), or an unreadable SSL_CERT_FILE.
   // Without a `ca_file` the SSL_CTX itself is made at the first TLS connection (ssl_ctx()):

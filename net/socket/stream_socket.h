@@ -52,6 +52,9 @@ class StreamSocket {
   // ("TLSv1.3"); defaults for plain sockets.
   virtual bool WasSessionResumed() const { return false; }
   virtual std::string TlsVersion() const { return {}; }
+  // The protocol ALPN chose ("h2", "http/1.1"); empty for plain sockets and when the server
+  // chose none (then HTTP/1.1 is spoken).
+  virtual std::string NegotiatedProtocol() const { return {}; }
 
   // A sentence about the last failure when the transport knows more than the error code (for
   // TLS, the certificate verification error); empty otherwise.

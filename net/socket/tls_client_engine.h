@@ -76,7 +76,7 @@ class TlsClientEngine {
   bool session_resumed() const;
   std::string version() const;              // "TLSv1.3"; empty before the handshake.
   std::string cipher() const;               // "TLS_AES_128_GCM_SHA256"
-  std::string negotiated_protocol() const;  // ALPN: "http/1.1" or empty.
+  std::string negotiated_protocol() const;  // ALPN: "h2", "http/1.1" or empty.
   const std::string& session_key() const { return session_key_; }
   // Why the last operation failed: the X.509 verification error string or OpenSSL's reason.
   const std::string& last_error_detail() const { return last_error_detail_; }
