@@ -127,6 +127,7 @@ TEST_CASE("HTTP/2: a HAR's h2 hosts replay with http2 on, --set and --config win
   REQUIRE(off.code == 0);
   const json& off_config = off.summary["traces"][0]["config"];
   CHECK(off_config["network"]["http2"] == "off");
+  CHECK(off.out.find(", dependency, http2 off\n") != std::string::npos);  // the network line
   CHECK_FALSE(SpeaksH2(off_config, "h2.test"));
   CHECK_FALSE(SpeaksH2(off_config, "old.test"));
   CommandRun on = Run(har, {"--set", "http2=on"});
