@@ -103,7 +103,7 @@ TEST_CASE("Protocols: per host by majority, ties to h2, cache hits and unknowns 
       Entry("https://q.test/a", "h3", 3),        Entry("https://q.test/b", "h2", 3),
       Entry("https://mute.test/", "unknown", 4), Entry("https://Cached.test/", "h2", 5),
   };
-  entries.back()["_fromCache"] = "memory";  // the browser's cache: no protocol used
+  entries.back()["_fromCache"] = "memory";     // the browser's cache: no protocol used
   entries[11]["request"]["httpVersion"] = "";  // mute.test: no version at all
   HarFile har = ParseOrFail(HarDocument(entries));
   HostProtocols hosts = RecordedHostProtocols(har.pages);
