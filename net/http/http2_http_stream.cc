@@ -130,10 +130,9 @@ void Http2HttpStream::OnStreamClosed(int error, bool retriable) {
   stream_error_ = error;
   retriable_ = retriable && !response_headers_;
   if (body_end_ == TimeTicks{}) body_end_ = scheduler_.Now();
-  if (error != OK && error_message_.empty()) {
-    error_message_ =
-        retriable_ ? "the server did not process the HTTP/2 stream (" + ErrorToMessage(error) + ")"
-                   : "HTTP/2 stream failed: " + ErrorToMessage(error);
+  // The error names what failed; only a refusal needs a word more (if retries run out).
+  if (error != OK && error_message_.empty() && retriable_) {
+    error_message_ = "the server did not process the request on its HTTP/2 connection";
   }
   request_id_ = 0;  // the session forgot it
   MaybeCompletePending();

@@ -14,7 +14,7 @@ struct Recorder : NetLog::Observer {
 };
 }  // namespace
 
-TEST_CASE("netlog: params are built only while observed; sources get unique ids") {
+TEST_CASE("netlog: params are built only while observed, sources get unique ids") {
   VirtualScheduler clock;
   NetLog log(clock);
   int built = 0;

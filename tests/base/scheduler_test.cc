@@ -323,7 +323,7 @@ TEST_CASE("scheduler: a cancelled function's destructor may post and cancel task
   CHECK(*posted == 1);
 }
 
-TEST_CASE("scheduler: a running task cannot cancel itself; its id stays dead") {
+TEST_CASE("scheduler: a running task cannot cancel itself, its id stays dead") {
   VirtualScheduler s;
   TaskId self = kNoTask;
   bool cancelled = true;

@@ -184,7 +184,7 @@ TEST_CASE("c-ares: destroying the transport mid-query is clean and silent") {
   CHECK(live.Shutdown() == 0);
 }
 
-TEST_CASE("c-ares: servers of both families as given; the system list by default") {
+TEST_CASE("c-ares: servers of both families as given, the system list by default") {
   LiveLoop live;
   {
     AresDnsTransport::Options options;

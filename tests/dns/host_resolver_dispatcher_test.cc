@@ -25,7 +25,7 @@ Strings CallOrder(const ScriptedDnsTransport& transport) {
 
 }  // namespace
 
-TEST_CASE("dispatcher: at most max_concurrent_jobs lookups run; the rest wait") {
+TEST_CASE("dispatcher: at most max_concurrent_jobs lookups run, the rest wait") {
   ResolverEnv env;  // Default: 6, as Chrome.
   std::vector<std::unique_ptr<TestRequest>> requests;
   for (int i = 0; i < 8; ++i) {

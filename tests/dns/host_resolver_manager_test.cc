@@ -129,7 +129,7 @@ TEST_CASE("resolver: --resolve overrides answer for their host and port") {
   CHECK(env.transport->CallCount("any.test") == 1);
 }
 
-TEST_CASE("resolver: an answer is cached with its TTL; a hit is synchronous") {
+TEST_CASE("resolver: an answer is cached with its TTL, a hit is synchronous") {
   ResolverEnv env;
   env.transport->SetAddresses("a.test", {"10.0.0.1", "fd00::1", "10.0.0.2"}, 60s, 20ms);
   auto first = env.Resolve("a.test", 443);

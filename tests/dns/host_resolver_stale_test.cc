@@ -69,7 +69,7 @@ TEST_CASE("stale: a failed refresh keeps the stale entry") {
   CHECK(env.Resolve("a.test")->request->served_stale());
 }
 
-TEST_CASE("stale: off by default; too old or from another network is not served") {
+TEST_CASE("stale: off by default, too old or from another network is not served") {
   SECTION("off by default") {
     ResolverEnv env;
     env.transport->SetAddresses("a.test", {"10.0.0.1"}, 10s);

@@ -36,7 +36,7 @@ TEST_CASE("scripted socket: sync, async and split reads") {
   CHECK_FALSE(socket.IsConnectedAndIdle());
 }
 
-TEST_CASE("scripted socket: an exhausted script waits for AddRead; Hang never completes") {
+TEST_CASE("scripted socket: an exhausted script waits for AddRead, Hang never completes") {
   VirtualScheduler s;
   ScriptedStreamSocket socket(s, {});
   char buf[8];
@@ -98,7 +98,7 @@ TEST_CASE("scripted socket: partial, async, failing and hanging writes") {
   CHECK(open.Write("abc", 3, nullptr) == ERR_CONNECTION_RESET);
 }
 
-TEST_CASE("scripted socket: destruction cancels pending callbacks; connect results") {
+TEST_CASE("scripted socket: destruction cancels pending callbacks, connect results") {
   VirtualScheduler s;
   int calls = 0;
   {

@@ -119,7 +119,7 @@ TEST_CASE("HTTP/2 stack: parallel requests to an h2 origin all go onto one sessi
   CHECK(env.recorder.Count(NetLogEventType::HTTP2_SESSION_POOL_IMPORTED_SESSION_FROM_SOCKET) == 1);
 }
 
-TEST_CASE("HTTP/2 stack: a group known to speak h2 opens one socket; a preconnect opens one",
+TEST_CASE("HTTP/2 stack: a group known to speak h2 opens one socket, a preconnect opens one",
           "[http2][stack]") {
   H2Env env;
   env.AddHost("a.test");

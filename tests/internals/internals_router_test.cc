@@ -99,7 +99,7 @@ TEST_CASE("router: unknown paths are 404, wrong methods 405", "[internals][route
   CHECK(t.host.quits == 0);
 }
 
-TEST_CASE("router: POSTs need the token; without it nothing changes", "[internals][router]") {
+TEST_CASE("router: POSTs need the token, without it nothing changes", "[internals][router]") {
   RouterTestEnv t;
   t.Fetch("http://a.test/");
   t.Fetch("http://b.test/");

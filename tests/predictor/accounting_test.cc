@@ -204,7 +204,7 @@ TEST_CASE("accounting: a pre-resolve is used, late, or wasted after its lifetime
   CHECK(env.stats.connect_wait_ms == Approx(140));
 }
 
-TEST_CASE("accounting: a failed pre-resolve is wasted; reused sockets need no connection") {
+TEST_CASE("accounting: a failed pre-resolve is wasted, reused sockets need no connection") {
   AccountingEnv env;
   uint64_t r = env.Start(kResolve, "a.test");
   env.accounting.OnResolveDone(r, ERR_NAME_NOT_RESOLVED, env.Now());

@@ -222,7 +222,7 @@ TEST_CASE("learned: a hover preconnects the target's own origin, scaled by P(cli
   CHECK(PreconnectSockets(hints, self) == 0);
 }
 
-TEST_CASE("learned: omnibox confidence has a prior; actions follow the cost rule", "[predictor]") {
+TEST_CASE("learned: omnibox confidence has a prior, actions follow the cost rule", "[predictor]") {
   LearnedPolicy p(LearnedConfig());
   const Url url = U("https://news.test/");
   const SchemeHostPort origin = url.scheme_host_port();

@@ -162,7 +162,7 @@ TEST_CASE("predictor: invalid hints are counted and dropped") {
   CHECK(env.recorder.Of(NetLogEventType::PREDICTOR_HINT_DROPPED).size() == 1);
 }
 
-TEST_CASE("predictor: Observe registers with the pool; Finish and the destructor unregister") {
+TEST_CASE("predictor: Observe registers with the pool, Finish and the destructor unregister") {
   PoolTestEnv pools;
   PoolTestEnv other;
   const SchemeHostPort a = PoolTestEnv::Http("a.test");
@@ -254,7 +254,7 @@ TEST_CASE("predictor: GetInfoAsJson has the policy, config, stats, tables and re
   CHECK(info["queue"]["in_flight"] == 1);
 }
 
-TEST_CASE("predictor config: Set checks keys, values and ranges; ToJson lists every key") {
+TEST_CASE("predictor config: Set checks keys, values and ranges, ToJson lists every key") {
   PredictorConfig c;
   std::string error;
   CHECK(c.Set("predictor", "learned", &error));

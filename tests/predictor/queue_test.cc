@@ -121,7 +121,7 @@ TEST_CASE("queue: expired hints are dropped at the next pump and counted") {
   CHECK(env.delegate.started.size() == 2);
 }
 
-TEST_CASE("queue: the budget bounds actions in flight; a freed slot pumps in a posted task") {
+TEST_CASE("queue: the budget bounds actions in flight, a freed slot pumps in a posted task") {
   QueueEnv env;
   env.policy.budget = 2;
   SpeculativeQueue& q = env.Make();
@@ -154,7 +154,7 @@ TEST_CASE("queue: an action that ends at once does not hold a slot") {
   CHECK(q.in_flight() == 0);
 }
 
-TEST_CASE("queue: at most 3 pre-resolves in flight; other kinds pass them") {
+TEST_CASE("queue: at most 3 pre-resolves in flight, other kinds pass them") {
   QueueEnv env;
   SpeculativeQueue& q = env.Make();
   for (const char* host : {"r1.test", "r2.test", "r3.test", "r4.test", "r5.test"})
@@ -227,7 +227,7 @@ TEST_CASE("queue: the policy's ShouldStart drops low-value hints") {
   CHECK(env.StartedHosts() == std::vector<std::string>{"strong.test"});
 }
 
-TEST_CASE("queue: DropAll drops every queued hint; a destroyed queue's pump does nothing") {
+TEST_CASE("queue: DropAll drops every queued hint, a destroyed queue's pump does nothing") {
   QueueEnv env;
   env.policy.budget = 1;
   SpeculativeQueue& q = env.Make();

@@ -148,7 +148,7 @@ TEST_CASE("cache: a 200 to the conditional request replaces the entry", "[cache]
   }
 }
 
-TEST_CASE("cache: no-cache always validates; must-revalidate never serves stale",
+TEST_CASE("cache: no-cache always validates, must-revalidate never serves stale",
           "[cache][validation]") {
   CacheTestEnv env;
   SECTION("response no-cache") {

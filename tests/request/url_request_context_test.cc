@@ -129,7 +129,7 @@ TEST_CASE("a redirect whose body fails while drained is still followed, on a new
   CHECK_FALSE(r->connection_info().reused());
 }
 
-TEST_CASE("a close-delimited redirect body is drained to the end; the socket is not kept",
+TEST_CASE("a close-delimited redirect body is drained to the end, the socket is not kept",
           "[request][redirect]") {
   RequestTestEnv env;
   env.AddHost("a.test");

@@ -135,7 +135,7 @@ TEST_CASE("a redirect limit ends the chain with ERR_TOO_MANY_REDIRECTS", "[reque
   CHECK(env.context->socket_pool()->IdleSocketCount() == 0);
 }
 
-TEST_CASE("max_redirects 0 with a redirect fails; 20 redirects pass by default",
+TEST_CASE("max_redirects 0 with a redirect fails, 20 redirects pass by default",
           "[request][redirect]") {
   SECTION("zero") {
     RequestTestEnv env;
@@ -232,7 +232,7 @@ TEST_CASE("a redirect to another origin uses another group and socket", "[reques
   CHECK(pool->IdleSocketCountInGroup(SchemeHostPort{"http", "b.test", 8080}) == 1);
 }
 
-TEST_CASE("a cross-origin redirect drops credentials and Host; a same-origin one keeps them",
+TEST_CASE("a cross-origin redirect drops credentials and Host, a same-origin one keeps them",
           "[request][redirect]") {
   RequestTestEnv env;
   env.AddHost("a.test", Milliseconds(10), "192.0.2.1");

@@ -297,7 +297,7 @@ TEST_CASE("reader: bodies counted and not kept when told so", "[server][reader]"
   CHECK(kept.requests[0].body_bytes == 2);
 }
 
-TEST_CASE("reader: only Host kept when told so; Host still checked", "[server][reader]") {
+TEST_CASE("reader: only Host kept when told so, Host still checked", "[server][reader]") {
   HttpRequestReader::Limits limits;
   limits.keep_headers = false;
   Parsed parsed =

@@ -256,7 +256,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("sim socket: empty lines between pipelined requests; at most 64 waiting",
+TEST_CASE("sim socket: empty lines between pipelined requests, at most 64 waiting",
           "[sim][socket][server]") {
   Edges edges;
   const std::string one = "GET /size/1 HTTP/1.1\r\nHost: a.test\r\n\r\n";

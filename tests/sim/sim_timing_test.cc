@@ -127,7 +127,7 @@ TEST_CASE("sim: slow start: a response needing 3 rounds at the initial window ta
   CHECK(ResponseTime(102'201) == Ms(150 + 300));  // one byte more: a fourth
 }
 
-TEST_CASE("sim: keep-alive keeps the window; idle_restart brings it back to the initial one",
+TEST_CASE("sim: keep-alive keeps the window, idle_restart brings it back to the initial one",
           "[sim][timing][slow-start]") {
   SimTestEnv env(SimTestEnv::PlainNetwork());
   const std::string url =

@@ -189,7 +189,7 @@ struct Connection {
   test::TlsWire wire{client, server};
 };
 
-TEST_CASE("tls engine: each TLS 1.3 ticket resumes once, a TLS 1.2 session again; both expire") {
+TEST_CASE("tls engine: each TLS 1.3 ticket resumes once, a TLS 1.2 session again, both expire") {
   TestPki& pki = test::SharedTestPki();
   const bool tls13 = GENERATE(true, false);
   CAPTURE(tls13);
@@ -303,7 +303,7 @@ int HandshakeRoundTrips(TlsClientEngine& client, TlsMemoryServer& server) {
 
 }  // namespace
 
-TEST_CASE("tls engine: a resumed TLS 1.2 handshake is one round trip shorter; 1.3 takes one") {
+TEST_CASE("tls engine: a resumed TLS 1.2 handshake is one round trip shorter, 1.3 takes one") {
   TestPki& pki = test::SharedTestPki();
   const bool tls13 = GENERATE(false, true);
   CAPTURE(tls13);

@@ -201,7 +201,7 @@ TEST_CASE("tls scripted: handshake and data survive one-byte transport chunks") 
   CHECK_FALSE(f.socket->IsConnected());
 }
 
-TEST_CASE("tls scripted: transport errors pass through; EOF mid-handshake is CONNECTION_CLOSED") {
+TEST_CASE("tls scripted: transport errors pass through, EOF mid-handshake is CONNECTION_CLOSED") {
   Fixture f;
   SECTION("a reset during the handshake") {
     f.script.fail_reads_with = ERR_CONNECTION_RESET;

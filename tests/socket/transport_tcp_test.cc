@@ -60,7 +60,7 @@ int ReadOnce(LiveLoop& loop, StreamSocket& socket, std::string* out, int len = 4
   return rv;
 }
 
-TEST_CASE("tcp: connect, write and read a round trip; NetLog tells the socket's life") {
+TEST_CASE("tcp: connect, write and read a round trip, NetLog tells the socket's life") {
   LiveLoop loop;
   CapturingNetLog log;
   {
@@ -329,7 +329,7 @@ TEST_CASE("tcp: a write the kernel cannot take at once is pending until written"
   REQUIRE(loop.Shutdown() == 0);
 }
 
-TEST_CASE("tcp: destroying a socket with a pending connect is safe; no callback runs") {
+TEST_CASE("tcp: destroying a socket with a pending connect is safe, no callback runs") {
   LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
@@ -345,7 +345,7 @@ TEST_CASE("tcp: destroying a socket with a pending connect is safe; no callback 
   REQUIRE(loop.Shutdown() == 0);
 }
 
-TEST_CASE("tcp: destroying a socket with a pending read is safe; no callback runs") {
+TEST_CASE("tcp: destroying a socket with a pending read is safe, no callback runs") {
   LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {});
@@ -365,7 +365,7 @@ TEST_CASE("tcp: destroying a socket with a pending read is safe; no callback run
   REQUIRE(loop.Shutdown() == 0);
 }
 
-TEST_CASE("tcp: destroying a socket with a pending write is safe; no callback runs") {
+TEST_CASE("tcp: destroying a socket with a pending write is safe, no callback runs") {
   LiveLoop loop;
   {
     LoopbackTcpServer server(loop.get(), {.read = false});

@@ -88,7 +88,7 @@ TEST_CASE("builder: a context over fake edges, no cache: the network layer serve
   CHECK(e.factory->transport_sockets_created() == 1);
 }
 
-TEST_CASE("builder: EnableHttpCache puts the cache on top; a second fetch is a hit",
+TEST_CASE("builder: EnableHttpCache puts the cache on top, a second fetch is a hit",
           "[stack][builder]") {
   FakeEdges e;
   WithConfig([](auto& c) { c.stream.max_body_bytes = 5000; })(e);

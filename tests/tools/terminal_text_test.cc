@@ -9,7 +9,7 @@
 
 using namespace netstack;
 
-TEST_CASE("terminal text: C0, DEL and C1 controls are escaped; UTF-8 text is not") {
+TEST_CASE("terminal text: C0, DEL and C1 controls are escaped, UTF-8 text is not") {
   CHECK(TerminalSafe("plain text\twith tab") == "plain text\twith tab");
   CHECK(TerminalSafe("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") ==
         "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
