@@ -85,6 +85,23 @@ TEST_CASE("nginx fixture speaks HTTP/2 on its HTTPS ports when asked", "[fixture
   CHECK(log[3].connection != log[0].connection);
 }
 
+TEST_CASE("nginx fixture serves another name on an h2 connection (coalescing)", "[fixture][h2]") {
+  NginxFixture nginx;
+  nginx.set_http2(true);
+  START_OR_SKIP(nginx);
+  // A connection made for a.test (SNI a.test) asked for b.test (:authority): nginx has one
+  // server block per port, so it answers (no 421 Misdirected Request).
+  ProcessResult r = Curl({"--cacert", nginx.ca_cert(), "--http2", "--resolve",
+                          "a.test:" + std::to_string(nginx.https_port()) + ":127.0.0.1", "-H",
+                          "Host: b.test", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
+                          nginx.HttpsUrl("/small.txt", "a.test")});
+  INFO(r.Describe());
+  CHECK(r.out == "2 200");
+  std::vector<NginxLogEntry> log = nginx.ReadAccessLog(1);
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].host == "b.test");
+}
+
 TEST_CASE("nginx fixture without http2 answers HTTP/1.1 to an h2 client", "[fixture][h2]") {
   NginxFixture nginx;
   START_OR_SKIP(nginx);
