@@ -71,6 +71,7 @@ import ssl
 import struct
 import threading
 import time
+import traceback
 
 import h2.config
 import h2.connection
@@ -473,6 +474,9 @@ def handle_connection(server, raw, tls_context):
             H2Session(server, sock, conn_id).run()
     except (OSError, ssl.SSLError, ValueError) as e:
         server.events.log("closed", conn=conn_id, why="error: %s" % e)
+    except Exception as e:  # a bug here: say so in the events the test prints, and on stderr
+        server.events.log("closed", conn=conn_id, why="server bug: %r" % e)
+        traceback.print_exc()
     finally:
         sock.close()
 
