@@ -243,6 +243,7 @@ TEST_CASE("GOAWAY in the middle of parallel fetches: the rest are retried, nothi
   REQUIRE_NETSTACK_BINARY();
   H2FaultServer server;
   server.set_goaway_after(3);
+  server.set_hold_ms(200);  // time for all ten requests to reach the first connection
   START_H2_FAULT(server, "goaway-mid-page");
   const auto url = [&](int i) { return server.Url("/r/" + std::to_string(i)); };
   NetstackRun run = FetchFault(server, Concat({"--parallel", "10"}, Urls(10, url)));
@@ -256,15 +257,23 @@ TEST_CASE("GOAWAY in the middle of parallel fetches: the rest are retried, nothi
     CHECK(server.Count("served", path) == 1);
   }
   CHECK(server.Count("goaway") == 1);
-  CHECK(server.Connections() == 2);
+  // The retry is real: streams the client had sent were left unprocessed by the GOAWAY.
+  const std::vector<int> unprocessed = server.Unprocessed();
+  CHECK(unprocessed.size() >= 1);
+  CHECK(server.ConnectionsWithRequests() == 2);
   CHECK(SessionIds(run).size() == 2);
   CHECK(run.SocketIds().size() == 2);
+  // Connections opened and never used (Chrome opens some on first contact; once the server is
+  // known to speak h2 it throttles to one): printed, not asserted.
+  std::printf("goaway-mid-page, --parallel 10: %zu unprocessed, %d connections accepted, %d used\n",
+              unprocessed.size(), server.Connections(), server.ConnectionsWithRequests());
 }
 
 TEST_CASE("GOAWAY in the middle of a page load: the page completes", "[fetch][h2][h2fault]") {
   REQUIRE_NETSTACK_BINARY();
   H2FaultServer server;
   server.set_goaway_after(3);
+  server.set_hold_ms(200);
   START_H2_FAULT(server, "goaway-mid-page");
   // The document and its ten images (/img/N.png): 11 requests, the GOAWAY after the third.
   NetstackRun run = FetchFault(server, {"--page", "--predictor", "off", server.Url("/page.html")});
@@ -279,7 +288,8 @@ TEST_CASE("GOAWAY in the middle of a page load: the page completes", "[fetch][h2
     }
   }
   CHECK(server.Count("served") == 11);
-  CHECK(server.Connections() == 2);
+  CHECK(server.Unprocessed().size() >= 1);
+  CHECK(server.ConnectionsWithRequests() == 2);
 }
 
 TEST_CASE("REFUSED_STREAM is retried", "[fetch][h2][h2fault]") {

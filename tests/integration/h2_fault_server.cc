@@ -134,6 +134,21 @@ int H2FaultServer::WaitForCount(const std::string& event, int at_least, const st
   return n;
 }
 
+int H2FaultServer::ConnectionsWithRequests() const {
+  std::set<int> connections;
+  for (const nlohmann::json& e : Events()) {
+    if (e.value("event", "") == "request") connections.insert(e.value("conn", 0));
+  }
+  return static_cast<int>(connections.size());
+}
+
+std::vector<int> H2FaultServer::Unprocessed() const {
+  for (const nlohmann::json& e : Events()) {
+    if (e.value("event", "") == "goaway") return e.value("unprocessed", std::vector<int>{});
+  }
+  return {};
+}
+
 int H2FaultServer::MaxOpenStreams() const {
   std::vector<nlohmann::json> events = Events();
   int max_open = 0;

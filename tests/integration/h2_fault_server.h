@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ class H2FaultServer {
   H2FaultServer& operator=(const H2FaultServer&) = delete;
 
   // Before Start(): goaway-mid-page's K (streams answered before the GOAWAY; default 3) and
-  // mcs1's hold (ms each response is held; default 50).
+  // the hold of mcs1 and of goaway-mid-page's first connection (ms each response waits, so the
+  // client's other requests arrive; default 50).
   void set_goaway_after(int k) { goaway_after_ = k; }
   void set_hold_ms(int ms) { hold_ms_ = ms; }
 
@@ -62,8 +64,12 @@ class H2FaultServer {
   // event right after the bytes went out, so a client can have exited before it is written.
   int WaitForCount(const std::string& event, int at_least, const std::string& path = "",
                    std::chrono::milliseconds timeout = std::chrono::seconds(3)) const;
-  // Connections accepted.
+  // Connections accepted (a client may open some it never uses: Chrome does on first contact).
   int Connections() const { return Count("connection"); }
+  // Connections on which at least one request arrived.
+  int ConnectionsWithRequests() const;
+  // The stream ids goaway-mid-page's GOAWAY left unprocessed (empty if it sent none).
+  std::vector<int> Unprocessed() const;
   // The most streams open at once on one connection, over the requests that were not refused.
   int MaxOpenStreams() const;
   // The last client_settings event's value of `name` ("ENABLE_PUSH", ...), or -1.

@@ -12,10 +12,12 @@ Run by the H2FaultServer fixture (h2_fault_server.h) with Debian's python3 and p
 Modes (every other behaviour is the `ok` server's):
   ok                 answers every request: 200, text/plain "PATH ok\\n"; /page.html is an
                      HTML page whose <img> elements name /img/0.png ... /img/9.png.
-  goaway-mid-page    the first connection answers its first K streams (--goaway-after, default
-                     3), then sends GOAWAY(NO_ERROR, last_stream_id = the K-th answered stream)
-                     and closes: later streams on it were never processed and a client must
-                     retry them on a new connection. Later connections answer everything.
+  goaway-mid-page    the first connection holds each response --hold-ms (so the client's other
+                     requests arrive), answers its first K streams (--goaway-after, default 3)
+                     in stream order, then sends GOAWAY(NO_ERROR, last_stream_id = the K-th)
+                     and closes: the streams still open were never processed ("unprocessed" in
+                     the goaway event) and a client must retry them on a new connection. Later
+                     connections answer everything at once.
   refused-stream     RST_STREAM(REFUSED_STREAM) for the first request of each path (on any
                      connection); a repeated request for the path is answered.
   mcs1               SETTINGS_MAX_CONCURRENT_STREAMS 1; each response is held --hold-ms
@@ -223,7 +225,9 @@ class H2Session:
                     return outcome
             elif time.monotonic() - last_input > IDLE_TIMEOUT_S:
                 return "idle"
-            self.answer_due()
+            outcome = self.answer_due()
+            if outcome:
+                return outcome
             if not self.silent:
                 self.flush()
 
@@ -233,7 +237,7 @@ class H2Session:
             self.sock.sendall(data)
 
     def handle(self, events):
-        for i, event in enumerate(events):
+        for event in events:
             if isinstance(event, h2.events.RemoteSettingsChanged):
                 settings = {setting_name(code): value
                             for code, value in self.h2.remote_settings.items()}
@@ -244,14 +248,7 @@ class H2Session:
             elif isinstance(event, h2.events.RequestReceived):
                 self.on_request(event)
             elif isinstance(event, h2.events.StreamEnded):
-                last_stream_id = self.on_request_complete(event.stream_id)
-                if last_stream_id:
-                    # Streams the client opened and we will never answer: seen before, or later
-                    # in this read.
-                    later = [e.stream_id for e in events[i + 1:]
-                             if isinstance(e, h2.events.RequestReceived)]
-                    self.goaway(last_stream_id, sorted(self.open) + later)
-                    return "goaway sent"
+                self.on_request_complete(event.stream_id)
             elif isinstance(event, h2.events.DataReceived):
                 self.body_bytes += len(event.data)
                 if self.mode != "no-window":
@@ -284,14 +281,17 @@ class H2Session:
         self.log("refused", stream=sid, path=self.paths[sid], why=why)
 
     def on_request_complete(self, sid):
-        """The request on `sid` is complete: the mode decides what the client gets. Returns
-        the last stream id for a GOAWAY to send now, else None."""
+        """The request on `sid` is complete: the mode decides what the client gets."""
         if sid in self.refused:
             return None
         path = self.paths.get(sid, "")
         if self.mode == "goaway-mid-page":
-            return self.answer_then_maybe_goaway(sid)
-        if self.mode == "refused-stream":
+            with self.server.lock:
+                hold = not self.server.goaway_sent
+            if hold:  # let the client's other requests arrive, to be left unprocessed
+                self.pending.append((time.monotonic() + self.server.args.hold_ms / 1000.0, sid))
+                return None
+        elif self.mode == "refused-stream":
             with self.server.lock:
                 first = path not in self.server.refused_paths
                 self.server.refused_paths.add(path)
@@ -328,24 +328,27 @@ class H2Session:
         self.log("served", stream=sid, path=path)
 
     def answer_due(self):
+        """Answers the held responses that are due, in stream order. Returns "goaway sent" when
+        goaway-mid-page's K-th answer was followed by the GOAWAY, else None."""
         now = time.monotonic()
         due = sorted(sid for when, sid in self.pending if when <= now)
         self.pending = [(when, sid) for when, sid in self.pending if when > now]
         for sid in due:
-            if sid in self.open:
-                self.answer(sid)
+            if sid not in self.open:
+                continue
+            self.answer(sid)
+            if self.mode == "goaway-mid-page" and self.answered >= self.server.args.goaway_after:
+                with self.server.lock:
+                    first = not self.server.goaway_sent
+                    self.server.goaway_sent = True
+                if first:
+                    self.goaway(sid)
+                    return "goaway sent"
+        return None
 
-    def answer_then_maybe_goaway(self, sid):
-        """Answers `sid`; returns it if it is the K-th answer on the server's first GOAWAY
-        connection (the caller then sends the GOAWAY), else None."""
-        self.answer(sid)
-        with self.server.lock:
-            if self.server.goaway_sent or self.answered < self.server.args.goaway_after:
-                return None
-            self.server.goaway_sent = True
-        return sid
-
-    def goaway(self, last_stream_id, unprocessed):
+    def goaway(self, last_stream_id):
+        """GOAWAY(NO_ERROR, last_stream_id): the streams still open were never processed."""
+        unprocessed = sorted(self.open)
         self.log("goaway", last_stream_id=last_stream_id, unprocessed=unprocessed)
         self.h2.close_connection(error_code=ErrorCodes.NO_ERROR, last_stream_id=last_stream_id)
         self.flush()
