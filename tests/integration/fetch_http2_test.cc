@@ -108,7 +108,7 @@ TEST_CASE("a small http2_max_concurrent_streams queues requests on one connectio
               NginxRefusals(nginx));
 }
 
-TEST_CASE("--http1.1 speaks HTTP/1.1 to an h2 server", "[fetch][h2]") {
+TEST_CASE("fetch --http1.1 speaks HTTP/1.1 to an h2 server", "[fetch][h2]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;
   nginx.set_http2(true);
@@ -126,7 +126,7 @@ TEST_CASE("--http1.1 speaks HTTP/1.1 to an h2 server", "[fetch][h2]") {
   for (const NginxLogEntry& e : log) CHECK(e.server_protocol == "HTTP/1.1");
 }
 
-TEST_CASE("h2 is negotiated by default and with --http2; http:// stays HTTP/1.1", "[fetch][h2]") {
+TEST_CASE("h2 is negotiated by default and with --http2, http:// stays HTTP/1.1", "[fetch][h2]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;
   nginx.set_http2(true);
@@ -161,7 +161,7 @@ TEST_CASE("a TLS server without h2 gets HTTP/1.1 through ALPN", "[fetch][h2]") {
   CheckAll(run, "http/1.1");
 }
 
-TEST_CASE("--http2-prior-knowledge speaks h2c to nghttpd", "[fetch][h2]") {
+TEST_CASE("fetch --http2-prior-knowledge speaks h2c to nghttpd", "[fetch][h2]") {
   REQUIRE_NETSTACK_BINARY();
   NghttpdFixture nghttpd;
   START_OR_SKIP(nghttpd);
