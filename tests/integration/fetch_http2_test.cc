@@ -214,11 +214,12 @@ TEST_CASE("two names on one address and certificate share one h2 session", "[fet
 
 // ---- The fault server -------------------------------------------------------------------------
 
-// A run against the fault server over TLS; --timeout 10 turns a client that would hang into a
-// failure the checks name (ERR_TIMED_OUT) instead of the runner's kill.
+// A run against the fault server (with its CA over TLS); --timeout 10 turns a client that would
+// hang into a failure the checks name (ERR_TIMED_OUT) instead of the runner's kill.
 NetstackRun FetchFault(const H2FaultServer& server, const std::vector<std::string>& args) {
-  return RunFetchJson(Concat({"--no-cache", "--cacert", server.ca_cert(), "--timeout", "10"}, args),
-                      std::chrono::seconds(60));
+  std::vector<std::string> base = {"--no-cache", "--timeout", "10"};
+  if (server.tls()) base = Concat(base, {"--cacert", server.ca_cert()});
+  return RunFetchJson(Concat(base, args), std::chrono::seconds(60));
 }
 
 // Starts `server` in `mode` over TLS, or skips/fails the test.
@@ -241,12 +242,17 @@ void CheckH2ProtocolFailure(const NetstackRun& run, bool headers_too_big_allowed
 TEST_CASE("GOAWAY in the middle of parallel fetches: the rest are retried, nothing lost",
           "[fetch][h2][h2fault]") {
   REQUIRE_NETSTACK_BINARY();
+  // Over TLS (h2 by ALPN) and over h2c (--http2-prior-knowledge).
+  const bool tls = GENERATE(true, false);
+  INFO((tls ? "h2 over TLS" : "h2c with prior knowledge"));
   H2FaultServer server;
   server.set_goaway_after(3);
   server.set_hold_ms(200);  // time for all ten requests to reach the first connection
-  START_H2_FAULT(server, "goaway-mid-page");
-  const auto url = [&](int i) { return server.Url("/r/" + std::to_string(i)); };
-  NetstackRun run = FetchFault(server, Concat({"--parallel", "10"}, Urls(10, url)));
+  START_OR_SKIP(server, "goaway-mid-page", tls);
+  const auto url = [&](int i) { return server.Url("/r/" + std::to_string(i), "127.0.0.1"); };
+  std::vector<std::string> args = {"--parallel", "10"};
+  if (!tls) args.push_back("--http2-prior-knowledge");
+  NetstackRun run = FetchFault(server, Concat(args, Urls(10, url)));
   INFO(server.ReadEvents());
   CHECK_FETCH_OK(run, 10u);
   CheckAll(run, "h2");
@@ -265,8 +271,11 @@ TEST_CASE("GOAWAY in the middle of parallel fetches: the rest are retried, nothi
   CHECK(run.SocketIds().size() == 2);
   // Connections opened and never used (Chrome opens some on first contact; once the server is
   // known to speak h2 it throttles to one): printed, not asserted.
-  std::printf("goaway-mid-page, --parallel 10: %zu unprocessed, %d connections accepted, %d used\n",
-              unprocessed.size(), server.Connections(), server.ConnectionsWithRequests());
+  std::printf(
+      "goaway-mid-page (%s), --parallel 10: %zu unprocessed, %d connections accepted, "
+      "%d used\n",
+      tls ? "TLS" : "h2c", unprocessed.size(), server.Connections(),
+      server.ConnectionsWithRequests());
 }
 
 TEST_CASE("GOAWAY in the middle of a page load: the page completes", "[fetch][h2][h2fault]") {
