@@ -74,3 +74,33 @@ EVENT_TYPE(PREDICTOR_OUTCOME)
 // the internals histograms count: {socket_source (null: no socket), connect_wait_ms, ttfb_ms
 // (null unless its response headers came over the network), net_error (failures only)}.
 EVENT_TYPE(URL_REQUEST_PHASES)
+
+// HTTP/2 (net/http2), Chrome's names. On the HTTP2_SESSION source: the session's life
+// {host, source_dependency (its socket)}; frames sent and received (only while capturing):
+// SEND_SETTINGS / RECV_SETTINGS {settings: ["ID: value"]}, SEND_HEADERS / RECV_HEADERS
+// {stream_id, fin, (send) priority weight}, RECV_DATA {stream_id, size, fin},
+// SEND_WINDOW_UPDATE / RECV_WINDOW_UPDATE {stream_id, delta}, RECV_GOAWAY / SEND_GOAWAY
+// {last_accepted_stream_id, error_code}, SEND_RST_STREAM / RECV_RST_STREAM {stream_id,
+// error_code}, RECV_PUSH_PROMISE {stream_id, promised_stream_id}, PING {type: sent|received};
+// CLOSE {net_error}. On the request's source: the session pool's decision
+// (FOUND_EXISTING_SESSION, FOUND_EXISTING_SESSION_FROM_IP_POOL, IMPORTED_SESSION_FROM_SOCKET:
+// {source_dependency: the session}) and the stream's request headers.
+EVENT_TYPE(HTTP2_SESSION)
+EVENT_TYPE(HTTP2_SESSION_SEND_SETTINGS)
+EVENT_TYPE(HTTP2_SESSION_RECV_SETTINGS)
+EVENT_TYPE(HTTP2_SESSION_SEND_HEADERS)
+EVENT_TYPE(HTTP2_SESSION_RECV_HEADERS)
+EVENT_TYPE(HTTP2_SESSION_RECV_DATA)
+EVENT_TYPE(HTTP2_SESSION_SEND_WINDOW_UPDATE)
+EVENT_TYPE(HTTP2_SESSION_RECV_WINDOW_UPDATE)
+EVENT_TYPE(HTTP2_SESSION_RECV_GOAWAY)
+EVENT_TYPE(HTTP2_SESSION_SEND_GOAWAY)
+EVENT_TYPE(HTTP2_SESSION_SEND_RST_STREAM)
+EVENT_TYPE(HTTP2_SESSION_RECV_RST_STREAM)
+EVENT_TYPE(HTTP2_SESSION_RECV_PUSH_PROMISE)
+EVENT_TYPE(HTTP2_SESSION_PING)
+EVENT_TYPE(HTTP2_SESSION_CLOSE)
+EVENT_TYPE(HTTP2_SESSION_POOL_FOUND_EXISTING_SESSION)
+EVENT_TYPE(HTTP2_SESSION_POOL_FOUND_EXISTING_SESSION_FROM_IP_POOL)
+EVENT_TYPE(HTTP2_SESSION_POOL_IMPORTED_SESSION_FROM_SOCKET)
+EVENT_TYPE(HTTP_TRANSACTION_HTTP2_SEND_REQUEST_HEADERS)

@@ -38,12 +38,13 @@
 #include "net/base/weak_ptr.h"
 #include "net/http/content_decoder.h"
 #include "net/http/http_response_headers.h"
+#include "net/http/http_stream.h"
 #include "net/http/http_stream_parser.h"
 #include "net/socket/stream_socket.h"
 
 namespace netstack {
 
-class HttpBasicStream {
+class HttpBasicStream : public HttpStream {
  public:
   struct Params {
     // No byte received (or accepted by the socket, while sending) for this long fails the
@@ -63,7 +64,7 @@ class HttpBasicStream {
   HttpBasicStream(StreamSocket* socket, Scheduler& scheduler, const NetLogWithSource& net_log,
                   const Params& params);
   HttpBasicStream(StreamSocket* socket, Scheduler& scheduler, const NetLogWithSource& net_log);
-  ~HttpBasicStream();
+  ~HttpBasicStream() override;
   HttpBasicStream(const HttpBasicStream&) = delete;
   HttpBasicStream& operator=(const HttpBasicStream&) = delete;
 
@@ -71,16 +72,16 @@ class HttpBasicStream {
   // everything was written, ERR_IO_PENDING (then `callback` gets OK or the error), or an
   // error: ERR_INVALID_ARGUMENT (request not serializable), the socket's write error, or
   // ERR_TIMED_OUT. Call once per stream. A HEAD method makes the response bodiless.
-  int SendRequest(const HttpRequestMessage& request, CompletionCallback callback);
+  int SendRequest(const HttpRequestMessage& request, CompletionCallback callback) override;
 
   // Reads until the final response's headers are complete (1xx responses are skipped).
   // Returns OK, ERR_IO_PENDING (then `callback` gets the result), or an error:
   // ERR_EMPTY_RESPONSE (closed before any byte), ERR_INVALID_HTTP_RESPONSE,
   // ERR_RESPONSE_HEADERS_TOO_BIG, ERR_TIMED_OUT, or the socket's read error.
-  int ReadResponseHeaders(CompletionCallback callback);
+  int ReadResponseHeaders(CompletionCallback callback) override;
 
   // The final response's headers once ReadResponseHeaders succeeded, else null.
-  std::shared_ptr<const HttpResponseHeaders> response_headers() const;
+  std::shared_ptr<const HttpResponseHeaders> response_headers() const override;
 
   // Reads up to `len` (> 0) body bytes into `buf` (decoded unless decode_content is false).
   // Returns the bytes read (> 0), 0 at the end of the body, ERR_IO_PENDING (then `callback`
@@ -88,7 +89,7 @@ class HttpBasicStream {
   // ERR_CONTENT_LENGTH_MISMATCH, ERR_INCOMPLETE_CHUNKED_ENCODING, ERR_INVALID_HTTP_RESPONSE,
   // ERR_CONTENT_DECODING_FAILED, ERR_RESPONSE_BODY_TOO_BIG, ERR_TIMED_OUT, or the socket's
   // error. After 0 or an error, further calls return the same.
-  int ReadResponseBody(char* buf, int len, CompletionCallback callback);
+  int ReadResponseBody(char* buf, int len, CompletionCallback callback) override;
 
   // ReadResponseBody has returned 0 (every body byte was handed out).
   bool IsResponseBodyComplete() const { return body_result_ == 0; }
@@ -96,21 +97,21 @@ class HttpBasicStream {
   // The socket may carry another request: the response was read to its end with no error,
   // and the parser allows reuse (keep-alive, framed body, no extra bytes;
   // HttpStreamParser::CanReuseConnection). The decoded body need not have been read out.
-  bool CanReuseConnection() const;
+  bool CanReuseConnection() const override;
 
   // Fills the points this stream measures: send_start/send_end, receive_headers_start (first
   // response byte), receive_headers_end and receive_end (body complete). Others are untouched.
-  void GetLoadTimingInfo(LoadTimingInfo* info) const;
+  void GetLoadTimingInfo(LoadTimingInfo* info) const override;
 
   // What went wrong, in a sentence, after an error (the parser's, the decoder's or the
   // timeout's message); empty when the error came from the socket.
-  const std::string& error_message() const { return error_message_; }
+  const std::string& error_message() const override { return error_message_; }
 
   int64_t bytes_sent() const { return bytes_sent_; }
   // Response bytes received (headers + framed body).
-  int64_t bytes_received() const { return parser_ ? parser_->bytes_received() : 0; }
+  int64_t bytes_received() const override { return parser_ ? parser_->bytes_received() : 0; }
   // Body bytes after chunked framing, before content decoding.
-  int64_t raw_body_bytes() const { return parser_ ? parser_->body_bytes_received() : 0; }
+  int64_t raw_body_bytes() const override { return parser_ ? parser_->body_bytes_received() : 0; }
   // Body bytes returned by ReadResponseBody.
   int64_t body_bytes_read() const { return body_bytes_read_; }
   // The body decoder, once the first ReadResponseBody created it (null before).

@@ -1,8 +1,17 @@
 // HttpNetworkTransaction: one HTTP request/response over the network (one hop of a redirect
-// chain): a socket from the pool, an HttpBasicStream over it, and the socket's return to the
-// pool when the body has been read. Like Chrome's class of the same name, it retries a request
-// once on a fresh socket when a reused keep-alive socket turns out to have been closed by the
-// server before any response byte (the idle-close race every HTTP/1.1 client meets).
+// chain). Like Chrome's class of the same name (with the part of HttpStreamFactory that picks the
+// connection), it finds the request a stream:
+//   1. an HTTP/2 session for the origin, or one it can be coalesced onto (Http2SessionPool);
+//   2. else a socket from the pool; a known-h2 origin with a connect already under way waits
+//      for that connect's session first (at most the pool's throttle delay);
+//   3. with the socket: an h2 ALPN (or prior knowledge on http://) makes it the origin's session
+//      and the request its first stream (while waiting, a session another request made is taken
+//      instead); anything else is HTTP/1.1 on the socket (HttpBasicStream), returned to the pool
+//      when the body has been read.
+// It retries a request on a fresh connection when a reused keep-alive socket turns out to have
+// been closed by the server before any response byte (the idle-close race every HTTP/1.1 client
+// meets), and when an HTTP/2 server refused the stream or went away before processing it
+// (REFUSED_STREAM, GOAWAY): at most kMaxRetries times.
 //
 // Asynchronous contract as in stream_socket.h: results are synchronous or ERR_IO_PENDING, and
 // callbacks never run inside a call. Destroying the transaction cancels everything.
@@ -17,14 +26,18 @@
 #include "net/base/request_priority.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
+#include "net/dns/host_resolver.h"
 #include "net/http/http_basic_stream.h"
 #include "net/http/http_request_headers.h"
 #include "net/http/http_response_headers.h"
+#include "net/http/http_stream.h"
 #include "net/http/http_transaction.h"
 #include "net/socket/client_socket_handle.h"
 
 namespace netstack {
 
+class Http2HttpStream;
+class Http2Session;
 class UrlRequestContext;
 
 // Sets the headers every request carries unless the caller set them (Accept, Accept-Encoding,
@@ -71,6 +84,8 @@ class HttpNetworkTransaction : public HttpTransaction {
   enum class State {
     kNone,
     kInitStream,
+    kResolveForPooling,
+    kResolveForPoolingComplete,
     kInitStreamComplete,
     kSendRequest,
     kSendRequestComplete,
@@ -80,7 +95,21 @@ class HttpNetworkTransaction : public HttpTransaction {
 
   int DoLoop(int rv);
   int DoInitStream();
+  int DoResolveForPooling();
+  int DoResolveForPoolingComplete(int rv);
   int DoInitStreamComplete(int rv);
+  // Whether this request may go over HTTP/2: an https origin while the stack offers h2, or an
+  // http one with prior knowledge.
+  bool CanUseHttp2() const;
+  // Binds the request to a stream on `session`; `source` is what the record says of it.
+  void UseSession(Http2Session* session, SocketSource source, NetLogEventType event);
+  // A session for the origin appeared while this request waited (AddWaiter's callback).
+  void OnSessionAvailable();
+  void OnThrottleExpired();
+  // Stops waiting for a session and for the throttle, and uncounts this request's connect.
+  void StopWaitingForSession();
+  // A retriable HTTP/2 failure: sets the state machine to start over; returns whether it did.
+  bool MaybeRetryHttp2(int error);
   int DoSendRequest();
   int DoSendRequestComplete(int rv);
   int DoReadHeaders();
@@ -103,8 +132,17 @@ class HttpNetworkTransaction : public HttpTransaction {
   State next_state_ = State::kNone;
   CompletionCallback callback_;
   CompletionCallback read_callback_;
-  ClientSocketHandle handle_;
-  std::unique_ptr<HttpBasicStream> stream_;
+  // Replaced when its socket becomes an HTTP/2 session (the session keeps the handle).
+  std::unique_ptr<ClientSocketHandle> handle_;
+  std::unique_ptr<HttpStream> stream_;
+  Http2HttpStream* h2_stream_ = nullptr;  // stream_, when it is HTTP/2
+  // Waiting for an HTTP/2 session of the origin (Http2SessionPool::AddWaiter id; 0: not).
+  uint64_t session_waiter_ = 0;
+  bool counted_connect_ = false;  // Http2SessionPool::OnConnectStarted was called
+  bool throttle_expired_ = false;
+  bool tried_ip_pooling_ = false;
+  OneShotTimer throttle_timer_;
+  std::unique_ptr<HostResolver::Request> pooling_resolve_;
   std::shared_ptr<const HttpResponseHeaders> response_headers_;
   ConnectionInfo connection_info_;
   LoadTimingInfo timing_;

@@ -48,6 +48,12 @@ struct ConnectionInfo {
   bool tls_resumed = false;
   bool dns_from_cache = false;
   bool dns_stale = false;
+  // "http/1.1" or "h2" once the hop has a stream; empty without one.
+  std::string protocol;
+  // HTTP/2 only: the session's NetLog source id (requests on one session share it) and the
+  // request's stream id on it (0 otherwise).
+  uint32_t h2_session_id = 0;
+  int32_t h2_stream_id = 0;
 };
 
 // Where a hop's response came from (the `cache` member of `fetch --json` records).

@@ -65,6 +65,9 @@ void ClearRequestRecord(RequestRecord* record) {
   rec.connection.tls_resumed = false;
   rec.connection.dns_from_cache = false;
   rec.connection.dns_stale = false;
+  rec.connection.protocol.clear();
+  rec.connection.h2_session_id = 0;
+  rec.connection.h2_stream_id = 0;
 }
 
 }  // namespace netstack

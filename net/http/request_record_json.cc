@@ -136,6 +136,14 @@ void AppendRequestRecordJson(const RequestRecord& r, std::string* out) {
     o.Null("error_code");
   }
   o.String("final_url", r.final_url);
+  // HTTP/2 only; null otherwise.
+  if (c.h2_session_id != 0) {
+    o.Uint("h2_session_id", c.h2_session_id);
+    o.Int("h2_stream_id", c.h2_stream_id);
+  } else {
+    o.Null("h2_session_id");
+    o.Null("h2_stream_id");
+  }
   if (r.headers) o.Json("headers", *r.headers);
   if (entry) o.String("host", entry->host);
   if (placement) o.String("kind", "request");
@@ -154,6 +162,7 @@ void AppendRequestRecordJson(const RequestRecord& r, std::string* out) {
   }
   if (entry) o.Uint("page", entry->page);
   if (placement) o.String("priority", RequestPriorityToString(placement->priority));
+  o.StringOrNull("protocol", c.protocol);
   std::string* redirects = o.Key("redirects");
   redirects->push_back('[');
   for (size_t i = 0; i < r.redirects.size(); ++i) {

@@ -16,13 +16,18 @@ UrlRequestContext::UrlRequestContext(Scheduler& scheduler, NetLog* net_log,
                                                            net_log, config.resolver)),
       socket_pool_(std::make_unique<ClientSocketPool>(config.pool, scheduler, host_resolver_.get(),
                                                       socket_factory_.get(), net_log)),
-      network_layer_(std::make_unique<HttpNetworkLayer>(this)) {}
+      network_layer_(std::make_unique<HttpNetworkLayer>(this)) {
+  if (config.http2.pool.enabled && (config.http2.offered_in_alpn || config.http2.prior_knowledge)) {
+    http2_session_pool_ = std::make_unique<Http2SessionPool>(scheduler, net_log, config.http2.pool);
+  }
+}
 
 UrlRequestContext::~UrlRequestContext() {
   // Background revalidations hold pool requests; the pool's connect jobs hold resolver
   // requests and factory sockets.
   http_cache_.reset();
   network_layer_.reset();
+  http2_session_pool_.reset();  // sessions return their sockets to the pool
   socket_pool_.reset();
   host_resolver_.reset();
   socket_factory_.reset();
@@ -47,6 +52,16 @@ void UrlRequestContext::ResetHttpCache(std::unique_ptr<CacheBackend> backend, co
 nlohmann::json UrlRequestContext::GetPolledData() const {
   nlohmann::json data{{"hostResolverInfo", host_resolver_->GetPolledData()},
                       {"socketPoolInfo", socket_pool_->GetInfoAsJson()}};
+  const std::vector<std::string> alpn = config_.http2.offered_in_alpn
+                                            ? std::vector<std::string>{"h2", "http/1.1"}
+                                            : std::vector<std::string>{"http/1.1"};
+  if (http2_session_pool_) {
+    data["spdySessionInfo"] = http2_session_pool_->GetInfoAsJson();
+    data["spdyStatus"] = http2_session_pool_->GetStatusAsJson(alpn);
+  } else {
+    data["spdySessionInfo"] = nlohmann::json::array();
+    data["spdyStatus"] = {{"enable_http2", false}, {"alpn_protos", alpn}};
+  }
   if (http_cache_) {
     const HttpCache::Stats& stats = http_cache_->stats();
     data["httpCacheInfo"] = {{"stats", http_cache_->backend()->GetStats().ToJson()},

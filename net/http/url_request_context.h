@@ -18,6 +18,7 @@
 #include "net/http/http_basic_stream.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_transaction_factory.h"
+#include "net/http2/http2_session_pool.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/client_socket_pool.h"
 
@@ -27,10 +28,21 @@ class HttpNetworkLayer;
 
 class UrlRequestContext {
  public:
+  // HTTP/2 (fetch's --http1.1, --http2-prior-knowledge; replay's http2 key).
+  struct Http2Config {
+    // The TLS layer offers h2 in ALPN (the edges' SslConfig::alpn says so; the builder keeps the
+    // two in step): https origins may then get sessions.
+    bool offered_in_alpn = true;
+    // http:// origins speak h2 from the first byte (h2c, curl's --http2-prior-knowledge).
+    bool prior_knowledge = false;
+    Http2SessionPool::Params pool;
+  };
+
   struct Config {
     HostResolverManager::Config resolver;
     ClientSocketPool::Params pool;
     HttpBasicStream::Params stream;
+    Http2Config http2;
   };
 
   // Destroys the HTTP cache (cancelling its background revalidations), then the network layer,
@@ -45,6 +57,8 @@ class UrlRequestContext {
   NetLog* net_log() const { return net_log_; }
   HostResolverManager* host_resolver() const { return host_resolver_.get(); }
   ClientSocketPool* socket_pool() const { return socket_pool_.get(); }
+  // The HTTP/2 sessions; null when HTTP/2 is off (neither offered in ALPN nor prior knowledge).
+  Http2SessionPool* http2_session_pool() const { return http2_session_pool_.get(); }
   const Config& config() const { return config_; }
 
   // What makes every hop's transaction (UrlRequest uses nothing else): the HTTP cache when there
@@ -65,7 +79,9 @@ class UrlRequestContext {
   void RemoveHttpCache() { http_cache_.reset(); }
 
   // The stack's state for a NetLog file's polledData and the internals page:
-  // {"hostResolverInfo": ..., "socketPoolInfo": ...} in Chrome's shapes, plus
+  // {"hostResolverInfo": ..., "socketPoolInfo": ..., "spdySessionInfo": [...], "spdyStatus":
+  // {...}} in Chrome's shapes (the last two: Http2SessionPool::GetInfoAsJson/GetStatusAsJson),
+  // plus
   // "httpCacheInfo": {"stats": CacheStats::ToJson(), "background_revalidations": {...}} when
   // there is a cache.
   nlohmann::json GetPolledData() const;
@@ -85,6 +101,8 @@ class UrlRequestContext {
   std::unique_ptr<ClientSocketFactory> socket_factory_;
   std::unique_ptr<HostResolverManager> host_resolver_;
   std::unique_ptr<ClientSocketPool> socket_pool_;
+  // After the socket pool: its sessions hold the pool's handles, so it goes first.
+  std::unique_ptr<Http2SessionPool> http2_session_pool_;
   std::unique_ptr<HttpNetworkLayer> network_layer_;
   // Declared last so it goes first: its transactions and background revalidations use the
   // network layer and the pool.

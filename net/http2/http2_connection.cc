@@ -83,6 +83,19 @@ Http2Connection::Http2Connection() {
   Flush();
 }
 
+int32_t Http2Connection::send_window() const {
+  return session_ ? nghttp2_session_get_remote_window_size(session_) : -1;
+}
+
+int32_t Http2Connection::recv_window() const {
+  return session_ ? nghttp2_session_get_local_window_size(session_) : -1;
+}
+
+int32_t Http2Connection::StreamIdOf(int request_id) const {
+  auto it = requests_.find(request_id);
+  return it == requests_.end() ? 0 : it->second.stream_id;
+}
+
 Http2Connection::~Http2Connection() {
   going_away_ = true;  // a delegate submitting from its OnStreamClosed is refused
   while (!requests_.empty()) Close(requests_.begin()->first, ERR_ABORTED, false);
@@ -354,6 +367,7 @@ int Http2Connection::OnHeader(nghttp2_session*, const nghttp2_frame* frame, cons
 int Http2Connection::OnFrameRecv(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<Http2Connection*>(user);
   ++self->stats_.frames_received;
+  if (self->frame_observer_) self->frame_observer_(false, *frame);
   switch (frame->hd.type) {
     case NGHTTP2_SETTINGS:
       if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
@@ -392,6 +406,7 @@ int Http2Connection::OnFrameRecv(nghttp2_session* session, const nghttp2_frame* 
 int Http2Connection::OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<Http2Connection*>(user);
   ++self->stats_.frames_sent;
+  if (self->frame_observer_) self->frame_observer_(true, *frame);
   if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR)
     self->sent_goaway_error_ = true;
   return 0;

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -133,6 +134,15 @@ class Http2Connection {
     uint32_t goaway_error_code = 0;
   };
   const Stats& stats() const { return stats_; }
+  // Flow-control windows as nghttp2 keeps them (bytes; -1 before the session exists).
+  int32_t send_window() const;
+  int32_t recv_window() const;
+  // The stream `request_id` runs on (0 while it is queued or once it closed).
+  int32_t StreamIdOf(int request_id) const;
+  // Called for every frame received (`sent` false) or sent (true), from inside nghttp2's
+  // callbacks (for the NetLog); it must not call into the connection.
+  using FrameObserver = std::function<void(bool sent, const nghttp2_frame& frame)>;
+  void set_frame_observer(FrameObserver observer) { frame_observer_ = std::move(observer); }
   size_t active_streams() const { return by_stream_.size(); }
   size_t queued_requests() const;
   // The HTTP/2 weight a priority maps to (256 for HIGHEST down to 1 for THROTTLED).
@@ -192,6 +202,7 @@ class Http2Connection {
   int error_ = 0;
   bool in_callback_ = false;
   Stats stats_;
+  FrameObserver frame_observer_;
 };
 
 }  // namespace netstack

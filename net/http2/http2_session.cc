@@ -2,17 +2,57 @@
 
 #include <utility>
 
+#include "net/http2/http2_frame_log.h"
+
 namespace netstack {
 
 Http2Session::Http2Session(Scheduler& scheduler, std::unique_ptr<StreamSocket> socket,
                            Params params, std::function<void(int error)> on_closed)
     : scheduler_(scheduler),
-      socket_(std::move(socket)),
+      owned_socket_(std::move(socket)),
+      socket_(owned_socket_.get()),
+      created_(scheduler.Now()),
       params_(params),
       on_closed_(std::move(on_closed)),
       read_buffer_(kReadBufferBytes, '\0'),
       idle_timer_(scheduler),
       report_closed_(scheduler) {
+  Start();
+}
+
+Http2Session::Http2Session(Scheduler& scheduler, std::unique_ptr<ClientSocketHandle> handle,
+                           Params params, NetLog* net_log, std::function<void(int error)> on_closed)
+    : scheduler_(scheduler),
+      handle_(std::move(handle)),
+      socket_(handle_->socket()),
+      net_log_(NetLogWithSource::Make(net_log, NetLogSourceType::HTTP2_SESSION)),
+      created_(scheduler.Now()),
+      params_(params),
+      on_closed_(std::move(on_closed)),
+      read_buffer_(kReadBufferBytes, '\0'),
+      idle_timer_(scheduler),
+      report_closed_(scheduler) {
+  net_log_.BeginEvent(NetLogEventType::HTTP2_SESSION, [this] {
+    return nlohmann::json{{"host", handle_->group_id().ToString()},
+                          {"source_dependency", socket_->NetLog().source().ToJson()}};
+  });
+  // The connection wrote its SETTINGS when it was made, before it had an observer.
+  net_log_.AddEvent(NetLogEventType::HTTP2_SESSION_SEND_SETTINGS, [] {
+    return nlohmann::json{
+        {"settings",
+         {"SETTINGS_HEADER_TABLE_SIZE (1): " + std::to_string(Http2Connection::kHeaderTableSize),
+          "SETTINGS_ENABLE_PUSH (2): 0",
+          "SETTINGS_INITIAL_WINDOW_SIZE (4): " +
+              std::to_string(Http2Connection::kInitialWindowSize),
+          "SETTINGS_MAX_HEADER_LIST_SIZE (6): " +
+              std::to_string(Http2Connection::kMaxHeaderListBytes)}}};
+  });
+  connection_.set_frame_observer(
+      [this](bool sent, const nghttp2_frame& frame) { LogHttp2Frame(net_log_, sent, frame); });
+  Start();
+}
+
+void Http2Session::Start() {
   if (!connection_.ok()) {
     CloseSession(ERR_OUT_OF_MEMORY);
     return;
@@ -27,6 +67,11 @@ Http2Session::~Http2Session() {
   idle_timer_.Stop();
   report_closed_.Stop();
   if (socket_) socket_->Disconnect();
+  if (handle_) {
+    handle_->MarkUnusable();
+    handle_->Reset();  // the pool closes the socket and frees the slot
+  }
+  net_log_.EndEvent(NetLogEventType::HTTP2_SESSION);
   // connection_'s destructor aborts what is left (members go in reverse order: it goes
   // before the socket, whose pending callbacks were cancelled above).
 }
@@ -153,6 +198,9 @@ void Http2Session::CloseSession(int error) {
   closed_ = true;
   close_error_ = error;
   idle_timer_.Stop();
+  net_log_.AddEvent(NetLogEventType::HTTP2_SESSION_CLOSE, [error] {
+    return nlohmann::json{{"net_error", error}};
+  });
   if (socket_) socket_->Disconnect();
   // Reported from a task of its own: the owner may destroy the session in `on_closed`.
   report_closed_.Start(TimeDelta::zero(), [this] {

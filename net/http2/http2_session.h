@@ -18,10 +18,12 @@
 #include <memory>
 #include <string>
 
+#include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
 #include "net/base/weak_ptr.h"
 #include "net/http2/http2_connection.h"
+#include "net/socket/client_socket_handle.h"
 #include "net/socket/stream_socket.h"
 
 namespace netstack {
@@ -39,6 +41,12 @@ class Http2Session {
   // connection preface goes out at once. `scheduler` must outlive the session.
   Http2Session(Scheduler& scheduler, std::unique_ptr<StreamSocket> socket, Params params,
                std::function<void(int error)> on_closed);
+  // The same over the socket `handle` holds (a socket pool's): the session keeps the handle, so
+  // the socket counts as handed out in its pool group for the session's life, and goes back to
+  // the pool (closed) when the session is destroyed. Events go to a new HTTP2_SESSION source in
+  // `net_log` (may be null).
+  Http2Session(Scheduler& scheduler, std::unique_ptr<ClientSocketHandle> handle, Params params,
+               NetLog* net_log, std::function<void(int error)> on_closed);
   // Disconnects; streams still open or queued end with ERR_ABORTED (their delegates are told).
   ~Http2Session();
   Http2Session(const Http2Session&) = delete;
@@ -60,7 +68,12 @@ class Http2Session {
   // The error the session ended with (OK for an orderly end); meaningful once IsClosed.
   int close_error() const { return close_error_; }
   const Http2Connection& connection() const { return connection_; }
-  const StreamSocket* socket() const { return socket_.get(); }
+  const StreamSocket* socket() const { return socket_; }
+  // The HTTP2_SESSION source (unbound when constructed without a NetLog).
+  const NetLogWithSource& net_log() const { return net_log_; }
+  // When the session was made, on the scheduler's clock.
+  TimeTicks created() const { return created_; }
+  WeakPtr<Http2Session> GetWeakPtr() { return weak_factory_.GetWeakPtr(); }
 
  private:
   void DoRead();
@@ -71,9 +84,15 @@ class Http2Session {
   // After every event: the idle timer, and the end of the session if it is over.
   void Update();
   void CloseSession(int error);
+  void Start();
 
   Scheduler& scheduler_;
-  std::unique_ptr<StreamSocket> socket_;
+  // One of the two owns the socket: a pool handle (the stack) or the session itself (tests).
+  std::unique_ptr<ClientSocketHandle> handle_;
+  std::unique_ptr<StreamSocket> owned_socket_;
+  StreamSocket* socket_ = nullptr;
+  NetLogWithSource net_log_;
+  TimeTicks created_;
   Params params_;
   std::function<void(int)> on_closed_;
   Http2Connection connection_;

@@ -365,4 +365,8 @@ std::string SslClientSocket::NegotiatedProtocol() const {
   return engine_ && engine_->handshake_done() ? engine_->negotiated_protocol() : std::string();
 }
 
+bool SslClientSocket::CertificateCoversHost(const std::string& host) const {
+  return state_ == State::kConnected && engine_ && engine_->CertificateCoversHost(host);
+}
+
 }  // namespace netstack

@@ -65,6 +65,7 @@ class SslClientSocket : public StreamSocket {
   std::string Cipher() const;
   // ALPN result ("h2", "http/1.1"), empty if the server chose none.
   std::string NegotiatedProtocol() const override;
+  bool CertificateCoversHost(const std::string& host) const override;
   // A one-line reason for the last failure (e.g. "unable to get local issuer certificate"),
   // empty when none; for the CLI's error message next to ErrorToMessage().
   const std::string& last_error_detail() const { return last_error_detail_; }

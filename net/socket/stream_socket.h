@@ -55,6 +55,9 @@ class StreamSocket {
   // The protocol ALPN chose ("h2", "http/1.1"); empty for plain sockets and when the server
   // chose none (then HTTP/1.1 is spoken).
   virtual std::string NegotiatedProtocol() const { return {}; }
+  // TLS only: the server's certificate covers `host` too (for HTTP/2 coalescing); false for
+  // plain sockets.
+  virtual bool CertificateCoversHost(const std::string& host) const { return false; }
 
   // A sentence about the last failure when the transport knows more than the error code (for
   // TLS, the certificate verification error); empty otherwise.

@@ -244,6 +244,15 @@ std::string TlsClientEngine::cipher() const {
   return cipher ? SSL_CIPHER_get_name(cipher) : std::string();
 }
 
+bool TlsClientEngine::CertificateCoversHost(const std::string& host) const {
+  if (!ssl_ || !handshake_done_ || !context_->config().verify_peer) return false;
+  X509* cert = SSL_get0_peer_certificate(ssl_);
+  if (!cert) return false;
+  if (IPAddress::Parse(host)) return X509_check_ip_asc(cert, host.c_str(), 0) == 1;
+  return X509_check_host(cert, host.data(), host.size(), X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS,
+                         nullptr) == 1;
+}
+
 std::string TlsClientEngine::negotiated_protocol() const {
   const unsigned char* data = nullptr;
   unsigned int len = 0;

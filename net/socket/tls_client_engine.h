@@ -77,6 +77,11 @@ class TlsClientEngine {
   std::string version() const;              // "TLSv1.3"; empty before the handshake.
   std::string cipher() const;               // "TLS_AES_128_GCM_SHA256"
   std::string negotiated_protocol() const;  // ALPN: "h2", "http/1.1" or empty.
+  // The server's certificate (verified, when the context verifies) names `host` (a DNS name,
+  // wildcards as RFC 6125 allows, or an IP literal): whether a connection made for another name
+  // may carry `host`'s requests too (HTTP/2 coalescing). False before the handshake, and when
+  // verification is off (an unverified certificate proves nothing).
+  bool CertificateCoversHost(const std::string& host) const;
   const std::string& session_key() const { return session_key_; }
   // Why the last operation failed: the X.509 verification error string or OpenSSL's reason.
   const std::string& last_error_detail() const { return last_error_detail_; }

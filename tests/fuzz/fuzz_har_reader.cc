@@ -8,6 +8,7 @@
 
 #include "tools/replay/trace/har_estimate.h"
 #include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/host_protocol.h"
 
 namespace {
 
@@ -41,5 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   netstack::EstimateNetwork(&har.pages, netstack::NetworkParams());
+  netstack::NetworkParams params;
+  for (const auto& [host, protocol] : netstack::RecordedHostProtocols(har.pages)) {
+    Check(!host.empty());
+    Check(protocol != netstack::TraceProtocol::kUnknown);
+  }
+  netstack::ApplyHostProtocols(netstack::RecordedHostProtocols(har.pages), &params);
   return 0;
 }

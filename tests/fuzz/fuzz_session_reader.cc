@@ -29,6 +29,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       netstack::OpenSessionStream(std::move(in), "fuzz.jsonl", FUZZ_SESSION_BASE_DIR);
   netstack::SessionEvent event;
   std::string error;
+  // The host lines first, as the replay reads them; an error ends the source.
+  netstack::HostProtocols hosts;
+  if (source->ReadHostProtocols(&hosts, &error)) {
+    for (const auto& [host, protocol] : hosts) {
+      Check(!host.empty());
+      Check(protocol != netstack::TraceProtocol::kUnknown);
+    }
+  } else {
+    Check(!error.empty());
+    Check(!source->Next(&event, &error));
+  }
   double last_t = 0;
   while (source->Next(&event, &error)) {
     Check(event.t_ms >= last_t);

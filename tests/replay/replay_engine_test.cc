@@ -140,7 +140,7 @@ TEST_CASE("Two replays of the same session give identical bytes", "[replay][engi
   CHECK(RunToJson(config, "c.jsonl") != first);
 }
 
-TEST_CASE("Dependency placement moves children with their parent; offsets do not",
+TEST_CASE("Dependency placement moves children with their parent, offsets do not",
           "[replay][engine]") {
   auto make = [](int64_t parent_bytes) {
     TraceEntry parent = MakeEntry("https://a.example/", parent_bytes, 0, "document");
@@ -170,6 +170,30 @@ TEST_CASE("Dependency placement moves children with their parent; offsets do not
   double dep_slow = child_start(Placement::kDependency, 200'000, &slow_end);
   CHECK(dep_fast == fast_end + 10);
   CHECK(dep_slow == slow_end + 10);
+}
+
+TEST_CASE("A pushed entry is issued at its recorded start and counted", "[replay][engine]") {
+  // Its parent (the document) ends near 470 ms; the pushed stylesheet was claimed at 100 ms.
+  TraceEntry doc = MakeEntry("https://a.example/", 1000, 0, "document");
+  TraceEntry pushed = MakeEntry("https://a.example/a.css", 1000, 100, "stylesheet");
+  pushed.parent = 0;
+  pushed.gap_ms = 5;
+  pushed.pushed = true;
+  TraceEntry child = MakeEntry("https://a.example/b.js", 1000, 200, "script");
+  child.parent = 0;
+  child.gap_ms = 5;
+  Recorder recorder;
+  ReplayTotals totals;
+  REQUIRE(Replay(test::ExampleConfig(), {Navigate(MakePage("p", {doc, pushed, child}))}, &recorder,
+                 nullptr, &totals));
+  const double doc_end = recorder.Get(0, 0).end_ms();
+  CHECK(recorder.Get(0, 1).start_ms() == 100);
+  CHECK(recorder.Get(0, 2).start_ms() == doc_end + 5);
+  REQUIRE(recorder.pages.size() == 1);
+  CHECK(recorder.pages[0].pushed == 1);
+  CHECK(recorder.pages[0].ToJson()["pushed"] == 1);
+  CHECK(totals.pushed == 1);
+  CHECK(totals.ToJson()["pushed"] == 1);
 }
 
 TEST_CASE("A seventh request to one host waits for a socket", "[replay][engine]") {

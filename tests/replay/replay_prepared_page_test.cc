@@ -94,6 +94,17 @@ TEST_CASE("PreparePage sorts entries into kinds and builds requests", "[replay][
   for (const PreparedEntry& e : offsets->entries) CHECK(e.parent == -1);
 }
 
+TEST_CASE("PreparePage places a pushed entry at its recorded start", "[replay][prepare]") {
+  TraceEntry doc = test::MakeEntry("https://a.example/", 1000, 0, "document");
+  TraceEntry pushed = test::MakeEntry("https://a.example/a.css", 1000, 12, "stylesheet");
+  pushed.parent = 0;
+  pushed.pushed = true;
+  auto prepared = PreparePage(test::MakePage("p", {doc, pushed}), ReplayConfig());
+  CHECK(prepared->entries[1].parent == -1);
+  CHECK(prepared->entries[1].offset == Milliseconds(12));
+  CHECK(prepared->entries[1].kind == PreparedEntry::Kind::kNetwork);
+}
+
 TEST_CASE("PreparePage uses recorded server times only when asked", "[replay][prepare]") {
   TraceEntry e = test::MakeEntry("http://a.example:8080/x?y=1", 10);
   e.server_ms = 12.5;

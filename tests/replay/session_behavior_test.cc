@@ -49,6 +49,7 @@ Shapes Check(const std::vector<nlohmann::json>& events, int routine) {
   int since_startup = 0;
   for (const auto& e : events) {
     const std::string type = e["type"];
+    if (type == "host") continue;  // each host's protocol, before the events
     if (type == "page") {
       if (e.contains("entries")) urls[e["id"]] = e["entries"][0]["url"];
       continue;

@@ -3,9 +3,14 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "tools/replay/trace/session_reader.h"
 
 using namespace netstack;
 
@@ -58,4 +63,115 @@ TEST_CASE("gen-session: usage errors and output errors exit 2") {
             Parse({"gen-session", "--synthetic", "--pages", "3", "--sites", "0", "--quiet"})) == 2);
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--pages", "3", "-o",
                                     "/nonexistent-dir/s.jsonl", "--quiet"})) == 2);
+}
+
+namespace {
+
+// The "host" lines of a session, as host -> protocol; `before_events` is false when one comes
+// after another kind of line.
+std::map<std::string, std::string> HostLines(const std::string& text, bool* before_events) {
+  std::map<std::string, std::string> hosts;
+  *before_events = true;
+  bool other = false;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["type"] != "host") {
+      other = true;
+      continue;
+    }
+    if (other) *before_events = false;
+    hosts[j["host"]] = j["protocol"];
+  }
+  return hosts;
+}
+
+// Every host a URL of the session names (pages and events).
+std::set<std::string> UrlHosts(const std::string& text) {
+  std::set<std::string> hosts;
+  for (size_t pos = 0; (pos = text.find("\"https://", pos)) != std::string::npos;) {
+    pos += 9;
+    hosts.insert(text.substr(pos, text.find_first_of("/\"", pos) - pos));
+  }
+  return hosts;
+}
+
+}  // namespace
+
+TEST_CASE("gen-session: each host's protocol, drawn with --http2-share") {
+  std::string path = "gen_session_http2_test.jsonl";
+  auto generate = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"gen-session", "--synthetic", "--pages", "40",     "--seed",
+                                     "5",           "-o",          path,      "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    REQUIRE(RunGenSessionCommand(Parse(args)) == 0);
+    return ReadFile(path);
+  };
+  std::string text = generate({});
+  CHECK(text.find(" --http2-share 0.75 ") != std::string::npos);  // the comment line
+  bool before_events = false;
+  std::map<std::string, std::string> hosts = HostLines(text, &before_events);
+  CHECK(before_events);
+  // Every page host has a line (30 sites, some with an asset host, and 6 third parties).
+  for (const std::string& host : UrlHosts(text)) {
+    if (host.find(".test") == std::string::npos || host.find("www.") != 0) continue;
+    CHECK(hosts.count(host) == 1);
+  }
+  int h2 = 0;
+  for (const auto& [host, protocol] : hosts) {
+    CHECK((protocol == "h2" || protocol == "http/1.1"));
+    h2 += protocol == "h2";
+  }
+  CHECK(hosts.size() >= 36);
+  CHECK(h2 > static_cast<int>(hosts.size()) / 2);  // about 75 %
+  CHECK(h2 < static_cast<int>(hosts.size()));
+  CHECK(generate({}) == text);  // deterministic
+  for (const auto& [host, protocol] : HostLines(generate({"--http2-share", "0"}), &before_events))
+    CHECK(protocol == "http/1.1");
+  for (const auto& [host, protocol] : HostLines(generate({"--http2-share", "1"}), &before_events))
+    CHECK(protocol == "h2");
+  // The replay's reader takes them before the first event.
+  std::string error;
+  std::unique_ptr<TraceSource> source = OpenTrace(path, &error);
+  REQUIRE(source);
+  HostProtocols read;
+  REQUIRE(source->ReadHostProtocols(&read, &error));
+  CHECK(read.size() == hosts.size());
+  SessionEvent first;
+  REQUIRE(source->Next(&first, &error));
+  CHECK(first.type == SessionEvent::Type::kStartup);
+
+  CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--pages", "3", "--http2-share",
+                                    "1.5", "-o", path, "--quiet"})) == 2);
+  CHECK(RunGenSessionCommand(Parse({"gen-session", "--har", "x.har", "--pages", "3",
+                                    "--http2-share", "0.5", "-o", path, "--quiet"})) == 2);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("gen-session --har: host lines from the HARs' recorded protocols") {
+  std::string har = "gen_session_http2_test.har";
+  auto entry = [](const std::string& url, const std::string& version) {
+    return nlohmann::json{
+        {"startedDateTime", "2024-01-01T00:00:00.000Z"},
+        {"time", 10},
+        {"request", {{"method", "GET"}, {"url", url}}},
+        {"response", {{"status", 200}, {"httpVersion", version}, {"bodySize", 10}}}};
+  };
+  nlohmann::json doc = {
+      {"log",
+       {{"entries", nlohmann::json::array({entry("https://www.h2.test/", "h2"),
+                                           entry("https://cdn.h3.test/a.js", "h3"),
+                                           entry("https://old.test/b.js", "HTTP/1.1")})}}}};
+  std::ofstream(har) << doc.dump();
+  std::string path = "gen_session_http2_har.jsonl";
+  REQUIRE(RunGenSessionCommand(
+              Parse({"gen-session", "--har", har, "--pages", "2", "-o", path, "--quiet"})) == 0);
+  bool before_events = false;
+  std::map<std::string, std::string> hosts = HostLines(ReadFile(path), &before_events);
+  CHECK(before_events);
+  CHECK(hosts == std::map<std::string, std::string>{
+                     {"www.h2.test", "h2"}, {"cdn.h3.test", "h3"}, {"old.test", "http/1.1"}});
+  std::remove(har.c_str());
+  std::remove(path.c_str());
 }

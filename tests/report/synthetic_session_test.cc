@@ -108,7 +108,7 @@ TEST_CASE("synthetic random: Zipf picks favour low ranks") {
   CHECK(counts[9] > 0);
 }
 
-TEST_CASE("synthetic session: same seed, same bytes; another seed, other bytes") {
+TEST_CASE("synthetic session: same seed, same bytes, another seed, other bytes") {
   SyntheticSessionOptions options;
   options.requests = 5000;
   options.seed = 11;

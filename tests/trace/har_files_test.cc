@@ -8,6 +8,7 @@
 
 #include "tests/trace/trace_test_util.h"
 #include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/host_protocol.h"
 #include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
@@ -169,6 +170,43 @@ TEST_CASE("Shared HARs: what each writer records", "[trace][har][shared]") {
     const TracePage& page = har.pages[0];
     CHECK(page.skipped_entries == 1);  // blocked by the client: no response
     CHECK(page.entries.size() == 10);
+  }
+}
+
+TEST_CASE("Shared HARs: each host's protocol and the pushed entries", "[trace][har][shared]") {
+  std::vector<std::string> files = SharedHarFiles();
+  SKIP_WITHOUT_SHARED_HARS(files);
+  std::string dir = SharedHarDir() + "/";
+  auto pushed = [](const HarFile& har) {
+    int n = 0;
+    for (const TracePage& page : har.pages) {
+      for (const TraceEntry& entry : page.entries) n += entry.pushed;
+    }
+    return n;
+  };
+  if (std::filesystem::exists(dir + "browsertime_h2_filamentgroup.com.har")) {
+    // Browsertime (Chrome) marks server-pushed entries with "_was_pushed": 1.
+    HarFile har = ReadOrFail(dir + "browsertime_h2_filamentgroup.com.har");
+    HostProtocols hosts = RecordedHostProtocols(har.pages);
+    CHECK(hosts["www.filamentgroup.com"] == TraceProtocol::kHttp2);
+    CHECK(pushed(har) == 32);
+  }
+  if (std::filesystem::exists(dir + "chrome_h2_www.nghttp2.org.har")) {
+    // httpVersion "unknown", but HTTP/2 pseudo-headers.
+    HarFile har = ReadOrFail(dir + "chrome_h2_www.nghttp2.org.har");
+    CHECK(RecordedHostProtocols(har.pages)["www.nghttp2.org"] == TraceProtocol::kHttp2);
+  }
+  if (std::filesystem::exists(dir + "firefox_www.nghttp2.org.har")) {
+    // "HTTP/2.0"; the pushed stream recorded with status 0.
+    HarFile har = ReadOrFail(dir + "firefox_www.nghttp2.org.har");
+    CHECK(RecordedHostProtocols(har.pages)["www.nghttp2.org"] == TraceProtocol::kHttp2);
+    CHECK(pushed(har) == 1);
+  }
+  if (std::filesystem::exists(dir + "capture-har_redirect-loop.har")) {
+    HarFile har = ReadOrFail(dir + "capture-har_redirect-loop.har");
+    HostProtocols hosts = RecordedHostProtocols(har.pages);
+    REQUIRE_FALSE(hosts.empty());
+    for (const auto& [host, protocol] : hosts) CHECK(protocol == TraceProtocol::kHttp11);
   }
 }
 

@@ -38,11 +38,11 @@ TEST_CASE("Session errors: JSON and the event's shape", "[trace][session][errors
   CHECK(OnLine2("{\"t\": 1, \"type\": 5}") == "s.jsonl:2: type: expected a string, got a number");
   CHECK(OnLine2("{\"t\": 1, \"type\": \"hoover\", \"url\": \"https://a.test/\"}") ==
         "s.jsonl:2: unknown event type 'hoover' (expected startup, navigate, hover, omnibox, "
-        "hint, wait or page)");
+        "hint, wait, page or host)");
   // Text from the input is echoed without its control characters (found by the fuzzer).
   CHECK(OnLine2("{\"t\": 1, \"type\": \"ho\\nver\"}") ==
         "s.jsonl:2: unknown event type 'ho?ver' (expected startup, navigate, hover, omnibox, "
-        "hint, wait or page)");
+        "hint, wait, page or host)");
   CHECK(OnLine2("{\"t\": 1, \"type\": \"wait\", \"until\": 5}") ==
         "s.jsonl:2: unknown field 'until' in a wait event (fields starting with '_' are ignored)");
 }

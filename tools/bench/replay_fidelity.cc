@@ -33,6 +33,7 @@
 #include "tools/replay/report/report_text.h"
 #include "tools/replay/trace/har_estimate.h"
 #include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/host_protocol.h"
 #include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
@@ -165,6 +166,8 @@ HarOutcome Measure(const std::string& path, const std::vector<std::string>& sets
   for (const std::string& set : sets) {
     if (!config.Set(set, &o.error)) return o;
   }
+  // Each host speaks what the recording says (h2 where its entries went over h2), as replay does.
+  ApplyHostProtocols(RecordedHostProtocols(har.pages), &config.network);
   config.placement = Placement::kDependency;
   if (!Replay(har, path, config, &o.dependency, &o.error)) return o;
   config.placement = Placement::kOffset;

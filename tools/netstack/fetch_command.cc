@@ -45,6 +45,11 @@ LiveStackOptions MakeLiveStackOptions(const FetchOptions& o) {
   s.dns.use_search_domains = o.dns_servers.empty();
   s.ssl.verify_peer = !o.insecure;
   s.ssl.ca_file = o.cacert;
+  if (o.http1_1) s.ssl.alpn = {"http/1.1"};
+  s.context.http2.offered_in_alpn = !o.http1_1;
+  s.context.http2.prior_knowledge = o.http2_prior_knowledge;
+  // Chrome closes an idle session after the pool's used-idle timeout.
+  s.context.http2.pool.session.idle_timeout = s.context.pool.used_idle_socket_timeout;
   s.overrides = o.resolves;
   return s;
 }

@@ -135,6 +135,13 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
 
 void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("-k,--insecure", o->insecure, "do not verify the server's certificate");
+  CLI::Option* h11 = cmd->add_flag("--http1.1", o->http1_1, "speak HTTP/1.1 only (no h2 in ALPN)");
+  CLI::Option* h2 =
+      cmd->add_flag("--http2", o->http2, "offer h2 over TLS, HTTP/1.1 on http:// (the default)");
+  CLI::Option* h2pk = cmd->add_flag("--http2-prior-knowledge", o->http2_prior_knowledge,
+                                    "speak h2 from the first byte on http:// URLs too (h2c)");
+  h11->excludes(h2)->excludes(h2pk);
+  h2->excludes(h2pk);
   cmd->add_option("--cacert", o->cacert, "trust the CAs in this PEM file")
       ->check(CLI::ExistingFile);
   cmd->add_option("--resolve", o->resolve_texts, "HOST:PORT:ADDR, skip DNS for HOST:PORT")

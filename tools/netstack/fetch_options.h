@@ -29,6 +29,11 @@ struct FetchOptions {
   int max_redirects = 20;
   bool no_follow = false;
   bool insecure = false;
+  // curl's HTTP version flags: at most one. Default (and --http2): h2 offered in ALPN on https,
+  // HTTP/1.1 on http. --http1.1: HTTP/1.1 only. --http2-prior-knowledge: h2 on http too (h2c).
+  bool http1_1 = false;
+  bool http2 = false;
+  bool http2_prior_knowledge = false;
   std::string cacert;
   std::vector<std::string> resolve_texts;
   std::vector<ResolveOverride> resolves;

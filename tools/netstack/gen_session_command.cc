@@ -23,6 +23,9 @@ CLI::App* AddGenSessionCommand(CLI::App* app, GenSessionOptions* options) {
   command->add_option("--pages-per-site", m.pages_per_site, "pages per site (default 12)");
   command->add_option("--think-s", m.think_median_s,
                       "median think time between page loads, seconds (default 10)");
+  command->add_option("--http2-share", options->http2_share,
+                      "--synthetic: share of hosts that speak h2, the rest http/1.1 (default "
+                      "0.75, after the Web Almanac 2024)");
   command->add_option("--har", options->hars,
                       "pages of these HAR files (each file a site; paths written relative to "
                       "the output's folder)");
@@ -52,6 +55,15 @@ int RunGenSessionCommand(const GenSessionOptions& given) {
   }
   std::string error;
   HarSessionOptions har_options;
+  if (options.http2_share) {
+    if (har) {
+      std::fprintf(stderr,
+                   "netstack: gen-session: --http2-share works with --synthetic only (a HAR "
+                   "records each host's protocol)\n");
+      return 2;
+    }
+    options.model.http2_share = *options.http2_share;
+  }
   if (har) {
     har_options.hars = options.hars;
     har_options.behavior = options.model.Behavior();

@@ -1,5 +1,6 @@
 // `netstack gen-session --synthetic [--pages N | --requests N] [--sites N] [--pages-per-site N]
-// [--think-s S] [--seed S] [-o FILE]` or `netstack gen-session --har FILE.har... [--pages N]
+// [--think-s S] [--http2-share F] [--seed S] [-o FILE]` or `netstack gen-session --har FILE.har...
+// [--pages N]
 // [--seed S] [-o FILE]`, both with the user model's [--day-pages N] [--routine-sites N]
 // [--stray-hover P] [--no-user-events]: writes a session trace (docs/trace-format.md) that
 // `netstack replay` can run. Generators: the synthetic browsing model of
@@ -10,6 +11,7 @@
 #define TOOLS_NETSTACK_GEN_SESSION_COMMAND_H_
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,9 @@ struct GenSessionOptions {
   std::vector<std::string> hars;  // --har FILE...: pages of HAR files (exclusive with the above)
   bool no_user_events = false;    // --no-user-events: the model without startup/hover/omnibox
   SyntheticSessionOptions model;  // model.behavior: the user model's flags (both generators)
-  std::string output = "-";       // -o FILE; "-" is stdout
-  bool quiet = false;             // --quiet: no summary line on stderr
+  std::optional<double> http2_share;  // --http2-share F (--synthetic only): model.http2_share
+  std::string output = "-";           // -o FILE; "-" is stdout
+  bool quiet = false;                 // --quiet: no summary line on stderr
 };
 
 // Adds the `gen-session` subcommand to `app`, bound to `options`. Returns it (parsed() tells

@@ -21,6 +21,7 @@
 #include "tools/replay/report/report_html.h"
 #include "tools/replay/trace/har_estimate.h"
 #include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/host_protocol.h"
 #include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
@@ -45,7 +46,8 @@ struct OpenedTrace {
 
 // Opens `path` and builds its configuration: the options' (preset, configs, --set), with
 // --estimate the HAR's estimated network under the --set overrides, then `spec` (compare's A
-// or B) on top. False with a one-line `error` naming the file.
+// or B) on top, then the protocols the trace records for the hosts none of these set
+// (host_protocol.h). False with a one-line `error` naming the file.
 bool OpenTraceFor(const ReplayOptions& o, const std::string& path, const std::string* spec,
                   OpenedTrace* out, std::string* error) {
   out->config = o.config;
@@ -76,6 +78,11 @@ bool OpenTraceFor(const ReplayOptions& o, const std::string& path, const std::st
     if (!out->source) return false;
   }
   if (spec && !out->config.Apply(*spec, error)) return false;
+  // Last: the trace's per-host protocols fill in the hosts the configuration leaves open (an
+  // explicit HOST:http2 wins; http2=on|off without a host forces every host in ForHost).
+  HostProtocols protocols;
+  if (!out->source->ReadHostProtocols(&protocols, error)) return false;
+  ApplyHostProtocols(protocols, &out->config.network);
   return true;
 }
 

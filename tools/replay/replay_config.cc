@@ -360,6 +360,8 @@ std::string ReplayConfig::Describe() const {
                   std::to_string(max_sockets_per_group) + "/group, cache " +
                   (cache ? "on" : "off") + ", " + PlacementName(placement);
   if (network.radio.enabled) s += ", radio";
+  if (network.http2_mode != Http2Mode::kAuto)
+    s += std::string(", http2 ") + Http2ModeName(network.http2_mode);
   if (!network.hosts.empty())
     s += " (+" + std::to_string(network.hosts.size()) + " host override" +
          (network.hosts.size() == 1 ? "" : "s") + ")";

@@ -62,7 +62,8 @@ struct ReplayConfig {
   // reads it back.
   nlohmann::json ToJson() const;
   // One line for the terminal summary: "rtt 40 ms, dns 40 ms, tls 1.3, server 30 ms, down
-  // 10 Mbit/s, up 10 Mbit/s, cwnd 10, 6/group, cache on, dependency (+3 host overrides)".
+  // 10 Mbit/s, up 10 Mbit/s, cwnd 10, 6/group, cache on, dependency (+3 host overrides)", with
+  // ", radio" and ", http2 on|off" (not auto) before the overrides when set.
   std::string Describe() const;
 };
 

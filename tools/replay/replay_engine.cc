@@ -180,6 +180,7 @@ void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestRecord& r) {
 void ReplayEngine::Impl::OnPageDone(ReplayPageRun* run, const PageResult& page) {
   ++totals_.pages;
   totals_.skipped += static_cast<uint64_t>(page.skipped);
+  totals_.pushed += static_cast<uint64_t>(page.pushed);
   totals_.connect_wait_ms += page.connect_wait_ms;
   if (!run->page_url().spec().empty()) predictor_->OnNavigationComplete(run->page_url());
   last_done_ = std::max(last_done_, scheduler_.Now());

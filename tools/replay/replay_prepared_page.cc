@@ -167,7 +167,9 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
         static_cast<int64_t>(std::llround(std::clamp(e.start_ms, 0.0, kMaxTraceMs) * 1000)));
     p.gap = TimeDelta(
         static_cast<int64_t>(std::llround(std::clamp(e.gap_ms, 0.0, kMaxTraceMs) * 1000)));
-    if (config.placement == Placement::kDependency && e.parent >= 0 &&
+    // A pushed entry is issued at its recorded start, as an ordinary request: its recorded
+    // start is when the page claimed the pushed stream, not when a parent revealed it.
+    if (config.placement == Placement::kDependency && !e.pushed && e.parent >= 0 &&
         e.parent < static_cast<int>(i))
       p.parent = e.parent;
     p.params.priority = PriorityForResourceType(e.resource_type);

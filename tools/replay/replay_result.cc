@@ -37,6 +37,7 @@ nlohmann::json PageResult::ToJson() const {
   j["bytes"] = bytes;
   j["connect_wait_ms"] = Ms(connect_wait_ms);
   j["preconnect"] = {{"ready", preconnected}, {"late", preconnect_late}};
+  j["pushed"] = pushed;
   return j;
 }
 
@@ -68,6 +69,7 @@ void ReplayTotals::Add(const ReplayTotals& o) {
   requests += o.requests;
   failed += o.failed;
   skipped += o.skipped;
+  pushed += o.pushed;
   sockets_opened += o.sockets_opened;
   sockets_reused += o.sockets_reused;
   cache_hits += o.cache_hits;
@@ -101,6 +103,7 @@ nlohmann::json ReplayTotals::ToJson() const {
   j["failed"] = failed;
   j["skipped"] = skipped;
   j["unmatched"] = unmatched;
+  j["pushed"] = pushed;
   j["other_events"] = other_events;
   j["sockets"] = {{"opened", sockets_opened}, {"reused", sockets_reused}};
   j["cache"] = {

@@ -34,6 +34,9 @@ struct PageResult {
   double connect_wait_ms = 0;
   // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate.
   int preconnected = 0, preconnect_late = 0;
+  // Requests of entries the recording marks pushed (TraceEntry::pushed), replayed as ordinary
+  // requests issued at their recorded start.
+  int pushed = 0;
 
   nlohmann::json ToJson() const;  // {"kind": "page", ...}
 };
@@ -41,6 +44,8 @@ struct PageResult {
 // Sums over a replay (or several: Add). Deterministic: no wall-clock figure.
 struct ReplayTotals {
   uint64_t pages = 0, requests = 0, failed = 0, skipped = 0;
+  // Sum over pages of PageResult::pushed.
+  uint64_t pushed = 0;
   uint64_t sockets_opened = 0, sockets_reused = 0;
   uint64_t cache_hits = 0, revalidated = 0, recorded_hits = 0;
   // Requests the modelled servers could not match with the trace (answered 404).

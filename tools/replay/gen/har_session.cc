@@ -8,6 +8,7 @@
 #include "net/base/url.h"
 #include "tools/replay/gen/synthetic_random.h"
 #include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/host_protocol.h"
 
 namespace netstack {
 namespace {
@@ -23,8 +24,8 @@ struct HarSite {
 
 class HarCatalog : public PageCatalog {
  public:
-  explicit HarCatalog(std::vector<HarSite> sites)
-      : sites_(std::move(sites)), defined_(sites_.size()) {
+  HarCatalog(std::vector<HarSite> sites, HostProtocols hosts)
+      : sites_(std::move(sites)), hosts_(std::move(hosts)), defined_(sites_.size()) {
     for (size_t i = 0; i < sites_.size(); ++i) defined_[i].assign(sites_[i].ids.size(), false);
   }
   int sites() const override { return static_cast<int>(sites_.size()); }
@@ -32,6 +33,12 @@ class HarCatalog : public PageCatalog {
   std::string Url(int site, int page) const override { return sites_[site].urls[page]; }
   std::string Name(int site) const override { return sites_[site].name; }
   uint64_t pages_defined() const override { return pages_defined_; }
+  void AppendHosts(std::string* out) const override {
+    for (const auto& [host, protocol] : hosts_) {
+      *out += "{\"type\":\"host\",\"host\":" + JsonString(host) + ",\"protocol\":\"" +
+              TraceProtocolName(protocol) + "\"}\n";
+    }
+  }
   uint64_t AppendNavigate(int site, int page, int64_t t, uint64_t, std::string* out) override {
     const HarSite& s = sites_[site];
     std::string id = "h" + std::to_string(site) + "p" + std::to_string(page);
@@ -47,6 +54,7 @@ class HarCatalog : public PageCatalog {
 
  private:
   std::vector<HarSite> sites_;
+  HostProtocols hosts_;  // what the HAR files recorded, by majority over all of them
   std::vector<std::vector<bool>> defined_;
   uint64_t pages_defined_ = 0;
 };
@@ -90,9 +98,11 @@ bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SessionSt
   }
   if (!options.behavior.Validate(error)) return false;
   std::vector<HarSite> sites;
+  HostProtocolTally protocols;
   for (const std::string& path : options.hars) {
     HarFile har;
     if (!ReadHarFile(path, &har, error)) return false;
+    protocols.AddPages(har.pages);
     HarSite site;
     site.path = PathFrom(options.output_dir, path);
     for (const TracePage& page : har.pages) {
@@ -120,7 +130,7 @@ bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SessionSt
   for (size_t i = sites.size(); i > 1; --i)
     std::swap(sites[i - 1],
               sites[static_cast<size_t>(rng.Between(0, static_cast<int64_t>(i) - 1))]);
-  HarCatalog catalog(std::move(sites));
+  HarCatalog catalog(std::move(sites), protocols.Result());
 
   return WriteSessionFile(options.behavior, options.Describe(), &catalog, out, stats, error);
 }

@@ -5,7 +5,10 @@
 // without "www."); the sites' popularity order is a seeded shuffle of the files, so each seed
 // makes another user. Pages are defined once by reference ({"type": "page", "id": "h2p0", "har":
 // PATH, "page": ID}, PATH relative to the output's folder, as docs/trace-format.md allows) and
-// navigated to by id: the session is small and the HARs are read once by the replay.
+// navigated to by id: the session is small and the HARs are read once by the replay. The
+// session starts with a "host" line per host the HARs recorded a protocol for (each host's
+// majority over all the files' entries, host_protocol.h), since a replay takes its hosts'
+// protocols from those lines, not from the HAR pages it navigates to.
 #ifndef TOOLS_REPLAY_GEN_HAR_SESSION_H_
 #define TOOLS_REPLAY_GEN_HAR_SESSION_H_
 

@@ -241,6 +241,7 @@ bool WriteSessionFile(const BehaviorOptions& options, const std::string& descrip
     return ok;
   };
   std::string buffer = "# netstack gen-session " + description + "\n";
+  catalog->AppendHosts(&buffer);
   BehaviorStats behavior;
   WriteBehaviorEvents(options, catalog, &buffer, &behavior,
                       [&](std::string* text) { return write(text, false); });

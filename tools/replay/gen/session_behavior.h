@@ -56,6 +56,9 @@ class PageCatalog {
                                   std::string* out) = 0;
   // Pages defined so far (for the summary line).
   virtual uint64_t pages_defined() const = 0;
+  // Appends the session's "host" lines (each host's protocol, docs/trace-format.md), written
+  // after the comment line, before any event. None by default (every host http/1.1).
+  virtual void AppendHosts(std::string* out) const {}
 };
 
 struct BehaviorOptions {
@@ -95,10 +98,11 @@ struct SessionStats {
 };
 
 // A whole session file, as both generators write it: the comment line "# netstack gen-session
-// " + `description`, then the events of WriteBehaviorEvents over `catalog`, written to `out`
-// (not closed) in pieces of at most 64 KiB once that much is buffered, then flushed. Fills
-// `stats` (pages_defined from the catalog). False with a one-line `error` ("write error: No
-// space left on device") when a write or the flush fails; nothing more is written after it.
+// " + `description`, the catalog's host lines, then the events of WriteBehaviorEvents over
+// `catalog`, written to `out` (not closed) in pieces of at most 64 KiB once that much is buffered,
+// then flushed. Fills `stats` (pages_defined from the catalog). False with a one-line `error`
+// ("write error: No space left on device") when a write or the flush fails; nothing more is written
+// after it.
 bool WriteSessionFile(const BehaviorOptions& options, const std::string& description,
                       PageCatalog* catalog, std::FILE* out, SessionStats* stats,
                       std::string* error);

@@ -12,6 +12,10 @@ namespace {
 constexpr int kMaxSites = 100'000;
 constexpr int kMaxPagesPerSite = 10'000;
 constexpr int64_t kMaxDefinedPages = 10'000;  // the session reader's limit
+// The third parties every site may use (MakePage's URLs).
+constexpr const char* kSharedHosts[] = {"cdn.shared-cdn.test",      "fonts.shared-fonts.test",
+                                        "fonts.shared-static.test", "analytics.shared-metrics.test",
+                                        "ads.shared-ads.test",      "img.shared-ads.test"};
 // What a resource is; decides its size, server time, type and caching.
 enum class Kind {
   kDocument,
@@ -274,6 +278,9 @@ std::string SyntheticSessionOptions::Describe() const {
   char think[32];
   std::snprintf(think, sizeof(think), "%g", think_median_s);
   out += std::string(" --think-s ") + think;
+  char share[32];
+  std::snprintf(share, sizeof(share), "%g", http2_share);
+  out += std::string(" --http2-share ") + share;
   out += behavior.Describe();
   return out;
 }
@@ -294,6 +301,8 @@ bool SyntheticSessionOptions::Validate(std::string* error) const {
              " defined pages";
   } else if (!(think_median_s > 0) || think_median_s > 3600) {
     *error = "--think-s: must be above 0 and at most 3600";
+  } else if (!(http2_share >= 0) || http2_share > 1) {
+    *error = "--http2-share: must be from 0 to 1";
   } else {
     // The user model's own flags (--day-pages, --routine-sites, --stray-hover).
     return Behavior().Validate(error);
@@ -321,6 +330,20 @@ class SyntheticCatalog : public PageCatalog {
   }
   std::string Name(int site) const override { return "site" + Str(site) + ".test"; }
   uint64_t pages_defined() const override { return pages_defined_; }
+
+  void AppendHosts(std::string* out) const override {
+    auto line = [&](const std::string& host) {
+      SyntheticRandom rng(SyntheticHash(options_.seed, "protocol:" + host));
+      *out += "{\"type\":\"host\",\"host\":\"" + host + "\",\"protocol\":\"" +
+              (rng.Chance(options_.http2_share) ? "h2" : "http/1.1") + "\"}\n";
+    };
+    for (int i = 0; i < options_.sites; ++i) {
+      Site site = model_.MakeSite(i);
+      line(site.host);
+      if (site.asset_host != site.host) line(site.asset_host);
+    }
+    for (const char* host : kSharedHosts) line(host);
+  }
 
   uint64_t AppendNavigate(int site_index, int page, int64_t t, uint64_t budget,
                           std::string* out) override {

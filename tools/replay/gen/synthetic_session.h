@@ -17,6 +17,10 @@
 //     the seed and the URL: a URL has one size wherever it appears.
 //   - Caching: versioned static assets "max-age=31536000"; page images a day; page scripts an
 //     hour; documents "no-cache" or five minutes; API calls and the beacon "no-store".
+//   - Protocols: each host (every site's hosts and the shared ones) speaks h2 with probability
+//     `http2_share`, else http/1.1, drawn from a hash of the seed and the host name; written as
+//     the session's "host" lines. The default, 0.75, follows HTTP Archive's Web Almanac 2024
+//     (HTTP chapter): roughly 70-80 % of requests go over HTTP/2 or HTTP/3.
 //   - Visits and the user: session_behavior.h (popularity by Zipf, days that start with a
 //     "startup" and a routine of typed sites, hovers about 200 ms before clicks, some hovers
 //     not followed, omnibox typing keystroke by keystroke). Each navigation is followed by a
@@ -25,9 +29,9 @@
 //     The user's site names are "siteN.test" (what is typed), pages "https://www.siteN.test/"
 //     and ".../p/N".
 //
-// Output: a comment line with the options, a "startup" event, then for every navigation the
-// events that lead to it (hovers, keystrokes; a "startup" first on a new day), a "page"
-// definition (the first time that page is visited), the "navigate" event by page id and a
+// Output: a comment line with the options, a "host" line per host, a "startup" event, then for
+// every navigation the events that lead to it (hovers, keystrokes; a "startup" first on a new day),
+// a "page" definition (the first time that page is visited), the "navigate" event by page id and a
 // "wait". With a request budget, the last navigation's page is cut to fit, inline. Streamed:
 // memory is bounded by the pages defined (sites × pages_per_site), not the session's length.
 // With behavior.user_events off, the session is the model before the predictor's events,
@@ -53,6 +57,7 @@ struct SyntheticSessionOptions {
   int pages_per_site = 12;     // 1..10,000; sites × pages_per_site at most 10,000 (the reader's
                                // limit on defined pages)
   double think_median_s = 10;  // think time between a page's load and the next navigation
+  double http2_share = 0.75;   // hosts that speak h2 (0..1), the rest http/1.1
   // The user model's knobs (seed, pages, requests and think time come from above).
   BehaviorOptions behavior;
 

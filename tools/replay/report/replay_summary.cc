@@ -192,6 +192,7 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
   out += ", " + FormatThousands(t.failed) + " failed";
   if (t.skipped) out += ", " + FormatThousands(t.skipped) + " skipped (no response recorded)";
   if (t.unmatched) out += ", " + FormatThousands(t.unmatched) + " not in the trace (404)";
+  if (t.pushed) out += ", " + FormatThousands(t.pushed) + " pushed (replayed as requests)";
   out += "\n";
   out += "  page load   median " + FormatDuration(loads_.Quantile(0.5)) + ", p90 " +
          FormatDuration(loads_.Quantile(0.9)) + "\n";

@@ -214,6 +214,8 @@ void ReplayReport::AppendSummary(const ReplayTotals& t, std::string* out) const 
   AppendRow(out, "revalidated (304)", FormatCount(t.revalidated));
   AppendRow(out, "from the browser's cache when recorded", FormatCount(t.recorded_hits));
   AppendRow(out, "not matched with the trace (404)", FormatCount(t.unmatched));
+  if (t.pushed)
+    AppendRow(out, "pushed when recorded (replayed as requests)", FormatCount(t.pushed));
   AppendRow(out, "bytes received", FormatBytes(t.bytes));
   AppendRow(out, "DNS lookups", FormatCount(t.dns_lookups));
   AppendRow(out, "TLS handshakes", FormatCount(t.tls_handshakes));

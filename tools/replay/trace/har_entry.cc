@@ -7,6 +7,7 @@
 #include "net/base/string_util.h"
 #include "net/base/url.h"
 #include "tools/replay/trace/har_date.h"
+#include "tools/replay/trace/host_protocol.h"
 #include "tools/replay/trace/trace_json.h"
 
 namespace netstack {
@@ -253,6 +254,10 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   std::string resource_type;
   fields.String("_resourceType", &resource_type);
   const nlohmann::json* from_cache_field = fields.Get("_fromCache");
+  // Writers' extensions, read leniently (another type means "not said"): WebPageTest's
+  // "_protocol" ("HTTP/2", "QUIC"), Chrome's "_was_pushed" (1 or true).
+  const nlohmann::json* protocol_field = fields.Get("_protocol");
+  const nlohmann::json* pushed_field = fields.Get("_was_pushed");
   if (!fields.ok()) {
     *error = fields.error();
     return HarEntryStatus::kError;
@@ -279,12 +284,22 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   if (out->http_version.empty() || out->http_version == "unknown") {
     out->http_version = saw_pseudo ? "h2" : request_version;
   }
+  if (protocol_field && protocol_field->is_string())
+    out->protocol = NormalizeRecordedProtocol(protocol_field->get_ref<const std::string&>());
+  if (out->protocol == TraceProtocol::kUnknown)
+    out->protocol = NormalizeRecordedProtocol(out->http_version);
+  if (pushed_field) {
+    out->pushed = pushed_field->is_boolean()
+                      ? pushed_field->get<bool>()
+                      : pushed_field->is_number() && pushed_field->get<double>() != 0;
+  }
 
   if (status == 0) {
     // Firefox records pushed streams without a status; a request that was blocked or aborted
     // has no response at all and cannot be replayed.
     if (content_size > 0 || body_size > 0) {
       status = 200;
+      out->pushed = true;
     } else {
       return HarEntryStatus::kSkipped;
     }

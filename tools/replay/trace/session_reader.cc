@@ -60,10 +60,55 @@ class SessionSource : public TraceSource {
         har_cache_(kMaxCachedHarFiles, kMaxCachedHarBytes) {}
 
   bool Next(SessionEvent* event, std::string* error) override {
-    if (done_) return false;
     std::string_view line;
+    while (!done_ && NextLine(&line, error)) {
+      bool produced = false;
+      std::string problem;
+      if (!HandleLine(line, event, &produced, &problem)) return Fail(error, problem);
+      if (produced) return true;
+    }
+    return false;
+  }
+
+  bool ReadHostProtocols(HostProtocols* out, std::string* error) override {
+    std::string_view line;
+    std::string failure;
+    while (!done_ && !has_pending_ && !seen_other_line_ && NextLine(&line, &failure)) {
+      nlohmann::json json;
+      JsonSyntaxError syntax;
+      if (!ParseJsonText(line, &json, &syntax) || !json.is_object() ||
+          json.value("type", nlohmann::json()) != "host") {
+        // Not a host line: Next reads it (and reports what is wrong with it).
+        pending_.assign(line);
+        has_pending_ = true;
+        break;
+      }
+      std::string problem;
+      if (!ParseSessionHostLine(json, &hosts_, &problem)) return Fail(error, problem);
+    }
+    if (!failure.empty()) {
+      *error = failure;
+      return false;
+    }
+    *out = hosts_;
+    return true;
+  }
+
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string Where() const { return name_ + ":" + std::to_string(reader_.line_number()); }
+
+  // The next line that is neither blank nor a comment (the one ReadHostProtocols kept first):
+  // true with `line` set; false at the end (`error` empty, done_ set) or on a read error.
+  bool NextLine(std::string_view* line, std::string* error) {
+    if (has_pending_) {
+      has_pending_ = false;
+      *line = pending_;
+      return true;
+    }
     while (true) {
-      switch (reader_.Next(&line)) {
+      switch (reader_.Next(line)) {
         case SessionLineReader::Result::kEnd:
           done_ = true;
           return false;
@@ -77,19 +122,10 @@ class SessionSource : public TraceSource {
         case SessionLineReader::Result::kLine:
           break;
       }
-      size_t first = line.find_first_not_of(" \t");
-      if (first == std::string_view::npos || line[first] == '#') continue;  // blank or comment
-      bool produced = false;
-      std::string problem;
-      if (!HandleLine(line, event, &produced, &problem)) return Fail(error, problem);
-      if (produced) return true;
+      size_t first = line->find_first_not_of(" \t");
+      if (first != std::string_view::npos && (*line)[first] != '#') return true;
     }
   }
-
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string Where() const { return name_ + ":" + std::to_string(reader_.line_number()); }
 
   bool Fail(std::string* error, const std::string& problem) {
     done_ = true;
@@ -118,6 +154,14 @@ class SessionSource : public TraceSource {
       *error = fields.error();
       return false;
     }
+    if (type == "host") {
+      if (seen_other_line_) {
+        *error = "a host line must come before the session's first event or page line";
+        return false;
+      }
+      return ParseSessionHostLine(json, &hosts_, error);
+    }
+    seen_other_line_ = true;
     if (type == "page") return DefinePage(json, error);
 
     struct EventKind {
@@ -139,7 +183,7 @@ class SessionSource : public TraceSource {
     }
     if (!kind) {
       *error = "unknown event type '" + type.substr(0, 64) +
-               "' (expected startup, navigate, hover, omnibox, hint, wait or page)";
+               "' (expected startup, navigate, hover, omnibox, hint, wait, page or host)";
       return false;
     }
     SessionEvent out;
@@ -360,38 +404,10 @@ class SessionSource : public TraceSource {
   uint64_t defined_bytes_ = 0;  // PageBytes of defined_, within kMaxDefinedPageBytes
   double last_t_ = 0;
   bool done_ = false;
-};
-
-class HarSource : public TraceSource {
- public:
-  HarSource(HarFile har, std::string name) : har_(std::move(har)), name_(std::move(name)) {}
-
-  bool Next(SessionEvent* event, std::string* error) override {
-    if (next_ >= 2 * har_.pages.size()) return false;
-    size_t page_index = next_ / 2;
-    TracePage& page = har_.pages[page_index];
-    SessionEvent out;
-    out.t_ms = 0;
-    out.where = page.source;
-    if (next_ % 2 == 0) {
-      out.type = SessionEvent::Type::kNavigate;
-      out.url = page.entries.empty() ? std::string() : page.entries[0].url;
-      // The page moves out: the engine's reference is the only one, so it is freed after use.
-      out.page = std::make_shared<const TracePage>(std::move(page));
-    } else {
-      out.type = SessionEvent::Type::kWait;
-    }
-    ++next_;
-    *event = std::move(out);
-    return true;
-  }
-
-  const std::string& name() const override { return name_; }
-
- private:
-  HarFile har_;
-  std::string name_;
-  size_t next_ = 0;
+  HostProtocols hosts_;           // the host lines
+  bool seen_other_line_ = false;  // an event or page line was read: no more host lines
+  std::string pending_;           // the line ReadHostProtocols read past, for Next
+  bool has_pending_ = false;
 };
 
 // Reads up to `max` bytes from `in` (fewer at its end).
@@ -412,10 +428,6 @@ std::unique_ptr<TraceSource> OpenSessionStream(std::unique_ptr<std::istream> in,
                                                const std::string& name,
                                                const std::string& base_dir) {
   return std::make_unique<SessionSource>(std::move(in), std::string(), name, base_dir);
-}
-
-std::unique_ptr<TraceSource> MakeHarSource(HarFile har, const std::string& name) {
-  return std::make_unique<HarSource>(std::move(har), name);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // Reads session traces (docs/trace-format.md): JSON Lines, one event per line, read one line at
-// a time (each parsed once) so a session of any length replays in bounded memory. Blank lines
+// a time (each parsed once) so a session of any length replays in bounded memory. "host" lines
+// (each host's protocol) come first, before any event or page line. Blank lines
 // and lines starting with '#' are skipped; members starting with '_' are ignored, any other
 // unknown member is an error. Pages are inline in navigate events (owned by the event, freed
 // when the engine drops it), defined once with a "page" line and referred to by id (kept for
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/host_protocol.h"
 #include "tools/replay/trace/trace.h"
 
 namespace netstack {
@@ -33,6 +35,16 @@ class TraceSource {
   virtual bool Next(SessionEvent* event, std::string* error) = 0;
   // What the trace is called in output ("trace.har", "session.jsonl").
   virtual const std::string& name() const = 0;
+  // The protocol each host speaks as the trace records it (host_protocol.h): a HAR's entries
+  // by majority; a session's "host" lines, which come before its first event or page line
+  // (read here; the line after them is kept for Next). Call once, before the first Next: the
+  // replay's network is built before its first event. False with a one-line `error` for a
+  // malformed host line ("s.jsonl:2: protocol: expected a string, got a number"); the source is
+  // ended then. The default: no host known (every host http/1.1).
+  virtual bool ReadHostProtocols(HostProtocols* out, std::string* error) {
+    out->clear();
+    return true;
+  }
 };
 
 // Opens a trace file of either kind (told apart by content; "-" reads a session from stdin).

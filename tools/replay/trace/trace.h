@@ -27,6 +27,12 @@ struct RecordedTimings {
   double blocked = -1, dns = -1, connect = -1, ssl = -1, send = -1, wait = -1, receive = -1;
 };
 
+// The protocol an entry went over, normalized from what the recording says (host_protocol.h):
+// HTTP/1.0 and 1.1 are kHttp11; h2, SPDY are kHttp2; h3 and QUIC kHttp3. kUnknown when the
+// recording does not say (a session's inline entries: their hosts' protocol comes from the
+// session's "host" lines instead).
+enum class TraceProtocol { kUnknown, kHttp11, kHttp2, kHttp3 };
+
 // How an entry was discovered, for dependency-driven placement.
 enum class InitiatorKind {
   kNone,      // the page's first request (the navigation), or nothing known
@@ -51,6 +57,11 @@ struct TraceEntry {
   int64_t response_body_bytes = 0;
   std::string resource_type;  // "document", "script", "stylesheet", "image", "font", "xhr", ...
   std::string http_version;   // "HTTP/1.1", "h2", ... as recorded
+  TraceProtocol protocol = TraceProtocol::kUnknown;  // http_version (or _protocol) normalized
+  // The server pushed it (HTTP/2 push: Chrome's _was_pushed, Firefox's status-0 entries with a
+  // body). Replayed as an ordinary request issued at its recorded start (start_ms), whatever
+  // the placement, and counted (PageResult::pushed).
+  bool pushed = false;
 
   // The browser served it from its own cache when recorded (no network use).
   bool recorded_from_cache = false;

@@ -1,0 +1,216 @@
+// The stack above HTTP/2 on virtual time: the network transaction and the session pool's rules
+// (one session per origin, waiting requests moved onto it, known-h2 origins open one socket,
+// coalescing, the server's stream limit, priority order, retries after GOAWAY and
+// REFUSED_STREAM, the idle timeout), over H2SocketFactory's in-memory servers.
+#include <catch2/catch.hpp>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "net/base/virtual_scheduler.h"
+#include "net/http/url_request.h"
+#include "net/http/url_request_context_builder.h"
+#include "net/http2/http2_session_pool.h"
+#include "tests/http2/h2_socket_factory.h"
+#include "tests/request/request_test_env.h"
+#include "tests/support/scripted_dns_transport.h"
+
+namespace netstack::test {
+namespace {
+
+struct H2Env {
+  explicit H2Env(H2SocketFactory::Options options = {},
+                 UrlRequestContext::Config config = RequestTestEnv::DefaultConfig()) {
+    auto dns_transport = std::make_unique<ScriptedDnsTransport>(scheduler);
+    auto socket_factory = std::make_unique<H2SocketFactory>(scheduler, std::move(options));
+    dns = dns_transport.get();
+    factory = socket_factory.get();
+    UrlRequestContextBuilder builder;
+    builder.set_config(config);
+    builder.set_scheduler(&scheduler);
+    builder.set_net_log(&net_log);
+    builder.set_dns_transport(std::move(dns_transport));
+    builder.set_socket_factory(std::move(socket_factory));
+    std::string error;
+    context = builder.Build(&error);
+    INFO(error);
+    REQUIRE(context);
+  }
+  ~H2Env() {
+    requests.clear();
+    context.reset();
+    scheduler.RunUntilIdle();
+  }
+
+  void AddHost(const std::string& host, const std::string& address = "192.0.2.1") {
+    dns->SetAddresses(host, {address}, Seconds(60), Milliseconds(5));
+  }
+
+  // Starts a GET of `url` at `priority`; the delegate is kept in `delegates`.
+  UrlRequest* Start(const std::string& url, RequestPriority priority = MEDIUM) {
+    UrlRequest::Params params;
+    std::string message;
+    REQUIRE(Url::Parse(url, &params.request.url, &message) == OK);
+    params.priority = priority;
+    delegates.push_back(std::make_unique<RecordingDelegate>());
+    requests.push_back(std::make_unique<UrlRequest>(context.get(), params, delegates.back().get()));
+    requests.back()->Start();
+    return requests.back().get();
+  }
+  // Runs until every request started so far has completed (bounded).
+  void RunUntilDone() {
+    scheduler.RunUntil([&] {
+      for (const auto& d : delegates) {
+        if (d->completions == 0) return false;
+      }
+      return true;
+    });
+  }
+  // Connections that carried at least one request.
+  size_t ConnectionsUsed() const {
+    size_t n = 0;
+    for (const auto& c : factory->connections()) n += c->requests > 0;
+    return n;
+  }
+
+  VirtualScheduler scheduler;
+  NetLog net_log{scheduler};
+  NetLogRecorder recorder{&net_log};
+  ScriptedDnsTransport* dns = nullptr;
+  H2SocketFactory* factory = nullptr;
+  std::unique_ptr<UrlRequestContext> context;
+  std::vector<std::unique_ptr<RecordingDelegate>> delegates;
+  std::vector<std::unique_ptr<UrlRequest>> requests;
+};
+
+TEST_CASE("HTTP/2 stack: parallel requests to an h2 origin all go onto one session",
+          "[http2][stack]") {
+  H2Env env;
+  env.AddHost("a.test");
+  for (int i = 0; i < 20; ++i) env.Start("https://a.test/r" + std::to_string(i));
+  env.RunUntilDone();
+  std::set<uint32_t> sessions, sockets;
+  for (size_t i = 0; i < env.requests.size(); ++i) {
+    INFO(i);
+    REQUIRE(env.delegates[i]->result == OK);
+    CHECK(env.delegates[i]->data == "/r" + std::to_string(i));
+    const ConnectionInfo& c = env.requests[i]->connection_info();
+    CHECK(c.protocol == "h2");
+    CHECK(c.h2_stream_id > 0);
+    sessions.insert(c.h2_session_id);
+    sockets.insert(c.socket_id);
+  }
+  CHECK(sessions.size() == 1);
+  CHECK(sockets.size() == 1);
+  CHECK(env.ConnectionsUsed() == 1);
+  // The first contact: every waiting request had started a connect (the group's limit, 6);
+  // the first to connect became the session and the rest moved onto it.
+  CHECK(env.factory->connections().size() == 6);
+  CHECK(env.context->http2_session_pool()->session_count() == 1);
+  CHECK(env.context->http2_session_pool()->IsKnownHttp2({"https", "a.test", 443}));
+  // The first request made the session: its socket is new; every other joined it.
+  CHECK(env.requests[0]->connection_info().socket_source == SocketSource::kNew);
+  int joined = 0;
+  for (const auto& r : env.requests) {
+    joined += r->connection_info().socket_source == SocketSource::kHttp2Session;
+  }
+  CHECK(joined == 19);
+  CHECK(env.recorder.Count(NetLogEventType::HTTP2_SESSION_POOL_IMPORTED_SESSION_FROM_SOCKET) == 1);
+}
+
+TEST_CASE("HTTP/2 stack: a group known to speak h2 opens one socket; a preconnect opens one",
+          "[http2][stack]") {
+  H2Env env;
+  env.AddHost("a.test");
+  env.Start("https://a.test/first");
+  env.RunUntilDone();
+  REQUIRE(env.delegates[0]->result == OK);
+  const size_t before = env.factory->connections().size();
+  // The session goes away (the server's GOAWAY); the origin stays known.
+  H2ServerConnection& first = *env.factory->connections()[0];
+  first.server.Goaway(1);
+  first.flush();
+  env.scheduler.RunUntilIdle();
+  REQUIRE(env.context->http2_session_pool()->FindAvailableSession({"https", "a.test", 443}) ==
+          nullptr);
+  for (int i = 0; i < 10; ++i) env.Start("https://a.test/again" + std::to_string(i));
+  env.RunUntilDone();
+  for (const auto& d : env.delegates) CHECK(d->result == OK);
+  // One more connection, not six: the others waited for its session.
+  CHECK(env.factory->connections().size() - before <= 1 + 0);
+  CHECK(env.recorder.Count(NetLogEventType::HTTP2_SESSION_POOL_FOUND_EXISTING_SESSION) >= 9);
+}
+
+TEST_CASE("HTTP/2 stack: two names on one address and certificate share a session (coalescing)",
+          "[http2][stack]") {
+  H2SocketFactory::Options options;
+  options.certificate_names = {"a.test", "b.test"};
+  H2Env env(options);
+  env.AddHost("a.test", "192.0.2.7");
+  env.AddHost("b.test", "192.0.2.7");
+  env.Start("https://a.test/x");
+  env.RunUntilDone();
+  env.Start("https://b.test/y");
+  env.RunUntilDone();
+  REQUIRE(env.delegates[1]->result == OK);
+  CHECK(env.delegates[1]->data == "/y");
+  CHECK(env.requests[0]->connection_info().h2_session_id ==
+        env.requests[1]->connection_info().h2_session_id);
+  CHECK(env.requests[1]->connection_info().socket_source == SocketSource::kHttp2Session);
+  CHECK(env.factory->connections().size() == 1);
+  CHECK(env.recorder.Count(
+            NetLogEventType::HTTP2_SESSION_POOL_FOUND_EXISTING_SESSION_FROM_IP_POOL) == 1);
+  // The authority on the wire is the request's own host.
+  CHECK(env.factory->connections()[0]->server.Header(3, ":authority") == "b.test");
+}
+
+TEST_CASE("HTTP/2 stack: no coalescing when the certificate does not cover the name",
+          "[http2][stack]") {
+  H2Env env;  // certificates cover only the name connected to
+  env.AddHost("a.test", "192.0.2.7");
+  env.AddHost("b.test", "192.0.2.7");
+  env.Start("https://a.test/x");
+  env.RunUntilDone();
+  env.Start("https://b.test/y");
+  env.RunUntilDone();
+  REQUIRE(env.delegates[1]->result == OK);
+  CHECK(env.requests[0]->connection_info().h2_session_id !=
+        env.requests[1]->connection_info().h2_session_id);
+  CHECK(env.factory->connections().size() == 2);
+}
+
+TEST_CASE("HTTP/2 stack: streams above the server's limit queue and run by priority",
+          "[http2][stack]") {
+  H2SocketFactory::Options options;
+  options.settings = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 1}};
+  H2Env env(options);
+  env.AddHost("a.test");
+  // Answer each stream only after a while, so the others queue.
+  std::vector<std::string> order;
+  env.factory->set_handler([&](H2ServerConnection& conn, int32_t id) {
+    order.push_back(conn.server.Header(id, ":path"));
+    env.scheduler.PostDelayedTask(Milliseconds(50), [&conn, id] {
+      H2SocketFactory::AnswerWithPath(conn, id);
+      conn.flush();
+    });
+  });
+  env.Start("https://a.test/first", MEDIUM);
+  // The session exists, knows the limit, and its one stream is still waiting for its answer.
+  env.scheduler.AdvanceBy(Milliseconds(40));
+  REQUIRE(env.context->http2_session_pool()->session_count() == 1);
+  env.Start("https://a.test/low", LOWEST);
+  env.Start("https://a.test/high", HIGHEST);
+  env.Start("https://a.test/medium", MEDIUM);
+  env.RunUntilDone();
+  for (const auto& d : env.delegates) CHECK(d->result == OK);
+  REQUIRE(order.size() == 4);
+  CHECK(order[1] == "/high");
+  CHECK(order[2] == "/medium");
+  CHECK(order[3] == "/low");
+  CHECK(env.ConnectionsUsed() == 1);
+  CHECK(env.factory->connections()[0]->max_open == 1);
+}
+
+}  // namespace
+}  // namespace netstack::test
