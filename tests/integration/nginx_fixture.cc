@@ -108,7 +108,7 @@ std::string NginxFixture::MakeConfig() const {
     << "  default_type application/octet-stream;\n"
     << "  log_format netstack '$connection\\t$connection_requests\\t$status\\t$request_uri\\t"
        "$host\\t$server_port\\t$ssl_protocol\\t$ssl_session_reused\\t$bytes_sent\\t"
-       "$http_accept_encoding';\n"
+       "$http_accept_encoding\\t$server_protocol';\n"
     << "  access_log " << d << "/logs/access.log netstack;\n"
     << "  client_body_temp_path " << d << "/tmp/body;\n"
     << "  proxy_temp_path " << d << "/tmp/proxy;\n"
@@ -136,20 +136,24 @@ std::string NginxFixture::MakeConfig() const {
       "    location = /redirect/1 { return 301 /small.txt; }\n"
       "    location = /loop { return 302 /loop; }\n" +
       extra_config_;
+  // nginx 1.22 (Debian bookworm) turns HTTP/2 on per listen socket.
+  const std::string ssl = http2_ ? " ssl http2;\n" : " ssl;\n";
+  if (http2_ && http2_max_concurrent_streams_ > 0) {
+    c << "  http2_max_concurrent_streams " << http2_max_concurrent_streams_ << ";\n";
+  }
   c << "  server {\n"
     << "    listen 127.0.0.1:" << http_port_ << ";\n"
-    << "    listen 127.0.0.1:" << https_port_ << " ssl;\n";
+    << "    listen 127.0.0.1:" << https_port_ << ssl;
   if (listen_ipv6_) {
     c << "    listen [::1]:" << http_port_ << ";\n"
-      << "    listen [::1]:" << https_port_ << " ssl;\n";
+      << "    listen [::1]:" << https_port_ << ssl;
   }
   c << "    server_name _;\n"
     << "    ssl_protocols TLSv1.2 TLSv1.3;\n"
     << "    ssl_session_cache shared:netstack_any:1m;\n"
     << locations << "  }\n"
     << "  server {\n"
-    << "    listen 127.0.0.1:" << https12_port_ << " ssl;\n"
-    << "    server_name _;\n"
+    << "    listen 127.0.0.1:" << https12_port_ << ssl << "    server_name _;\n"
     << "    ssl_protocols TLSv1.2;\n"
     << "    ssl_session_cache shared:netstack_tls12:1m;\n"
     << locations << "  }\n"
@@ -276,6 +280,7 @@ std::vector<NginxLogEntry> NginxFixture::ParseAccessLog() const {
     e.ssl_session_reused = f[7];
     e.bytes_sent = ToU64(f[8]);
     if (f.size() > 9) e.accept_encoding = f[9];
+    if (f.size() > 10) e.server_protocol = f[10];
     entries.push_back(e);
   }
   return entries;

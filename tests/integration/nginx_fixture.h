@@ -1,7 +1,8 @@
 // A real nginx on 127.0.0.1 for integration tests: HTTP, HTTPS (TLS 1.2 and 1.3) and
 // HTTPS with TLS 1.2 only, on free ports, with a test CA made at start, generated static files,
-// gzip for everything, redirect chains, and an access log that records the connection serial
-// number of every request (so tests can count connections and reuse).
+// gzip for everything, redirect chains, optionally HTTP/2 on the HTTPS ports, and an access log
+// that records the connection serial number and protocol of every request (so tests can count
+// connections and reuse per protocol; all streams of one HTTP/2 connection share $connection).
 //
 // Everything lives in one temp dir: config, pid file, logs, temp paths, certificates, docroot.
 // nginx runs in the foreground (daemon off) as a child process and is stopped by the destructor.
@@ -31,6 +32,7 @@ struct NginxLogEntry {
   std::string ssl_session_reused;    // $ssl_session_reused: "r" if resumed, "." if not
   uint64_t bytes_sent = 0;           // $bytes_sent (headers + body as sent)
   std::string accept_encoding;       // $http_accept_encoding
+  std::string server_protocol;       // $server_protocol: "HTTP/2.0" or "HTTP/1.1"
 };
 
 class NginxFixture {
@@ -58,6 +60,16 @@ class NginxFixture {
   // Before Start(): nginx also listens on [::1] on the HTTP and HTTPS ports (the same port
   // numbers as on 127.0.0.1). The caller checks HasIpv6Loopback() first.
   void set_listen_ipv6(bool on) { listen_ipv6_ = on; }
+
+  // Before Start(): the HTTPS ports (both, and [::1]'s) also speak HTTP/2, chosen by ALPN
+  // (`listen ... ssl http2`); HTTP/1.1 clients still get HTTP/1.1. Off by default. With
+  // http2_max_concurrent_streams > 0, the servers advertise that SETTINGS_MAX_CONCURRENT_STREAMS
+  // (nginx's default is 128). nginx refuses with REFUSED_STREAM the streams beyond it, and
+  // those beyond twice it that arrive in one read (a client that sent its requests before the
+  // SETTINGS reached it), logging "concurrent streams exceeded" or "client sent too many streams
+  // at once" at info level in the error log.
+  void set_http2(bool on) { http2_ = on; }
+  void set_http2_max_concurrent_streams(int n) { http2_max_concurrent_streams_ = n; }
 
   // Before Start(): a file to serve at `url_path` (parent directories are made), and extra
   // nginx directives for both servers' `server` blocks (e.g. a `location` with `expires`,
@@ -112,6 +124,8 @@ class NginxFixture {
   int https_port_ = 0;
   int https12_port_ = 0;
   bool listen_ipv6_ = false;
+  bool http2_ = false;
+  int http2_max_concurrent_streams_ = 0;
   std::vector<std::pair<std::string, std::string>> extra_files_;
   std::string extra_config_;
   bool skipped_ = false;

@@ -20,28 +20,32 @@ ProcessResult AptGet(const std::vector<std::string>& args) {
 
 }  // namespace
 
-std::string EnsureProgram(const std::string& program, const std::string& package,
-                          std::string* why) {
+bool EnsurePackage(const std::string& what, const std::string& package,
+                   const std::function<bool()>& present, std::string* why) {
   // One installer at a time within this process; apt's own lock handles other processes.
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  std::string path = FindExecutable(program);
-  if (!path.empty()) return path;
+  if (present()) return true;
   if (::geteuid() != 0 && FindExecutable("sudo").empty()) {
-    *why = program + " is not installed and we are neither root nor have sudo (install " + package +
+    *why = what + " is not installed and we are neither root nor have sudo (install " + package +
            ", e.g. with tools/scripts/install-deps)";
-    return "";
+    return false;
   }
   ProcessResult r = AptGet({"install", "-y", "--no-install-recommends", package});
   if (r.exit_code != 0) {
     AptGet({"update"});
     r = AptGet({"install", "-y", "--no-install-recommends", package});
   }
-  path = FindExecutable(program);
-  if (path.empty()) {
-    *why =
-        program + " is not installed and `apt-get install " + package + "` failed: " + r.Describe();
-  }
+  if (present()) return true;
+  *why = what + " is not installed and `apt-get install " + package + "` failed: " + r.Describe();
+  return false;
+}
+
+std::string EnsureProgram(const std::string& program, const std::string& package,
+                          std::string* why) {
+  std::string path;
+  EnsurePackage(
+      program, package, [&] { return !(path = FindExecutable(program)).empty(); }, why);
   return path;
 }
 

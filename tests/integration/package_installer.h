@@ -3,6 +3,7 @@
 #ifndef TESTS_INTEGRATION_PACKAGE_INSTALLER_H_
 #define TESTS_INTEGRATION_PACKAGE_INSTALLER_H_
 
+#include <functional>
 #include <string>
 
 namespace netstack::test {
@@ -12,6 +13,12 @@ namespace netstack::test {
 // again. Returns "" with *why set if the program is still missing. Blocks up to a few minutes
 // in the worst case; tools/scripts/install-deps normally makes this a no-op.
 std::string EnsureProgram(const std::string& program, const std::string& package, std::string* why);
+
+// The same for what is not a program in PATH (a Python module): returns true if `present()`
+// is, else installs `package` as EnsureProgram does and asks `present()` again. On false,
+// *why says what is missing (`what`) and what the installation said.
+bool EnsurePackage(const std::string& what, const std::string& package,
+                   const std::function<bool()>& present, std::string* why);
 
 }  // namespace netstack::test
 
