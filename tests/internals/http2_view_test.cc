@@ -290,6 +290,46 @@ TEST_CASE("http2 view: HTTP/2 off, and no stack", "[internals][http2]") {
   CHECK(t.Call(RouterTestEnv::MakeRequest("POST", "/api/http2", {})).status() == 405);
 }
 
+TEST_CASE("http2 view: the join onto the pool's groups", "[internals][http2]") {
+  json pool = {{"handed_out_socket_count", 2},
+               {"groups",
+                {{"https://a.test:443", {{"idle_sockets", json::array()}}},
+                 {"http://c.test:80", {{"idle_sockets", {7}}}}}}};
+  json sessions = json::array({
+      {{"host_port_pair", "https://a.test:443"},
+       {"source_id", 11},
+       {"socket_id", 5},
+       {"aliases", {"https://b.test:443"}},
+       {"is_secure", true},
+       {"available", true},
+       {"goaway", nullptr}},
+      // Chrome's spelling (no scheme) finds its group through is_secure.
+      {{"host_port_pair", "c.test:80"},
+       {"source_id", 12},
+       {"socket_id", 6},
+       {"is_secure", false},
+       {"available", false},
+       {"goaway", {{"last_stream_id", 1}, {"error_code", "NO_ERROR"}}}},
+      // A session whose group is gone is still listed, in no group.
+      {{"host_port_pair", "https://gone.test:443"}, {"source_id", 13}, {"socket_id", 8}},
+  });
+  AddHttp2SocketsJson(sessions, pool);
+  REQUIRE(pool["http2_sockets"].size() == 3);
+  CHECK(pool["http2_sockets"][0]["aliases"] == json{"https://b.test:443"});
+  CHECK(pool["http2_sockets"][1]["goaway"] == true);
+  CHECK(pool["http2_sockets"][2]["session_id"] == 13);
+  CHECK(pool["groups"]["https://a.test:443"]["http2_sessions"] ==
+        json::array({{{"socket_id", 5}, {"session_id", 11}}}));
+  CHECK(pool["groups"]["http://c.test:80"]["http2_sessions"] ==
+        json::array({{{"socket_id", 6}, {"session_id", 12}}}));
+  CHECK(pool["groups"]["http://c.test:80"]["idle_sockets"] == json{7});
+
+  json empty = {{"handed_out_socket_count", 0}};  // no groups at all
+  AddHttp2SocketsJson(json::array(), empty);
+  CHECK(empty["http2_sockets"] == json::array());
+  CHECK(!empty.contains("groups"));
+}
+
 // What Chrome's netlog viewer reads: polledData.spdySessionInfo (its HTTP/2 tab; the fields
 // its table shows) and spdyStatus, and HTTP2_SESSION sources whose first event, the
 // HTTP2_SESSION BEGIN, names the host (the Events list's description).

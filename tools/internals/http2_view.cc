@@ -19,13 +19,26 @@ std::vector<std::string> OfferedAlpn(const UrlRequestContext& context) {
   return {"http/1.1"};
 }
 
-json Sessions(const UrlRequestContext& context) {
+// The pool group a session's socket came from: the group named by its host_port_pair, which is
+// "scheme://host:port" like the groups' names; a Chrome-style "host:port" is tried with the
+// session's scheme too. Empty when no such group exists.
+std::string GroupOf(const json& session, const json* groups) {
+  if (!groups) return std::string();
+  const std::string host = session.value("host_port_pair", "");
+  if (host.empty()) return std::string();
+  if (groups->contains(host)) return host;
+  const std::string with_scheme =
+      (session.value("is_secure", false) ? "https://" : "http://") + host;
+  return groups->contains(with_scheme) ? with_scheme : std::string();
+}
+
+}  // namespace
+
+json Http2SessionsJson(const UrlRequestContext& context) {
   const Http2SessionPool* pool = context.http2_session_pool();
   json sessions = pool ? pool->GetInfoAsJson() : json::array();
   return sessions.is_array() ? sessions : json::array();
 }
-
-}  // namespace
 
 json Http2Json(const UrlRequestContext& context) {
   const Http2SessionPool* pool = context.http2_session_pool();
@@ -34,15 +47,16 @@ json Http2Json(const UrlRequestContext& context) {
                             {"alpn_protos", OfferedAlpn(context)},
                             {"known_http2_servers", json::array()},
                             {"sessions", 0}};
-  json sessions = Sessions(context);
+  json sessions = Http2SessionsJson(context);
   for (json& session : sessions) {
+    if (!session.is_object()) continue;
     const json& error = session.value("error", json(OK));
     session["error_name"] = ErrorToString(error.is_number_integer() ? error.get<int>() : OK);
   }
   return {{"status", std::move(status)}, {"sessions", std::move(sessions)}};
 }
 
-void AddHttp2SocketsJson(const UrlRequestContext& context, json& pool_info) {
+void AddHttp2SocketsJson(const json& sessions, json& pool_info) {
   json sockets = json::array();
   json* groups = pool_info.contains("groups") && pool_info["groups"].is_object()
                      ? &pool_info["groups"]
@@ -50,7 +64,8 @@ void AddHttp2SocketsJson(const UrlRequestContext& context, json& pool_info) {
   if (groups) {
     for (auto& [name, group] : groups->items()) group["http2_sessions"] = json::array();
   }
-  for (const json& s : Sessions(context)) {
+  for (const json& s : sessions) {
+    if (!s.is_object()) continue;
     const json goaway = s.value("goaway", json());
     sockets.push_back({{"socket_id", s.value("socket_id", 0)},
                        {"session_id", s.value("source_id", 0)},
@@ -60,9 +75,9 @@ void AddHttp2SocketsJson(const UrlRequestContext& context, json& pool_info) {
                        {"queued_streams", s.value("queued_streams", 0)},
                        {"available", s.value("available", false)},
                        {"goaway", !goaway.is_null()}});
-    const std::string host = s.value("host_port_pair", "");
-    if (groups && groups->contains(host)) {
-      (*groups)[host]["http2_sessions"].push_back(
+    const std::string group = GroupOf(s, groups);
+    if (!group.empty()) {
+      (*groups)[group]["http2_sessions"].push_back(
           {{"socket_id", s.value("socket_id", 0)}, {"session_id", s.value("source_id", 0)}});
     }
   }

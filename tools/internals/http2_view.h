@@ -18,13 +18,18 @@ class UrlRequestContext;
 // "sessions": []}. "alpn_protos" is what the stack's TLS offers, as in GetPolledData.
 nlohmann::json Http2Json(const UrlRequestContext& context);
 
-// Adds the sessions to `pool_info` (ClientSocketPool::GetInfoAsJson of the same context):
+// The session pool's sessions (Http2SessionPool::GetInfoAsJson; [] when HTTP/2 is off).
+nlohmann::json Http2SessionsJson(const UrlRequestContext& context);
+
+// Adds `sessions` (Http2SessionsJson) to `pool_info` (ClientSocketPool::GetInfoAsJson of the
+// same context):
 // "http2_sockets": [{"socket_id", "session_id", "host_port_pair", "aliases", "active_streams",
 // "queued_streams", "available", "goaway": bool}], one per session, in the pool's order; and in
-// the group named like a session's host_port_pair (the group whose connect made it),
-// "http2_sessions": [{"socket_id", "session_id"}]. Every group and the top level get the key
+// the group named like a session's host_port_pair (the group whose connect made it; a
+// "host:port" without scheme is matched with the session's), "http2_sessions": [{"socket_id",
+// "session_id"}]. Every group and the top level get the key
 // (empty arrays when there is no session), so the page needs no special case.
-void AddHttp2SocketsJson(const UrlRequestContext& context, nlohmann::json& pool_info);
+void AddHttp2SocketsJson(const nlohmann::json& sessions, nlohmann::json& pool_info);
 
 }  // namespace netstack
 

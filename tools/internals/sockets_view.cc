@@ -11,10 +11,8 @@ namespace {
 
 // Sessions a new request could use now.
 int AvailableSessions(const UrlRequestContext& context) {
-  const Http2SessionPool* pool = context.http2_session_pool();
-  if (!pool) return 0;
   int available = 0;
-  for (const nlohmann::json& session : pool->GetInfoAsJson()) {
+  for (const nlohmann::json& session : Http2SessionsJson(context)) {
     available += session.value("available", false) ? 1 : 0;
   }
   return available;
@@ -24,7 +22,7 @@ int AvailableSessions(const UrlRequestContext& context) {
 
 nlohmann::json SocketsJson(const UrlRequestContext& context) {
   nlohmann::json info = context.socket_pool()->GetInfoAsJson();
-  AddHttp2SocketsJson(context, info);
+  AddHttp2SocketsJson(Http2SessionsJson(context), info);
   return info;
 }
 

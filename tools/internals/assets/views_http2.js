@@ -18,7 +18,11 @@ NS.showHttp2Session = async function showHttp2Session(id) {
   if (row) row.scrollIntoView({block: 'center'});
 };
 
-function list(v) { return Array.isArray(v) ? v.map(NS.text) : []; }
+// A list field; Chrome writes alpn_protos as one comma-separated string, netstack as an array.
+function list(v) {
+  if (typeof v === 'string') return v ? v.split(',') : [];
+  return Array.isArray(v) ? v.map(NS.text) : [];
+}
 
 function hostCell(s) {
   const aliases = list(s.aliases);
