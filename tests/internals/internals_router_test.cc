@@ -127,7 +127,7 @@ TEST_CASE("router: POSTs need the token, without it nothing changes", "[internal
 
   Answer ok = t.Post("/api/sockets/close-idle");
   CHECK(ok.status() == 200);
-  CHECK(ok.json() == nlohmann::json{{"closed", 2}});
+  CHECK(ok.json() == nlohmann::json{{"closed", 2}, {"http2_sessions_closed", 0}});
   CHECK(pool->IdleSocketCount() == 0);
   CHECK(t.Get("/api/sockets").json()["idle_socket_count"] == 0);
 }

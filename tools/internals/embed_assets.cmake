@@ -18,6 +18,7 @@ set(NETSTACK_INTERNALS_ASSET_NAMES
   dom.js
   fetch_box.js
   views_stack.js
+  views_http2.js
   views_data.js
   views_events.js
 )

@@ -19,6 +19,7 @@
 #include "predictor/predictor.h"
 #include "tools/internals/cache_view.h"
 #include "tools/internals/dns_view.h"
+#include "tools/internals/http2_view.h"
 #include "tools/internals/internals_assets.h"
 #include "tools/internals/memory_report.h"
 #include "tools/internals/sockets_view.h"
@@ -169,6 +170,10 @@ void SocketsFlush(const RouteContext& rc, const HttpServerRequest&, const json&,
   InternalsResult result = FlushSocketPools(Stack(rc));
   rc.host->OnStackChanged("flush socket pools");
   respond(ResultAnswer(result));
+}
+
+void Http2(const RouteContext& rc, const HttpServerRequest&, const json&, Respond& respond) {
+  respond(JsonAnswer(200, Http2Json(Stack(rc))));
 }
 
 void Dns(const RouteContext& rc, const HttpServerRequest&, const json&, Respond& respond) {
@@ -340,6 +345,7 @@ constexpr Route kRoutes[] = {
     {"/api/sockets", false, true, Sockets},
     {"/api/sockets/close-idle", true, true, SocketsCloseIdle},
     {"/api/sockets/flush", true, true, SocketsFlush},
+    {"/api/http2", false, true, Http2},
     {"/api/dns", false, true, Dns},
     {"/api/dns/clear", true, true, DnsClear},
     {"/api/dns/resolve", true, true, DnsResolve},

@@ -1,5 +1,6 @@
 // Fixtures for the internals page's browser test: Debian's chromium and playwright-core
-// (installed when missing), a real dnsmasq and a real HTTP server on loopback, and the
+// (installed when missing), a real dnsmasq, a real HTTP/1.1 server and a real HTTP/2 server
+// (node's, TLS with a self-signed certificate from openssl) on loopback, and the
 // `netstack internals` process. Every wait is bounded polling; nothing asserts on timings.
 'use strict';
 
@@ -7,6 +8,7 @@ const childProcess = require('node:child_process');
 const dgram = require('node:dgram');
 const fs = require('node:fs');
 const http = require('node:http');
+const http2 = require('node:http2');
 const path = require('node:path');
 
 const SKIP = 77;
@@ -193,6 +195,44 @@ function startOriginServer() {
   });
 }
 
+// ---- the HTTP/2 origin: node's http2 secure server (h2 only, no HTTP/1.1 fallback) with a
+// self-signed certificate for `host` made by openssl in `tmp` (netstack runs with -k). Serves
+// /h2/page.html with 4 images, so a page load multiplexes 5 streams on one session.
+
+function startH2OriginServer(host, tmp) {
+  const openssl = findProgram('openssl');
+  if (!openssl) skipOrFail('no openssl to make the HTTP/2 server\'s certificate');
+  const key = path.join(tmp, 'h2-key.pem');
+  const cert = path.join(tmp, 'h2-cert.pem');
+  const made = run(openssl, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key,
+                             '-out', cert, '-days', '2', '-subj', '/CN=' + host,
+                             '-addext', 'subjectAltName=DNS:' + host]);
+  if (made.status !== 0) throw new Error('openssl req failed: ' + made.stderr);
+  const server = http2.createSecureServer({key: fs.readFileSync(key),
+                                           cert: fs.readFileSync(cert)});
+  server.on('stream', (stream, headers) => {
+    const p = headers[':path'] || '';
+    if (p === '/h2/page.html') {
+      let page = '<!doctype html><html><head><title>h2 test</title></head><body>';
+      for (let i = 0; i < 4; ++i) page += '<img src="/h2/res/' + i + '.txt">';
+      stream.respond({':status': 200, 'content-type': 'text/html'});
+      stream.end(page + '</body></html>');
+    } else if (/^\/h2\/res\/\d+\.txt$/.test(p)) {
+      stream.respond({':status': 200, 'content-type': 'text/plain'});
+      stream.end('h2 resource ' + p + '\n' + 'y'.repeat(4000));
+    } else {
+      stream.respond({':status': 404});
+      stream.end();
+    }
+  });
+  server.on('sessionError', () => {});
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({port: server.address().port,
+                                                 stop: () => server.close()}));
+  });
+}
+
 // ---- netstack internals: started on a fresh profile; resolves to {url, child, output()}.
 
 function startNetstack(binary, args) {
@@ -224,5 +264,5 @@ async function stopNetstack(netstack) {
 
 module.exports = {
   SKIP, skipOrFail, waitFor, ensureChromium, loadPlaywright, startDnsmasq, startOriginServer,
-  startNetstack, stopNetstack, EVIL_HEADER, EVIL_BODY,
+  startH2OriginServer, startNetstack, stopNetstack, EVIL_HEADER, EVIL_BODY,
 };

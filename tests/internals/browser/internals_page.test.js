@@ -1,5 +1,5 @@
 // The internals page in a real headless Chromium (Debian's), against a real `netstack internals`
-// with a real dnsmasq and HTTP server on loopback (tests/internals/README.md).
+// with a real dnsmasq, HTTP/1.1 server and HTTP/2 server on loopback (tests/internals/README.md).
 //
 //   node internals_page.test.js --netstack PATH --artifacts DIR
 //
@@ -59,11 +59,16 @@ async function main() {
     const pageUrl = originText + '/page.html';
     const evilUrl = originText + '/evil/%3Cimg%20src=x%20onerror=window.__pwned=1%3E?q=%3Cb%3E';
     const markupHostUrl = 'http://' + MARKUP_HOST + ':' + origin.port + '/';
+    const h2 = await fx.startH2OriginServer(HOST, tmp);
+    cleanups.push(h2.stop);
+    const h2Origin = HOST + ':' + h2.port;
+    const h2PageUrl = 'https://' + h2Origin + '/h2/page.html';
 
     step = 'start netstack internals';
     netstack = await fx.startNetstack(args.netstack, [
       'internals', '--profile', path.join(tmp, 'profile'), '--port', '0', '--predictor', 'chrome',
       '--dns-server', '127.0.0.1:' + dns.port,
+      '-k',  // the HTTP/2 server's certificate is self-signed
     ]);
     cleanups.push(() => fx.stopNetstack(netstack));
     const base = netstack.url;
@@ -141,6 +146,39 @@ async function main() {
       (await textOf('#group-table td[data-field="group"]')).some((t) => t.includes(HOST)));
     await shot('sockets');
 
+    step = 'HTTP/2: a page from the h2 origin through the box';
+    await fetchThroughBox(h2PageUrl);
+    step = 'HTTP/2 view: the session, its streams and frames';
+    await view('http2');
+    const h2Row = await fx.waitFor('the h2 origin\'s session in the HTTP/2 view', async () => {
+      const rows = await page.$$eval('#http2-sessions tbody tr', (trs) => trs.map((tr) => {
+        const cell = (f) => { const td = tr.querySelector('td[data-field="' + f + '"]');
+                              return td ? td.textContent : ''; };
+        return {host: cell('host'), initiated: +cell('streams_initiated_count'),
+                received: +cell('frames_received'), id: tr.dataset.sessionId};
+      }));
+      return rows.find((r) => r.host.includes(h2Origin) && r.initiated >= 5 && r.received > 0);
+    });
+    assert.match(await page.textContent('#http2-summary'), /HTTP\/2 enabled; ALPN offers h2/);
+    assert.ok((await page.textContent('#http2-known-servers')).includes(h2Origin));
+    await shot('http2');
+    step = 'HTTP/2 view: the session\'s socket link shows it marked in the Sockets view';
+    await page.click('#http2-sessions tr[data-session-id="' + h2Row.id +
+                     '"] td[data-field="socket"] button');
+    await page.waitForSelector('#view-sockets:not([hidden])');
+    await fx.waitFor('the session\'s socket marked and selected in the Sockets view', async () =>
+      page.$$eval('#socket-table tr.h2-socket.selected', (trs, id) => trs.some((tr) =>
+        tr.querySelector('td[data-field="session"]').textContent === id), h2Row.id));
+    assert.ok((await textOf('#group-table td[data-field="http2"]')).some((t) =>
+      t.includes('session ' + h2Row.id)), 'the group names its session');
+    await shot('sockets-http2');
+    step = 'Fetches view: the h2 requests show their session and stream';
+    await view('fetches');
+    await fx.waitFor('h2 with a session in the Fetches view', async () =>
+      (await textOf('td[data-field="protocol"]')).some((t) =>
+        t.startsWith('h2 session ' + h2Row.id + ' stream ')));
+    await view('sockets');
+
     step = 'a POST without the token is refused and changes nothing';
     const idleBefore = await fx.waitFor('idle sockets in the pool', async () => {
       const n = (await api('/api/sockets')).idle_socket_count;
@@ -163,6 +201,9 @@ async function main() {
     await fx.waitFor('idle count 0 in the Sockets view', async () =>
       (await textOf('#pool-table td[data-field="idle_socket_count"]'))[0] === '0');
     assert.equal((await api('/api/sockets')).idle_socket_count, 0);
+    // It sent GOAWAY on the idle h2 session too (Chrome's CloseIdleConnections).
+    await fx.waitFor('no HTTP/2 session left', async () =>
+      (await api('/api/http2')).sessions.length === 0);
     await shot('sockets-after-close-idle');
 
     step = 'typing in the box pre-connects (3 earlier navigations taught the omnibox table)';
@@ -219,7 +260,8 @@ async function main() {
     assert.ok((await page.textContent('#cache-entry-key')).includes('/evil/%3Cimg'));
     await notPwned('the Cache view');
     assert.equal(await page.$$eval('img', (n) => n.length), 0, 'an <img> was created from data');
-    assert.equal(await page.$$eval('script', (n) => n.length), 6, 'a <script> was added');
+    // index.html's 7 scripts, no more.
+    assert.equal(await page.$$eval('script', (n) => n.length), 7, 'a <script> was added');
     await shot('cache');
 
     step = 'Events view: live stream, one source\'s timeline';

@@ -1,4 +1,4 @@
-// netstack internals: the page's entry point. Tabs with hash routing (#sockets, #dns, ...),
+// netstack internals: the page's entry point. Tabs with hash routing (#sockets, #http2, ...),
 // the periodic refresh (the current view, /api/info, the event stream), and start-up.
 //
 // SAFETY RULE: every string from the server (or from a loaded NetLog file) is rendered with
@@ -8,8 +8,8 @@
 (() => {
 'use strict';
 
-const VIEW_ORDER = ['fetches', 'sockets', 'dns', 'predictor', 'cache', 'events', 'histograms',
-                    'memory'];
+const VIEW_ORDER = ['fetches', 'sockets', 'http2', 'dns', 'predictor', 'cache', 'events',
+                    'histograms', 'memory'];
 const REFRESH_MS = 1500;
 const EVENTS_POLL_MS = 1000;
 

@@ -111,13 +111,15 @@ NS.date = function date(v) {
 // ---- tables
 
 // table(columns, rows): columns are {label, get(row) -> string|Node, class?, field?}; a row
-// may carry onClick. An empty list gives one "none" row.
+// may carry onClick; options.rowClass(row) and options.rowData(row) (data-* attributes) style
+// and name rows. An empty list gives one "none" row.
 NS.table = function table(columns, rows, options) {
   options = options || {};
   const head = NS.el('tr', null, columns.map((c) => NS.el('th', {class: c.class}, c.label)));
   const body = NS.el('tbody');
   for (const row of rows) {
-    const tr = NS.el('tr', {class: options.rowClass ? options.rowClass(row) : null});
+    const tr = NS.el('tr', {class: options.rowClass ? options.rowClass(row) : null,
+                            data: options.rowData ? options.rowData(row) : null});
     for (const c of columns) {
       tr.appendChild(NS.el('td', {class: c.class, data: c.field ? {field: c.field} : null},
                            c.get(row)));

@@ -134,6 +134,13 @@ function loadBlock(load) {
                                                                    NS.text(r.error))
                                                             : NS.text(r.status))},
       {label: 'cache', get: (r) => NS.text(r.cache)},
+      // HTTP/2: the session (a click shows it in the HTTP/2 view) and the stream.
+      {label: 'protocol', field: 'protocol', get: (r) => (r.h2_session_id
+        ? [NS.text(r.protocol) + ' ', NS.button('session ' + NS.text(r.h2_session_id),
+                                                () => NS.showHttp2Session(r.h2_session_id),
+                                                {class: 'source-link'}),
+           ' stream ' + NS.text(r.h2_stream_id)]
+        : NS.text(r.protocol))},
       {label: 'socket', get: (r) => {
         const s = r.socket || {};
         if (!s.id) return '-';

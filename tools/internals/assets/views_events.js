@@ -241,6 +241,25 @@ function loadFile(input) {
   input.value = '';
 }
 
+// Opens the Events view on one live source (another view's link to a session or socket):
+// the list filtered to "id:N" and the source's timeline, as net-internals' #events&q=id:N.
+NS.showSource = function openSource(sourceId) {
+  const id = Number(sourceId);
+  if (!Number.isInteger(id) || id <= 0) return;
+  if (events.file) {
+    events.file = null;
+    const live = document.getElementById('events-live');
+    if (live) live.hidden = true;
+    message('', false);
+  }
+  events.filter = 'id:' + id;
+  const input = document.getElementById('events-filter');
+  if (input) input.value = events.filter;
+  if (location.hash !== '#events') location.hash = '#events';
+  drawList();
+  showSource(id);
+};
+
 // ---- the view
 
 NS.views.events = {

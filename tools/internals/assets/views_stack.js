@@ -45,13 +45,61 @@ NS.noStack = function noStack() {
 
 // ---- Sockets
 
+// The socket another view asked to see (NS.showSocket): its row is highlighted.
+const sockets = {focused: null};
+
+// Shows the Sockets view with socket `id`'s row highlighted and in sight.
+NS.showSocket = async function showSocket(id) {
+  sockets.focused = Number(id);
+  if (location.hash !== '#sockets') location.hash = '#sockets';
+  await NS.views.sockets.refresh();
+  const row = document.querySelector('#socket-table tr[data-socket-id="' +
+                                     CSS.escape(String(sockets.focused)) + '"]');
+  if (row) row.scrollIntoView({block: 'center'});
+};
+
+// A button naming a NetLog source; a click opens its timeline in the Events view.
+NS.sourceButton = function sourceButton(id, label) {
+  if (!id) return '-';
+  return NS.button(label || NS.text(id), () => NS.showSource(id), {class: 'source-link'});
+};
+
+// Every socket the pool can name: those carrying HTTP/2 sessions (handed out for the session's
+// life) and the idle ones. Other handed-out sockets serve one HTTP/1.1 request each; the pool
+// counts them but does not list them.
+function socketRows(pool, groups) {
+  const rows = [];
+  const h2 = Array.isArray(pool.http2_sockets) ? pool.http2_sockets : [];
+  for (const s of h2) {
+    const group = groups.find((g) => (g.http2_sessions || []).some(
+        (x) => x.session_id === s.session_id));
+    rows.push(Object.assign({id: s.socket_id, group: group ? group.name : '', state: 'h2'}, s));
+  }
+  for (const g of groups) {
+    for (const id of Array.isArray(g.idle_sockets) ? g.idle_sockets : []) {
+      rows.push({id, group: g.name, state: 'idle'});
+    }
+  }
+  return rows;
+}
+
+function socketState(r) {
+  if (r.state !== 'h2') return 'idle';
+  const note = r.goaway ? 'going away' : r.available ? 'available' : 'closing';
+  return [NS.el('span', {class: 'badge h2'}, 'h2'), ' HTTP/2 session (' + note + ')'];
+}
+
 NS.makeView('sockets', 'Sockets', () => [
   NS.button('Close idle sockets', () => NS.action('/api/sockets/close-idle', {},
-                                                 (a) => 'closed ' + a.closed + ' idle sockets'),
+                                                 (a) => 'closed ' + a.closed + ' idle sockets, ' +
+                                                        a.http2_sessions_closed +
+                                                        ' idle HTTP/2 sessions'),
             {id: 'close-idle'}),
   NS.button('Flush socket pools', () => NS.action('/api/sockets/flush', {},
                                                  (a) => 'flushed; pool generation ' +
-                                                        a.pool_generation_number),
+                                                        a.pool_generation_number + '; ' +
+                                                        a.http2_sessions_going_away +
+                                                        ' HTTP/2 sessions going away'),
             {id: 'flush-pools'}),
 ], async () => {
   const info = await NS.get('/api/sockets');
@@ -80,9 +128,41 @@ NS.makeView('sockets', 'Sockets', () => [
       {label: 'idle', class: 'num', field: 'idle', get: (g) => count(g.idle_sockets)},
       {label: 'connect jobs', class: 'num', field: 'connect_jobs',
        get: (g) => count(g.connect_jobs)},
+      {label: 'HTTP/2 sessions', field: 'http2', get: (g) => (g.http2_sessions || []).map(
+          (x) => NS.text('session ' + x.session_id + ' on socket ' + x.socket_id)).join(', ')},
       {label: 'backup job', get: (g) => NS.yesNo(g.backup_job_timer_is_running)},
       {label: 'stalled', get: (g) => NS.yesNo(g.is_stalled)},
     ], groups, {id: 'group-table', empty: 'no groups'}));
+    const rows = socketRows(pool, groups);
+    const h2Count = rows.filter((r) => r.state === 'h2').length;
+    const handedOut = Number(pool.handed_out_socket_count) || 0;
+    out.push(NS.el('h3', null, 'Sockets (' + rows.length + ')'));
+    out.push(NS.el('p', {id: 'socket-summary', class: 'summary'},
+                   handedOut + ' handed out: ' + h2Count + ' carry HTTP/2 sessions, ' +
+                   Math.max(0, handedOut - h2Count) + ' serve HTTP/1.1 requests (not listed); ' +
+                   NS.text(pool.idle_socket_count) + ' idle'));
+    out.push(NS.table([
+      {label: 'socket', field: 'socket', get: (r) => NS.sourceButton(r.id)},
+      {label: 'group', get: (r) => NS.text(r.group)},
+      {label: 'state', field: 'state', get: socketState},
+      {label: 'session', field: 'session',
+       get: (r) => (r.state === 'h2'
+                      ? NS.button(NS.text(r.session_id), () => NS.showHttp2Session(r.session_id),
+                                  {class: 'source-link'})
+                      : '')},
+      {label: 'host', field: 'host', get: (r) => (r.state === 'h2'
+                                                    ? [NS.text(r.host_port_pair)].concat(
+                                                          r.aliases || []).join(' ')
+                                                    : '')},
+      {label: 'streams', class: 'num', get: (r) => (r.state === 'h2'
+                                                       ? NS.text(r.active_streams) + ' active, ' +
+                                                         NS.text(r.queued_streams) + ' queued'
+                                                       : '')},
+    ], rows, {id: 'socket-table', empty: 'no idle socket and no HTTP/2 session',
+              rowData: (r) => ({socketId: NS.text(r.id)}),
+              rowClass: (r) => [r.state === 'h2' ? 'h2-socket' : '',
+                                r.id === sockets.focused ? 'selected' : ''].join(' ').trim() ||
+                               null}));
   }
   return out;
 });
