@@ -134,6 +134,14 @@ void Http2HttpStream::OnStreamClosed(int error, bool retriable) {
   if (error != OK && error_message_.empty() && retriable_) {
     error_message_ = "the server did not process the request on its HTTP/2 connection";
   }
+  if (error != OK) {
+    net_log_.AddEvent(NetLogEventType::HTTP2_STREAM_ERROR, [&] {
+      return nlohmann::json{{"stream_id", stream_id_},
+                            {"net_error", error},
+                            {"description", retriable_ ? "refused or unprocessed (retriable)"
+                                                       : ErrorToMessage(error)}};
+    });
+  }
   request_id_ = 0;  // the session forgot it
   MaybeCompletePending();
 }

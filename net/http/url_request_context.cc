@@ -60,7 +60,7 @@ nlohmann::json UrlRequestContext::GetPolledData() const {
     data["spdyStatus"] = http2_session_pool_->GetStatusAsJson(alpn);
   } else {
     data["spdySessionInfo"] = nlohmann::json::array();
-    data["spdyStatus"] = {{"enable_http2", false}, {"alpn_protos", alpn}};
+    data["spdyStatus"] = {{"enable_http2", false}, {"alpn_protos", "http/1.1"}};
   }
   if (http_cache_) {
     const HttpCache::Stats& stats = http_cache_->stats();

@@ -307,7 +307,9 @@ void Http2Connection::Close(int request_id, int error, bool retriable) {
 }
 
 uint32_t Http2Connection::StreamLimit() const {
-  return nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+  return std::min<uint32_t>(
+      kMaxConcurrentStreamLimit,
+      nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS));
 }
 
 void Http2Connection::Unqueue(int request_id, RequestPriority priority) {
@@ -371,8 +373,8 @@ int Http2Connection::OnFrameRecv(nghttp2_session* session, const nghttp2_frame* 
   switch (frame->hd.type) {
     case NGHTTP2_SETTINGS:
       if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
-        self->stats_.max_concurrent_streams =
-            nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+        self->stats_.max_concurrent_streams = self->StreamLimit();
+        self->stats_.received_settings = true;
       }
       break;
     case NGHTTP2_GOAWAY:

@@ -79,6 +79,9 @@ class Http2Connection {
   static constexpr uint32_t kInitialMaxConcurrentStreams = 100;
   // Requests waiting above the server's stream limit; Submit fails beyond it.
   static constexpr size_t kMaxQueuedRequests = 10000;
+  // The most streams open at once whatever the server allows (Chrome's
+  // kMaxConcurrentStreamLimit): a server saying "unlimited" gets 256.
+  static constexpr uint32_t kMaxConcurrentStreamLimit = 256;
 
   // Starts the connection: the preface, SETTINGS and WINDOW_UPDATE are ready in TakeOutput.
   // `ok()` is false (and every Submit fails) only when nghttp2 could not be set up.
@@ -132,6 +135,7 @@ class Http2Connection {
     uint32_t max_concurrent_streams = kInitialMaxConcurrentStreams;  // the server's, once known
     int32_t last_goaway_stream_id = -1;                              // -1: no GOAWAY received
     uint32_t goaway_error_code = 0;
+    bool received_settings = false;  // the server's SETTINGS arrived
   };
   const Stats& stats() const { return stats_; }
   // Flow-control windows as nghttp2 keeps them (bytes; -1 before the session exists).

@@ -33,7 +33,10 @@ Http2Session::Http2Session(Scheduler& scheduler, std::unique_ptr<ClientSocketHan
       idle_timer_(scheduler),
       report_closed_(scheduler) {
   net_log_.BeginEvent(NetLogEventType::HTTP2_SESSION, [this] {
-    return nlohmann::json{{"host", handle_->group_id().ToString()},
+    // Chrome's shape: "host:port" and the proxy (the netlog viewer names the source by both).
+    const SchemeHostPort& key = handle_->group_id();
+    return nlohmann::json{{"host", key.host + ":" + std::to_string(key.port)},
+                          {"proxy", "DIRECT"},
                           {"source_dependency", socket_->NetLog().source().ToJson()}};
   });
   // The connection wrote its SETTINGS when it was made, before it had an observer.

@@ -148,14 +148,17 @@ nlohmann::json Http2SessionPool::GetInfoAsJson() const {
     const Http2Connection& c = session.connection();
     const Http2Connection::Stats& stats = c.stats();
     nlohmann::json aliases = nlohmann::json::array();
-    for (const SchemeHostPort& alias : entry->aliases) aliases.push_back(alias.ToString());
+    for (const SchemeHostPort& alias : entry->aliases) {
+      aliases.push_back(alias.host + ":" + std::to_string(alias.port));
+    }
     nlohmann::json goaway = nullptr;
     if (stats.last_goaway_stream_id >= 0) {
       goaway = {{"last_stream_id", stats.last_goaway_stream_id},
                 {"error_code", nghttp2_http2_strerror(stats.goaway_error_code)}};
     }
     list.push_back({
-        {"host_port_pair", entry->key.ToString()},
+        {"host_port_pair", entry->key.host + ":" + std::to_string(entry->key.port)},
+        {"proxy", "DIRECT"},
         {"aliases", std::move(aliases)},
         {"source_id", session.net_log().source().id},
         {"socket_id", session.socket() ? session.socket()->NetLog().source().id : 0},
@@ -167,6 +170,14 @@ nlohmann::json Http2SessionPool::GetInfoAsJson() const {
         {"max_concurrent_streams", stats.max_concurrent_streams},
         {"streams_initiated_count", stats.streams_started},
         {"streams_queued_count", stats.streams_queued},
+        // Chrome's fields the netlog viewer prints; push is refused, so its counts stay 0.
+        {"streams_abandoned_count", 0},
+        {"unclaimed_pushed_streams", 0},
+        {"streams_pushed_count", 0},
+        {"streams_pushed_and_claimed_count", 0},
+        {"sent_settings", true},
+        {"received_settings", stats.received_settings},
+        {"unacked_recv_window_bytes", 0},
         {"frames_received", stats.frames_received},
         {"frames_sent", stats.frames_sent},
         {"send_window_size", c.send_window()},
@@ -182,8 +193,10 @@ nlohmann::json Http2SessionPool::GetInfoAsJson() const {
 nlohmann::json Http2SessionPool::GetStatusAsJson(const std::vector<std::string>& alpn) const {
   nlohmann::json known = nlohmann::json::array();
   for (const SchemeHostPort& key : known_order_) known.push_back(key.ToString());
+  std::string protos;
+  for (const std::string& p : alpn) protos += (protos.empty() ? "" : ",") + p;
   return {{"enable_http2", params_.enabled},
-          {"alpn_protos", alpn},
+          {"alpn_protos", protos},
           {"known_http2_servers", std::move(known)},
           {"sessions", sessions_.size()}};
 }

@@ -44,7 +44,7 @@ json Http2Json(const UrlRequestContext& context) {
   const Http2SessionPool* pool = context.http2_session_pool();
   json status = pool ? pool->GetStatusAsJson(OfferedAlpn(context))
                      : json{{"enable_http2", false},
-                            {"alpn_protos", OfferedAlpn(context)},
+                            {"alpn_protos", "http/1.1"},
                             {"known_http2_servers", json::array()},
                             {"sessions", 0}};
   json sessions = Http2SessionsJson(context);
