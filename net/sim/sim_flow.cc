@@ -47,15 +47,49 @@ SimFlow::~SimFlow() { Abort(); }
 
 void SimFlow::Send(TimeTicks depart, int64_t bytes, int64_t mark) {
   if (aborted_ || fin_queued_ || bytes <= 0) return;
-  queued_ += bytes;
   if (mark > 0) marks_.push_back(mark);
-  MaybeScheduleRound(depart + prop_before_, /*allow_inline=*/true);
+  if (TopUpRound(depart, bytes)) return;
+  queued_ += bytes;
+  // A byte stream: bytes never become ready before the ones sent earlier.
+  TimeTicks ready = depart + prop_before_;
+  if (!pieces_.empty()) ready = std::max(ready, pieces_.back().ready);
+  if (!pieces_.empty() && pieces_.back().ready == ready) {
+    pieces_.back().end = queued_;
+  } else {
+    pieces_.push_back(Piece{ready, queued_});
+  }
+  MaybeScheduleRound(/*allow_inline=*/true);
+}
+
+bool SimFlow::TopUpRound(TimeTicks depart, int64_t bytes) {
+  // Only the client's own writes (the uplink, where nothing is delivered inside the call), sent
+  // now, at the instant one of its rounds entered with everything queued before it.
+  const TimeTicks now = world_.scheduler.Now();
+  if (direction_ != Direction::kUp || depart > now || !has_sent_ || round_entry_ != now ||
+      round_pending_ || sent_ != queued_) {
+    return false;
+  }
+  const int64_t room = round_cwnd_ * mss_ - round_bytes_;
+  if (room <= 0) return false;
+  const int64_t extra = std::min(bytes, room);
+  queued_ += bytes;
+  ready_end_ = queued_;
+  sent_ += extra;
+  round_bytes_ += extra;
+  cwnd_ = std::min(max_cwnd_, round_cwnd_ + (round_bytes_ + mss_ - 1) / mss_);
+  link_queue_.push_back(Chunk{sent_, false, false});
+  Pump();
+  MaybeScheduleRound(/*allow_inline=*/false);  // the rest, if any: the next round
+  NotifyIfDelivered();
+  return true;
 }
 
 void SimFlow::Close(TimeTicks depart) {
   if (aborted_ || fin_queued_) return;
   fin_queued_ = true;
-  MaybeScheduleRound(depart + prop_before_, /*allow_inline=*/false);
+  fin_ready_ = depart + prop_before_;
+  if (!pieces_.empty()) fin_ready_ = std::max(fin_ready_, pieces_.back().ready);
+  MaybeScheduleRound(/*allow_inline=*/false);
 }
 
 void SimFlow::Abort() {
@@ -67,12 +101,22 @@ void SimFlow::Abort() {
   link_queue_.clear();
   deliveries_.clear();
   marks_.clear();
+  pieces_.clear();
   news_ = false;
 }
 
-void SimFlow::MaybeScheduleRound(TimeTicks earliest, bool allow_inline) {
+void SimFlow::MaybeScheduleRound(bool allow_inline) {
   if (round_pending_ || aborted_) return;
-  if (sent_ == queued_ && !(fin_queued_ && !fin_sent_)) return;
+  TimeTicks earliest;
+  if (sent_ < ready_end_) {
+    earliest = world_.scheduler.Now();
+  } else if (!pieces_.empty()) {
+    earliest = pieces_.front().ready;
+  } else if (fin_queued_ && !fin_sent_) {
+    earliest = fin_ready_;
+  } else {
+    return;  // nothing to send
+  }
   round_pending_ = true;
   const TimeTicks at = std::max(earliest, ack_clock_);
   const TimeTicks now = world_.scheduler.Now();
@@ -92,16 +136,28 @@ void SimFlow::OnEntry() {
     entry_timer_.Start(ready - now, [this] { OnEntry(); });
     return;
   }
+  while (!pieces_.empty() && pieces_.front().ready <= now) {
+    ready_end_ = pieces_.front().end;
+    pieces_.pop_front();
+  }
   const TimeDelta idle_restart = world_.params.idle_restart;
   if (has_sent_ && idle_restart > TimeDelta::zero() && now - ack_clock_ >= idle_restart) {
     cwnd_ = std::min(cwnd_, init_cwnd_);
   }
   const int64_t start = sent_;
-  const int64_t bytes = std::min(queued_ - sent_, cwnd_ * mss_);
+  const int64_t bytes = std::min(ready_end_ - sent_, cwnd_ * mss_);
+  const bool fin = fin_queued_ && !fin_sent_ && sent_ + bytes == queued_ && fin_ready_ <= now;
+  if (bytes <= 0 && !fin) {  // nothing ready after all: wait for it
+    round_pending_ = false;
+    MaybeScheduleRound(/*allow_inline=*/false);
+    return;
+  }
   sent_ += bytes;
+  round_entry_ = now;
+  round_cwnd_ = cwnd_;
+  round_bytes_ = bytes;
   cwnd_ = std::min(max_cwnd_, cwnd_ + (bytes + mss_ - 1) / mss_);
   has_sent_ = true;
-  const bool fin = fin_queued_ && !fin_sent_ && sent_ == queued_;
   if (fin) fin_sent_ = true;
 
   // On a limited link a round is served over time: a mark inside it ends a chunk there, so the
@@ -128,7 +184,7 @@ void SimFlow::Pump() {
       // round here, one RTT from now.
       ack_clock_ = world_.scheduler.Now() + rtt_;
       round_pending_ = false;
-      MaybeScheduleRound(ack_clock_, /*allow_inline=*/false);
+      MaybeScheduleRound(/*allow_inline=*/false);
     }
     const int64_t bytes = link_queue_.front().end - served_;
     if (bytes > 0 && link_.limited()) {
@@ -150,7 +206,12 @@ void SimFlow::CompleteFront() {
     Deliver(chunk.end, chunk.fin);
     return;
   }
-  deliveries_.push_back(Delivery{now + prop_after_, chunk.end, chunk.fin});
+  if (!deliveries_.empty() && deliveries_.back().at == now + prop_after_) {
+    deliveries_.back().end = chunk.end;  // the same arrival (a round topped up)
+    deliveries_.back().fin = deliveries_.back().fin || chunk.fin;
+  } else {
+    deliveries_.push_back(Delivery{now + prop_after_, chunk.end, chunk.fin});
+  }
   if (!delivery_timer_.IsRunning()) {
     delivery_timer_.Start(prop_after_, [this] { OnDeliveryTask(); });
   }
