@@ -48,7 +48,6 @@ SimFlow::~SimFlow() { Abort(); }
 void SimFlow::Send(TimeTicks depart, int64_t bytes, int64_t mark) {
   if (aborted_ || fin_queued_ || bytes <= 0) return;
   if (mark > 0) marks_.push_back(mark);
-  if (TopUpRound(depart, bytes)) return;
   queued_ += bytes;
   // A byte stream: bytes never become ready before the ones sent earlier.
   TimeTicks ready = depart + prop_before_;
@@ -59,29 +58,6 @@ void SimFlow::Send(TimeTicks depart, int64_t bytes, int64_t mark) {
     pieces_.push_back(Piece{ready, queued_});
   }
   MaybeScheduleRound(/*allow_inline=*/true);
-}
-
-bool SimFlow::TopUpRound(TimeTicks depart, int64_t bytes) {
-  // Only the client's own writes (the uplink, where nothing is delivered inside the call), sent
-  // now, at the instant one of its rounds entered with everything queued before it.
-  const TimeTicks now = world_.scheduler.Now();
-  if (direction_ != Direction::kUp || depart > now || !has_sent_ || round_entry_ != now ||
-      round_pending_ || sent_ != queued_) {
-    return false;
-  }
-  const int64_t room = round_cwnd_ * mss_ - round_bytes_;
-  if (room <= 0) return false;
-  const int64_t extra = std::min(bytes, room);
-  queued_ += bytes;
-  ready_end_ = queued_;
-  sent_ += extra;
-  round_bytes_ += extra;
-  cwnd_ = std::min(max_cwnd_, round_cwnd_ + (round_bytes_ + mss_ - 1) / mss_);
-  link_queue_.push_back(Chunk{sent_, false, false});
-  Pump();
-  MaybeScheduleRound(/*allow_inline=*/false);  // the rest, if any: the next round
-  NotifyIfDelivered();
-  return true;
 }
 
 void SimFlow::Close(TimeTicks depart) {
@@ -118,7 +94,10 @@ void SimFlow::MaybeScheduleRound(bool allow_inline) {
     return;  // nothing to send
   }
   round_pending_ = true;
-  const TimeTicks at = std::max(earliest, ack_clock_);
+  // Bytes ready before the last round's ACKs are back go at once while its window has room;
+  // the rest waits for the ACK clock.
+  TimeTicks at = earliest;
+  if (!(has_sent_ && at < ack_clock_ && RoundRoom() > 0)) at = std::max(at, ack_clock_);
   const TimeTicks now = world_.scheduler.Now();
   // The client's own bytes may enter the uplink inside the Write that gave them: nothing is
   // delivered there (deliveries to the server always go through a task), so no callback runs.
@@ -140,29 +119,36 @@ void SimFlow::OnEntry() {
     ready_end_ = pieces_.front().end;
     pieces_.pop_front();
   }
+  // Before the last round's ACKs are back, bytes join that round as far as its window has
+  // room; after, a new round starts (and the ACK clock with it).
+  const bool top_up = has_sent_ && now < ack_clock_;
   const TimeDelta idle_restart = world_.params.idle_restart;
-  if (has_sent_ && idle_restart > TimeDelta::zero() && now - ack_clock_ >= idle_restart) {
+  if (!top_up && has_sent_ && idle_restart > TimeDelta::zero() &&
+      now - ack_clock_ >= idle_restart) {
     cwnd_ = std::min(cwnd_, init_cwnd_);
   }
   const int64_t start = sent_;
-  const int64_t bytes = std::min(ready_end_ - sent_, cwnd_ * mss_);
+  const int64_t room = top_up ? std::max<int64_t>(RoundRoom(), 0) : cwnd_ * mss_;
+  const int64_t bytes = std::min(ready_end_ - sent_, room);
   const bool fin = fin_queued_ && !fin_sent_ && sent_ + bytes == queued_ && fin_ready_ <= now;
-  if (bytes <= 0 && !fin) {  // nothing ready after all: wait for it
+  if (bytes <= 0 && !fin) {  // nothing ready, or no room: wait
     round_pending_ = false;
     MaybeScheduleRound(/*allow_inline=*/false);
     return;
   }
   sent_ += bytes;
-  round_entry_ = now;
-  round_cwnd_ = cwnd_;
-  round_bytes_ = bytes;
-  cwnd_ = std::min(max_cwnd_, cwnd_ + (bytes + mss_ - 1) / mss_);
+  if (!top_up) {
+    round_cwnd_ = cwnd_;
+    round_bytes_ = 0;
+  }
+  round_bytes_ += bytes;
+  cwnd_ = std::min(max_cwnd_, round_cwnd_ + (round_bytes_ + mss_ - 1) / mss_);
   has_sent_ = true;
   if (fin) fin_sent_ = true;
 
   // On a limited link a round is served over time: a mark inside it ends a chunk there, so the
   // bytes before it become readable first. An unlimited link delivers the round at once.
-  bool first = true;
+  bool first = !top_up;
   while (!marks_.empty() && marks_.front() <= sent_) {
     const int64_t mark = marks_.front();
     marks_.pop_front();
@@ -172,7 +158,9 @@ void SimFlow::OnEntry() {
     }
   }
   link_queue_.push_back(Chunk{sent_, first, fin});
+  if (top_up) round_pending_ = false;  // (a round's start clears it in Pump)
   Pump();
+  if (top_up) MaybeScheduleRound(/*allow_inline=*/false);
   NotifyIfDelivered();
 }
 

@@ -14,9 +14,10 @@
 //     link's rate (its fair share of it).
 //   - Bytes enter a round only once they can have reached the link (departure + the one-way
 //     delay before it): a round does not carry bytes the sender has not sent yet.
-//   - Bytes the client sends at the instant a round of its own entered the link (several writes
-//     at once: an HTTP/2 preface then requests) join that round while its window has room, as
-//     TCP sends them at once when the window allows.
+//   - Bytes ready before the last round's first ACK is back join that round at once while its
+//     window has room (TCP sends while the window allows: the client's several writes at one
+//     instant, an HTTP/2 response after the server's SETTINGS); the rest waits for the ACK
+//     clock. The next round's window counts them as the round's.
 //   - The window is kept across messages (keep-alive) and restarts at init_cwnd when the flow
 //     sent nothing for idle_restart after its last data was acknowledged (RFC 5681 §4.1).
 //   - Bytes become readable per link chunk: a round, split at marks (the end of a response's
@@ -102,9 +103,8 @@ class SimFlow : public SimLink::Client {
   // when its first bytes (or the FIN) are ready, and the ACK clock allows. `allow_inline`: an
   // uplink round due now may enter inside the call (see the .cc).
   void MaybeScheduleRound(bool allow_inline);
-  // Adds `bytes` the client sends now to the round that entered the link at this instant, as far
-  // as that round's window has room. Returns false (nothing done) when there is no such round.
-  bool TopUpRound(TimeTicks depart, int64_t bytes);
+  // What the last round's window has left (bytes).
+  int64_t RoundRoom() const { return round_cwnd_ * mss_ - round_bytes_; }
   // A round enters the link at the client now.
   void OnEntry();
   // Starts the front chunk on the link; chunks served at once (unlimited link, FIN alone)
@@ -141,7 +141,6 @@ class SimFlow : public SimLink::Client {
   OneShotTimer entry_timer_;    // the next round's entry (after the ACK clock or the radio)
   TimeTicks ack_clock_{};       // earliest entry of the next round: last round's start + RTT
   bool has_sent_ = false;
-  TimeTicks round_entry_{};  // when the last round entered the link
   int64_t round_cwnd_ = 0;   // its window (segments) before it grew
   int64_t round_bytes_ = 0;  // the bytes it carries
   SimQueue<int64_t> marks_;
