@@ -50,6 +50,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
@@ -57,6 +58,7 @@
 #include "net/sim/network_params.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/ssl_client_session_cache.h"
+#include "net/socket/ssl_config.h"
 
 namespace netstack {
 
@@ -116,10 +118,13 @@ class SimNetwork {
 
   // The edges to give a UrlRequestContext (which then owns them). They reference the network,
   // which must outlive them and every socket they made. Each socket factory holds the TLS
-  // session cache of its stack, bounded by `max_tls_sessions` (the live default).
+  // session cache of its stack, bounded by `max_tls_sessions` (the live default), and offers
+  // `alpn` in its TLS handshakes (the stack's SslConfig::alpn; Chrome's h2 and http/1.1 by
+  // default): a server whose host speaks HTTP/2 picks h2 when offered (SimSelectAlpn).
   std::unique_ptr<DnsTransport> CreateDnsTransport();
   std::unique_ptr<ClientSocketFactory> CreateSocketFactory(
-      size_t max_tls_sessions = kDefaultSslSessionCacheSize);
+      size_t max_tls_sessions = kDefaultSslSessionCacheSize,
+      std::vector<std::string> alpn = SslConfig().alpn);
 
   const NetworkParams& params() const;
   const Stats& stats() const;
