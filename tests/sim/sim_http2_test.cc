@@ -5,6 +5,7 @@
 // prior knowledge (h2c), a byte stream that is not HTTP/2.
 #include <nghttp2/nghttp2.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -126,6 +127,47 @@ struct H2Env {
   std::vector<std::unique_ptr<Stream>> streams;
   int session_error = 1;
 };
+
+// Reads until the end of the stream, or until nothing more will come (the socket is then
+// disconnected); `eof`: the stream ended.
+std::string ReadToEnd(VirtualScheduler& scheduler, StreamSocket* socket, bool* eof) {
+  std::string out;
+  char buf[4096];
+  *eof = false;
+  for (;;) {
+    int result = ERR_IO_PENDING;
+    int rv = socket->Read(buf, sizeof(buf), [&result](int r) { result = r; });
+    if (rv == ERR_IO_PENDING) {
+      if (!scheduler.RunUntil([&] { return result != ERR_IO_PENDING; })) {
+        socket->Disconnect();  // drops the pending read
+        return out;
+      }
+      rv = result;
+    }
+    if (rv == 0) *eof = true;
+    if (rv <= 0) return out;
+    out.append(buf, static_cast<size_t>(rv));
+  }
+}
+
+// The frame types in `bytes` (whole frames from the start).
+std::vector<int> FrameTypes(const std::string& bytes) {
+  std::vector<int> types;
+  for (size_t at = 0; at + 9 <= bytes.size();) {
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data() + at);
+    types.push_back(p[3]);
+    at += 9 + ((size_t{p[0]} << 16) | (size_t{p[1]} << 8) | p[2]);
+  }
+  return types;
+}
+
+void Write(StreamSocket* socket, const std::string& bytes) {
+  REQUIRE(socket->Write(bytes.data(), static_cast<int>(bytes.size()), [](int) {}) ==
+          static_cast<int>(bytes.size()));
+}
+
+const std::string kPreface(SimHttp2Server::kClientPreface);
+const std::string kEmptySettings("\0\0\0\x04\0\0\0\0\0", 9);
 
 TEST_CASE("sim h2: ALPN picks h2 when offered and the host speaks it, else http/1.1",
           "[sim][http2][alpn]") {
@@ -255,7 +297,7 @@ TEST_CASE("sim h2: the worked example, ten 10 kB responses on one connection: 63
 
   // The bytes on the downlink, all real frames:
   //   the server's preface when the client's arrives: SETTINGS with three settings (9 + 18),
-  //   WINDOW_UPDATE (9 + 4), the ACK of the client's SETTINGS (9): 49 bytes;
+  //   the ACK of the client's SETTINGS (9), WINDOW_UPDATE (9 + 4): 49 bytes;
   //   per response a HEADERS frame (9 + its HPACK block: :status 200, content-type,
   //   content-length; the first announces the table size and adds to the dynamic table, the nine
   //   others are indexed: nghttp2's deflater, HeaderBlockSizes, says how many bytes) and one
@@ -361,6 +403,84 @@ TEST_CASE("sim h2: responses keep the responder's head: real body bytes, HEAD, 2
   CHECK(ch.Header("transfer-encoding").empty());
   CHECK(ch.Header("content-length").empty());  // the h1 head had none: END_STREAM frames it
   CHECK(ch.body_bytes == 5);
+}
+
+TEST_CASE("sim h2: prior knowledge (h2c): a clear-text connection that starts with the preface",
+          "[sim][http2][h2c]") {
+  H2Env env(H2Env::Plain());
+  auto tcp = env.ConnectTcp("a.test", 80);
+  const TimeTicks start = env.scheduler.Now();
+  env.StartSession(std::move(tcp), {"/size/10", "/size/20", "/size/30"}, "http");
+  env.RunUntilStreamsClosed();
+  for (size_t i = 0; i < env.streams.size(); ++i) {
+    CHECK(env.streams[i]->error == OK);
+    CHECK(env.streams[i]->body_bytes == 10 * static_cast<int64_t>(i + 1));
+    CHECK(env.streams[i]->closed_at - start == Ms(150));
+  }
+  REQUIRE(env.responder.requests.size() == 3);
+  CHECK(env.responder.requests[0].scheme == "http");
+  CHECK(env.responder.requests[0].host == "a.test");
+  CHECK(env.network.stats().tcp_connects == 1);
+  CHECK(env.network.stats().tls_handshakes == 0);
+}
+
+TEST_CASE("sim h2: on clear text the server tells the preface from HTTP/1.1", "[sim][http2][h2c]") {
+  H2Env env(H2Env::Plain());  // a.test speaks h2, b.test only HTTP/1.1
+  bool eof = false;
+  SECTION("the preface over several writes") {
+    auto socket = env.ConnectTcp("a.test", 80);
+    Write(socket.get(), kPreface.substr(0, 5));
+    Write(socket.get(), kPreface.substr(5, 10));
+    Write(socket.get(), kPreface.substr(15) + kEmptySettings);
+    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
+    CHECK_FALSE(eof);
+    CHECK(FrameTypes(got) ==
+          std::vector<int>{NGHTTP2_SETTINGS, NGHTTP2_SETTINGS, NGHTTP2_WINDOW_UPDATE});
+  }
+  SECTION("HTTP/1.1 to a host that speaks h2") {
+    auto socket = env.ConnectTcp("a.test", 80);
+    Write(socket.get(), "GET /size/10 HTTP/1.1\r\nHost: a.test\r\n\r\n");
+    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
+    CHECK(got == TestResponder::Head(10) + std::string(10, 'x'));
+  }
+  SECTION("HTTP/1.1 that starts like the preface") {
+    auto socket = env.ConnectTcp("a.test", 80);
+    Write(socket.get(), "P");
+    Write(socket.get(), "OST /size/3 HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\n\r\nab");
+    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
+    CHECK(got == TestResponder::Head(3) + "xxx");
+    REQUIRE(env.responder.requests.size() == 1);
+    CHECK(env.responder.requests[0].method == "POST");
+    CHECK(env.responder.requests[0].body_bytes == 2);
+  }
+  SECTION("the preface to a host that speaks only HTTP/1.1: the server closes") {
+    env.StartSession(env.ConnectTcp("b.test", 80), {"/size/10"}, "http");
+    env.RunUntilStreamsClosed();
+    CHECK(env.streams[0]->error != OK);
+    CHECK(env.responder.requests.empty());
+  }
+}
+
+TEST_CASE("sim h2: a byte stream that is not HTTP/2 ends the connection, after a GOAWAY",
+          "[sim][http2][errors]") {
+  H2Env env(H2Env::Plain());
+  bool eof = false;
+  SECTION("garbage after the preface (h2c)") {
+    auto socket = env.ConnectTcp("a.test", 80);
+    Write(socket.get(), kPreface + kEmptySettings + std::string(100, '\xff'));
+    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
+    CHECK(eof);
+    const std::vector<int> types = FrameTypes(got);
+    CHECK(std::find(types.begin(), types.end(), NGHTTP2_GOAWAY) != types.end());
+  }
+  SECTION("an HTTP/1.1 request on a TLS connection that chose h2") {
+    auto tls = env.ConnectTls("a.test");
+    REQUIRE(tls->NegotiatedProtocol() == "h2");
+    Write(tls.get(), "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n");
+    ReadToEnd(env.scheduler, tls.get(), &eof);
+    CHECK(eof);
+  }
+  CHECK(env.responder.requests.empty());
 }
 
 }  // namespace
