@@ -34,6 +34,11 @@
 //     client's keep-alive rule (net/http/http_keep_alive.h: `Connection: close`, HTTP/1.0, a
 //     body delimited by the close, ...) or when the request asked to; a request the reader
 //     refuses closes the connection when it arrives.
+//   - A host whose `http2` is on (NetworkParams::ForHost) speaks HTTP/2: chosen by ALPN in the
+//     TLS handshake when the client offers h2 (no extra round trip), or by the preface on a
+//     clear-text connection (prior knowledge). Its server (nghttp2's server session) sends real
+//     frames and HPACK bytes (DATA payloads filler), answers streams concurrently, each after
+//     its server time, and all of them share the connection's window and the link.
 //   - With radio.enabled, traffic at the client while the radio is idle first waits the
 //     promotion delay; the radio goes idle after `tail` without traffic.
 //
