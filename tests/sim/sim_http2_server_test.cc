@@ -16,7 +16,7 @@
 
 #include "net/base/virtual_scheduler.h"
 #include "net/sim/sim_world.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/sim/sim_http2_env.h"
 
 namespace netstack::test {
 namespace {
@@ -196,15 +196,7 @@ struct ServerEnv {
     server.OnUplinkDelivered(written);
   }
   // Frame types in what the server sent (a clean frame sequence assumed).
-  std::vector<int> FrameTypes() const {
-    std::vector<int> types;
-    for (size_t at = 0; at + 9 <= output.wire.size();) {
-      const auto* p = reinterpret_cast<const uint8_t*>(output.wire.data() + at);
-      types.push_back(p[3]);
-      at += 9 + ((size_t{p[0]} << 16) | (size_t{p[1]} << 8) | p[2]);
-    }
-    return types;
-  }
+  std::vector<int> FrameTypes() const { return test::FrameTypes(output.wire); }
   bool SentGoaway() const {
     for (int type : FrameTypes()) {
       if (type == NGHTTP2_GOAWAY) return true;
@@ -230,8 +222,6 @@ std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, std::string payl
   for (int shift = 24; shift >= 0; shift -= 8) f += static_cast<char>(stream >> shift);
   return f + payload;
 }
-
-const std::string kPreface(SimHttp2Server::kClientPreface);
 
 TEST_CASE("sim h2 server: SETTINGS like nginx's, sent when the client's preface arrives",
           "[sim][http2]") {

@@ -1,173 +1,19 @@
 // HTTP/2 in the simulated world, through the edges: ALPN in the modelled TLS handshake, and the
-// client's own net/http2 Http2Session (the code the live stack runs) over modelled TLS and
-// clear-text connections to SimHttp2Server: parallel requests on one connection, the worked
-// example extended to N responses on one connection (exact, from the model's parameters),
-// prior knowledge (h2c), a byte stream that is not HTTP/2.
-#include <nghttp2/nghttp2.h>
-
-#include <algorithm>
+// client's own net/http2 Http2Session (the code the live stack runs) over modelled TLS
+// connections to SimHttp2Server: parallel requests on one connection, the worked example
+// extended to N responses on one connection (exact, from the model's parameters), a server time
+// per response, heads before bodies on a slow link.
 #include <catch2/catch.hpp>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "net/base/virtual_scheduler.h"
-#include "net/http2/http2_session.h"
-#include "net/sim/sim_http2_server.h"
-#include "net/sim/sim_network.h"
 #include "net/sim/sim_ssl_socket.h"
-#include "tests/sim/sim_test_env.h"
+#include "tests/sim/sim_http2_env.h"
 
 namespace netstack::test {
 namespace {
 
 TimeDelta Ms(int64_t ms) { return Milliseconds(ms); }
-
-// What one stream's delegate heard, and when.
-struct Stream : Http2StreamDelegate {
-  explicit Stream(Scheduler& s) : scheduler(s) {}
-  void OnResponseHeaders(int s, std::vector<std::pair<std::string, std::string>> h) override {
-    status = s;
-    headers = std::move(h);
-    headers_at = scheduler.Now();
-  }
-  void OnData(std::string_view data) override {
-    body_bytes += static_cast<int64_t>(data.size());
-    if (body.size() < 4096) body.append(data.substr(0, 4096 - body.size()));
-  }
-  void OnStreamClosed(int e, bool) override {
-    closed = true;
-    error = e;
-    closed_at = scheduler.Now();
-  }
-  std::string Header(const std::string& name) const {
-    for (const auto& [n, v] : headers) {
-      if (n == name) return v;
-    }
-    return "";
-  }
-
-  Scheduler& scheduler;
-  int status = 0;
-  std::vector<std::pair<std::string, std::string>> headers;
-  int64_t body_bytes = 0;
-  std::string body;  // the first 4 KiB
-  bool closed = false;
-  int error = 1;
-  TimeTicks headers_at{}, closed_at{};
-};
-
-struct H2Env {
-  explicit H2Env(NetworkParams p, std::vector<std::string> alpn = {"h2", "http/1.1"})
-      : network(scheduler, p, &responder) {
-    dns = network.CreateDnsTransport();
-    factory = network.CreateSocketFactory(kDefaultSslSessionCacheSize, std::move(alpn));
-  }
-
-  // A network where only round trips and the server's time count.
-  static NetworkParams Plain(const std::string& http2_host = "a.test") {
-    NetworkParams params = SimTestEnv::PlainNetwork();  // RTT 100, DNS 10, server 50, TLS 1.3
-    std::string error;
-    if (!http2_host.empty()) REQUIRE(params.Set(http2_host + ":http2", "on", &error));
-    return params;
-  }
-
-  IPAddress Resolve(const std::string& host) {
-    DnsTransportResult result;
-    auto t = dns->StartLookup(host, AddressFamily::kUnspecified,
-                              [&](const DnsTransportResult& r) { result = r; });
-    REQUIRE(scheduler.RunUntil([&] { return !result.addresses.empty(); }));
-    return result.addresses[0];
-  }
-  std::unique_ptr<StreamSocket> ConnectTcp(const std::string& host, uint16_t port) {
-    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), nullptr,
-                                                       NetLogSource());
-    int rv = socket->Connect([&](int r) { rv = r; });
-    REQUIRE(scheduler.RunUntil([&] { return rv != ERR_IO_PENDING; }));
-    REQUIRE(rv == OK);
-    return socket;
-  }
-  std::unique_ptr<StreamSocket> ConnectTls(const std::string& host) {
-    auto tls = factory->CreateSslClientSocket(ConnectTcp(host, 443), host, 443, NetLogWithSource());
-    int rv = tls->Connect([&](int r) { rv = r; });
-    REQUIRE(scheduler.RunUntil([&] { return rv != ERR_IO_PENDING; }));
-    REQUIRE(rv == OK);
-    return tls;
-  }
-
-  // An Http2Session over `socket`, and `paths` requested on it at once.
-  void StartSession(std::unique_ptr<StreamSocket> socket, const std::vector<std::string>& paths,
-                    const std::string& scheme = "https") {
-    session = std::make_unique<Http2Session>(scheduler, std::move(socket), Http2Session::Params(),
-                                             [this](int error) { session_error = error; });
-    for (const std::string& path : paths) {
-      streams.push_back(std::make_unique<Stream>(scheduler));
-      Http2RequestHead head;
-      head.scheme = scheme;
-      head.authority = "a.test";
-      head.path = path;
-      REQUIRE(session->StartRequest(head, MEDIUM, streams.back().get()) > 0);
-    }
-  }
-  void RunUntilStreamsClosed() {
-    REQUIRE(scheduler.RunUntil([&] {
-      for (const auto& s : streams) {
-        if (!s->closed) return false;
-      }
-      return true;
-    }));
-  }
-
-  VirtualScheduler scheduler{SimTestEnv::kEpoch};
-  TestResponder responder;
-  SimNetwork network;
-  std::unique_ptr<DnsTransport> dns;
-  std::unique_ptr<ClientSocketFactory> factory;
-  std::unique_ptr<Http2Session> session;
-  std::vector<std::unique_ptr<Stream>> streams;
-  int session_error = 1;
-};
-
-// Reads until the end of the stream, or until nothing more will come (the socket is then
-// disconnected); `eof`: the stream ended.
-std::string ReadToEnd(VirtualScheduler& scheduler, StreamSocket* socket, bool* eof) {
-  std::string out;
-  char buf[4096];
-  *eof = false;
-  for (;;) {
-    int result = ERR_IO_PENDING;
-    int rv = socket->Read(buf, sizeof(buf), [&result](int r) { result = r; });
-    if (rv == ERR_IO_PENDING) {
-      if (!scheduler.RunUntil([&] { return result != ERR_IO_PENDING; })) {
-        socket->Disconnect();  // drops the pending read
-        return out;
-      }
-      rv = result;
-    }
-    if (rv == 0) *eof = true;
-    if (rv <= 0) return out;
-    out.append(buf, static_cast<size_t>(rv));
-  }
-}
-
-// The frame types in `bytes` (whole frames from the start).
-std::vector<int> FrameTypes(const std::string& bytes) {
-  std::vector<int> types;
-  for (size_t at = 0; at + 9 <= bytes.size();) {
-    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data() + at);
-    types.push_back(p[3]);
-    at += 9 + ((size_t{p[0]} << 16) | (size_t{p[1]} << 8) | p[2]);
-  }
-  return types;
-}
-
-void Write(StreamSocket* socket, const std::string& bytes) {
-  REQUIRE(socket->Write(bytes.data(), static_cast<int>(bytes.size()), [](int) {}) ==
-          static_cast<int>(bytes.size()));
-}
-
-const std::string kPreface(SimHttp2Server::kClientPreface);
-const std::string kEmptySettings("\0\0\0\x04\0\0\0\0\0", 9);
 
 TEST_CASE("sim h2: ALPN picks h2 when offered and the host speaks it, else http/1.1",
           "[sim][http2][alpn]") {
@@ -365,122 +211,42 @@ TEST_CASE("sim h2: a server time per response: a slow response does not hold bac
   CHECK(env.streams[1]->body_bytes == 20);
 }
 
-TEST_CASE("sim h2: responses keep the responder's head: real body bytes, HEAD, 204, 304",
-          "[sim][http2]") {
-  H2Env env(H2Env::Plain());
-  env.responder.pages["a.test/page"] = "<html>hello</html>";  // real bytes in the head
-  SimResponse no_content;
-  no_content.head = "HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\nX-A: 1\r\n\r\n";
-  env.responder.scripted["/204"] = no_content;
-  SimResponse not_modified;
-  not_modified.head = "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\nETag: \"e\"\r\n\r\n";
-  env.responder.scripted["/304"] = not_modified;
-  SimResponse chunked;
-  chunked.head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
-  chunked.body_bytes = 5;
-  env.responder.scripted["/chunked"] = chunked;
+TEST_CASE("sim h2: on a slow link the response heads are readable before the bodies",
+          "[sim][http2][bandwidth]") {
+  NetworkParams params;
+  params.downlink_bps = 8'000'000;  // one byte per microsecond
+  params.uplink_bps = 0;
+  params.defaults.rtt = Ms(20);
+  params.defaults.dns = Ms(5);
+  params.defaults.server_time = Ms(0);
+  params.initial_cwnd_segments = 1000;  // one round for everything
+  params.mss = 9000;
+  std::string error;
+  REQUIRE(params.Set("a.test:http2", "on", &error));
+  H2Env env(params);
   auto tls = env.ConnectTls("a.test");
-  env.StartSession(std::move(tls), {"/page", "/204", "/304", "/chunked"});
-  env.RunUntilStreamsClosed();
-  const Stream& page = *env.streams[0];
-  CHECK(page.error == OK);
-  CHECK(page.body == "<html>hello</html>");
-  CHECK(page.Header("content-type") == "text/html");
-  CHECK(page.Header("content-length") == "18");
-  const Stream& nc = *env.streams[1];
-  CHECK(nc.error == OK);
-  CHECK(nc.status == 204);
-  CHECK(nc.Header("connection").empty());  // connection-specific: dropped
-  CHECK(nc.Header("x-a") == "1");
-  CHECK(nc.body_bytes == 0);
-  const Stream& nm = *env.streams[2];
-  CHECK(nm.error == OK);
-  CHECK(nm.status == 304);
-  CHECK(nm.Header("etag") == "\"e\"");
-  CHECK(nm.body_bytes == 0);
-  const Stream& ch = *env.streams[3];
-  CHECK(ch.error == OK);
-  CHECK(ch.Header("transfer-encoding").empty());
-  CHECK(ch.Header("content-length").empty());  // the h1 head had none: END_STREAM frames it
-  CHECK(ch.body_bytes == 5);
-}
-
-TEST_CASE("sim h2: prior knowledge (h2c): a clear-text connection that starts with the preface",
-          "[sim][http2][h2c]") {
-  H2Env env(H2Env::Plain());
-  auto tcp = env.ConnectTcp("a.test", 80);
   const TimeTicks start = env.scheduler.Now();
-  env.StartSession(std::move(tcp), {"/size/10", "/size/20", "/size/30"}, "http");
+  const int64_t kBody = 100'000;
+  env.StartSession(std::move(tls), {"/size/" + std::to_string(kBody)});
   env.RunUntilStreamsClosed();
-  for (size_t i = 0; i < env.streams.size(); ++i) {
-    CHECK(env.streams[i]->error == OK);
-    CHECK(env.streams[i]->body_bytes == 10 * static_cast<int64_t>(i + 1));
-    CHECK(env.streams[i]->closed_at - start == Ms(150));
-  }
-  REQUIRE(env.responder.requests.size() == 3);
-  CHECK(env.responder.requests[0].scheme == "http");
-  CHECK(env.responder.requests[0].host == "a.test");
-  CHECK(env.network.stats().tcp_connects == 1);
-  CHECK(env.network.stats().tls_handshakes == 0);
-}
-
-TEST_CASE("sim h2: on clear text the server tells the preface from HTTP/1.1", "[sim][http2][h2c]") {
-  H2Env env(H2Env::Plain());  // a.test speaks h2, b.test only HTTP/1.1
-  bool eof = false;
-  SECTION("the preface over several writes") {
-    auto socket = env.ConnectTcp("a.test", 80);
-    Write(socket.get(), kPreface.substr(0, 5));
-    Write(socket.get(), kPreface.substr(5, 10));
-    Write(socket.get(), kPreface.substr(15) + kEmptySettings);
-    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
-    CHECK_FALSE(eof);
-    CHECK(FrameTypes(got) ==
-          std::vector<int>{NGHTTP2_SETTINGS, NGHTTP2_SETTINGS, NGHTTP2_WINDOW_UPDATE});
-  }
-  SECTION("HTTP/1.1 to a host that speaks h2") {
-    auto socket = env.ConnectTcp("a.test", 80);
-    Write(socket.get(), "GET /size/10 HTTP/1.1\r\nHost: a.test\r\n\r\n");
-    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
-    CHECK(got == TestResponder::Head(10) + std::string(10, 'x'));
-  }
-  SECTION("HTTP/1.1 that starts like the preface") {
-    auto socket = env.ConnectTcp("a.test", 80);
-    Write(socket.get(), "P");
-    Write(socket.get(), "OST /size/3 HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\n\r\nab");
-    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
-    CHECK(got == TestResponder::Head(3) + "xxx");
-    REQUIRE(env.responder.requests.size() == 1);
-    CHECK(env.responder.requests[0].method == "POST");
-    CHECK(env.responder.requests[0].body_bytes == 2);
-  }
-  SECTION("the preface to a host that speaks only HTTP/1.1: the server closes") {
-    env.StartSession(env.ConnectTcp("b.test", 80), {"/size/10"}, "http");
-    env.RunUntilStreamsClosed();
-    CHECK(env.streams[0]->error != OK);
-    CHECK(env.responder.requests.empty());
-  }
-}
-
-TEST_CASE("sim h2: a byte stream that is not HTTP/2 ends the connection, after a GOAWAY",
-          "[sim][http2][errors]") {
-  H2Env env(H2Env::Plain());
-  bool eof = false;
-  SECTION("garbage after the preface (h2c)") {
-    auto socket = env.ConnectTcp("a.test", 80);
-    Write(socket.get(), kPreface + kEmptySettings + std::string(100, '\xff'));
-    const std::string got = ReadToEnd(env.scheduler, socket.get(), &eof);
-    CHECK(eof);
-    const std::vector<int> types = FrameTypes(got);
-    CHECK(std::find(types.begin(), types.end(), NGHTTP2_GOAWAY) != types.end());
-  }
-  SECTION("an HTTP/1.1 request on a TLS connection that chose h2") {
-    auto tls = env.ConnectTls("a.test");
-    REQUIRE(tls->NegotiatedProtocol() == "h2");
-    Write(tls.get(), "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n");
-    ReadToEnd(env.scheduler, tls.get(), &eof);
-    CHECK(eof);
-  }
-  CHECK(env.responder.requests.empty());
+  // The request arrives 10 ms after it left and is answered at once, with the server's preface
+  // (49 bytes), in one batch: the HEADERS frame, then the body as seven DATA frames (six of
+  // 16384 bytes and one of 1696), each with its 9-byte header. The batch reaches the link 10 ms
+  // later and crosses it at one byte per microsecond; the bytes up to the first body byte (the
+  // preface, the HEADERS frame and the first DATA frame's header) are readable first.
+  const int64_t block =
+      static_cast<int64_t>(HeaderBlockSizes({{":status", "200"},
+                                             {"content-type", "application/octet-stream"},
+                                             {"content-length", std::to_string(kBody)}},
+                                            1)[0]);
+  const int64_t heads = 49 + 9 + block + 9;
+  const int64_t total = 49 + 9 + block + 7 * 9 + kBody;
+  const Stream& s = *env.streams[0];
+  CHECK(s.error == OK);
+  CHECK(s.body_bytes == kBody);
+  CHECK(s.headers_at - start == Ms(20) + TimeDelta(heads));
+  CHECK(s.closed_at - start == Ms(20) + TimeDelta(total));
+  CHECK(env.network.stats().bytes_down == total);
 }
 
 }  // namespace
