@@ -51,20 +51,38 @@ void SimFlow::Send(TimeTicks depart, int64_t bytes, int64_t mark) {
   queued_ += bytes;
   // A byte stream: bytes never become ready before the ones sent earlier.
   TimeTicks ready = depart + prop_before_;
-  if (!pieces_.empty()) ready = std::max(ready, pieces_.back().ready);
-  if (!pieces_.empty() && pieces_.back().ready == ready) {
-    pieces_.back().end = queued_;
+  if (has_next_piece_) ready = std::max(ready, LastPiece().ready);
+  if (has_next_piece_ && LastPiece().ready == ready) {
+    LastPiece().end = queued_;
   } else {
-    pieces_.push_back(Piece{ready, queued_});
+    PushPiece(Piece{ready, queued_});
   }
   MaybeScheduleRound(/*allow_inline=*/true);
+}
+
+void SimFlow::PushPiece(Piece piece) {
+  if (!has_next_piece_) {
+    next_piece_ = piece;
+    has_next_piece_ = true;
+  } else {
+    later_pieces_.push_back(piece);
+  }
+}
+
+void SimFlow::PopPiece() {
+  if (later_pieces_.empty()) {
+    has_next_piece_ = false;
+    return;
+  }
+  next_piece_ = later_pieces_.front();
+  later_pieces_.pop_front();
 }
 
 void SimFlow::Close(TimeTicks depart) {
   if (aborted_ || fin_queued_) return;
   fin_queued_ = true;
   fin_ready_ = depart + prop_before_;
-  if (!pieces_.empty()) fin_ready_ = std::max(fin_ready_, pieces_.back().ready);
+  if (has_next_piece_) fin_ready_ = std::max(fin_ready_, LastPiece().ready);
   MaybeScheduleRound(/*allow_inline=*/false);
 }
 
@@ -77,7 +95,8 @@ void SimFlow::Abort() {
   link_queue_.clear();
   deliveries_.clear();
   marks_.clear();
-  pieces_.clear();
+  has_next_piece_ = false;
+  later_pieces_.clear();
   news_ = false;
 }
 
@@ -86,8 +105,8 @@ void SimFlow::MaybeScheduleRound(bool allow_inline) {
   TimeTicks earliest;
   if (sent_ < ready_end_) {
     earliest = world_.scheduler.Now();
-  } else if (!pieces_.empty()) {
-    earliest = pieces_.front().ready;
+  } else if (has_next_piece_) {
+    earliest = next_piece_.ready;
   } else if (fin_queued_ && !fin_sent_) {
     earliest = fin_ready_;
   } else {
@@ -115,9 +134,9 @@ void SimFlow::OnEntry() {
     entry_timer_.Start(ready - now, [this] { OnEntry(); });
     return;
   }
-  while (!pieces_.empty() && pieces_.front().ready <= now) {
-    ready_end_ = pieces_.front().end;
-    pieces_.pop_front();
+  while (has_next_piece_ && next_piece_.ready <= now) {
+    ready_end_ = next_piece_.end;
+    PopPiece();
   }
   // Before the last round's ACKs are back, bytes join that round as far as its window has
   // room; after, a new round starts (and the ACK clock with it).

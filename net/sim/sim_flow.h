@@ -103,6 +103,9 @@ class SimFlow : public SimLink::Client {
   // when its first bytes (or the FIN) are ready, and the ACK clock allows. `allow_inline`: an
   // uplink round due now may enter inside the call (see the .cc).
   void MaybeScheduleRound(bool allow_inline);
+  void PushPiece(Piece piece);
+  void PopPiece();
+  Piece& LastPiece() { return later_pieces_.empty() ? next_piece_ : later_pieces_.back(); }
   // What the last round's window has left (bytes).
   int64_t RoundRoom() const { return round_cwnd_ * mss_ - round_bytes_; }
   // A round enters the link at the client now.
@@ -128,11 +131,15 @@ class SimFlow : public SimLink::Client {
   const int64_t max_cwnd_;
 
   int64_t cwnd_;
-  int64_t queued_ = 0;      // bytes given to Send
-  int64_t sent_ = 0;        // bytes put in rounds
-  int64_t ready_end_ = 0;   // bytes [0, ready_end_) may enter the link now (pieces released)
-  SimQueue<Piece> pieces_;  // bytes queued beyond ready_end_, by the time they may enter
-  TimeTicks fin_ready_{};   // when the FIN may enter (with or after the last bytes)
+  int64_t queued_ = 0;     // bytes given to Send
+  int64_t sent_ = 0;       // bytes put in rounds
+  int64_t ready_end_ = 0;  // bytes [0, ready_end_) may enter the link now (pieces released)
+  // Bytes queued beyond ready_end_, by the time they may enter: the next piece inline (one
+  // message in flight is the common case: no allocation per connection), later ones queued.
+  Piece next_piece_{};
+  bool has_next_piece_ = false;
+  SimQueue<Piece> later_pieces_;
+  TimeTicks fin_ready_{};  // when the FIN may enter (with or after the last bytes)
   bool fin_queued_ = false;
   bool fin_sent_ = false;
   bool aborted_ = false;
