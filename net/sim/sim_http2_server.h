@@ -62,7 +62,9 @@ struct SimHttp2Limits {
   // section 6.5.2 does: name + value + 32 per field).
   size_t max_header_list_bytes = SimHttpServer::kMaxRequestHeadBytes;
   int64_t max_body_bytes = static_cast<int64_t>(SimHttpServer::kMaxRequestBodyBytes);
+  // Sent and not yet delivered: DATA waits above it (a send buffer).
   int64_t max_pending_output_bytes = int64_t{32} << 20;
+  // Written by the client and not yet arrived: the connection ends past it.
   int64_t max_unread_input_bytes = int64_t{32} << 20;
 };
 
@@ -82,7 +84,7 @@ class SimHttp2Server {
    public:
     virtual ~Output() = default;
     // `frames` leave the server at `depart`, in order (the callee may move their strings out).
-    // `head_bytes` (> 0) is where the frames that lead them (control frames and response
+    // `head_bytes`, if > 0, is where the frames that lead them (control frames and response
     // heads, up to the first filler) end: readable before the rest on a slow link.
     virtual void SendFrames(TimeTicks depart, std::vector<SimWireSegment>& frames,
                             int64_t head_bytes) = 0;
