@@ -47,15 +47,43 @@ SimFlow::~SimFlow() { Abort(); }
 
 void SimFlow::Send(TimeTicks depart, int64_t bytes, int64_t mark) {
   if (aborted_ || fin_queued_ || bytes <= 0) return;
-  queued_ += bytes;
   if (mark > 0) marks_.push_back(mark);
-  MaybeScheduleRound(depart + prop_before_, /*allow_inline=*/true);
+  queued_ += bytes;
+  // A byte stream: bytes never become ready before the ones sent earlier.
+  TimeTicks ready = depart + prop_before_;
+  if (has_next_piece_) ready = std::max(ready, LastPiece().ready);
+  if (has_next_piece_ && LastPiece().ready == ready) {
+    LastPiece().end = queued_;
+  } else {
+    PushPiece(Piece{ready, queued_});
+  }
+  MaybeScheduleRound(/*allow_inline=*/true);
+}
+
+void SimFlow::PushPiece(Piece piece) {
+  if (!has_next_piece_) {
+    next_piece_ = piece;
+    has_next_piece_ = true;
+  } else {
+    later_pieces_.push_back(piece);
+  }
+}
+
+void SimFlow::PopPiece() {
+  if (later_pieces_.empty()) {
+    has_next_piece_ = false;
+    return;
+  }
+  next_piece_ = later_pieces_.front();
+  later_pieces_.pop_front();
 }
 
 void SimFlow::Close(TimeTicks depart) {
   if (aborted_ || fin_queued_) return;
   fin_queued_ = true;
-  MaybeScheduleRound(depart + prop_before_, /*allow_inline=*/false);
+  fin_ready_ = depart + prop_before_;
+  if (has_next_piece_) fin_ready_ = std::max(fin_ready_, LastPiece().ready);
+  MaybeScheduleRound(/*allow_inline=*/false);
 }
 
 void SimFlow::Abort() {
@@ -67,14 +95,28 @@ void SimFlow::Abort() {
   link_queue_.clear();
   deliveries_.clear();
   marks_.clear();
+  has_next_piece_ = false;
+  later_pieces_.clear();
   news_ = false;
 }
 
-void SimFlow::MaybeScheduleRound(TimeTicks earliest, bool allow_inline) {
+void SimFlow::MaybeScheduleRound(bool allow_inline) {
   if (round_pending_ || aborted_) return;
-  if (sent_ == queued_ && !(fin_queued_ && !fin_sent_)) return;
+  TimeTicks earliest;
+  if (sent_ < ready_end_) {
+    earliest = world_.scheduler.Now();
+  } else if (has_next_piece_) {
+    earliest = next_piece_.ready;
+  } else if (fin_queued_ && !fin_sent_) {
+    earliest = fin_ready_;
+  } else {
+    return;  // nothing to send
+  }
   round_pending_ = true;
-  const TimeTicks at = std::max(earliest, ack_clock_);
+  // Bytes ready before the last round's ACKs are back go at once while its window has room;
+  // the rest waits for the ACK clock.
+  TimeTicks at = earliest;
+  if (!(has_sent_ && at < ack_clock_ && RoundRoom() > 0)) at = std::max(at, ack_clock_);
   const TimeTicks now = world_.scheduler.Now();
   // The client's own bytes may enter the uplink inside the Write that gave them: nothing is
   // delivered there (deliveries to the server always go through a task), so no callback runs.
@@ -92,21 +134,40 @@ void SimFlow::OnEntry() {
     entry_timer_.Start(ready - now, [this] { OnEntry(); });
     return;
   }
+  while (has_next_piece_ && next_piece_.ready <= now) {
+    ready_end_ = next_piece_.end;
+    PopPiece();
+  }
+  // Before the last round's ACKs are back, bytes join that round as far as its window has
+  // room; after, a new round starts (and the ACK clock with it).
+  const bool top_up = has_sent_ && now < ack_clock_;
   const TimeDelta idle_restart = world_.params.idle_restart;
-  if (has_sent_ && idle_restart > TimeDelta::zero() && now - ack_clock_ >= idle_restart) {
+  if (!top_up && has_sent_ && idle_restart > TimeDelta::zero() &&
+      now - ack_clock_ >= idle_restart) {
     cwnd_ = std::min(cwnd_, init_cwnd_);
   }
   const int64_t start = sent_;
-  const int64_t bytes = std::min(queued_ - sent_, cwnd_ * mss_);
+  const int64_t room = top_up ? std::max<int64_t>(RoundRoom(), 0) : cwnd_ * mss_;
+  const int64_t bytes = std::min(ready_end_ - sent_, room);
+  const bool fin = fin_queued_ && !fin_sent_ && sent_ + bytes == queued_ && fin_ready_ <= now;
+  if (bytes <= 0 && !fin) {  // nothing ready, or no room: wait
+    round_pending_ = false;
+    MaybeScheduleRound(/*allow_inline=*/false);
+    return;
+  }
   sent_ += bytes;
-  cwnd_ = std::min(max_cwnd_, cwnd_ + (bytes + mss_ - 1) / mss_);
+  if (!top_up) {
+    round_cwnd_ = cwnd_;
+    round_bytes_ = 0;
+  }
+  round_bytes_ += bytes;
+  cwnd_ = std::min(max_cwnd_, round_cwnd_ + (round_bytes_ + mss_ - 1) / mss_);
   has_sent_ = true;
-  const bool fin = fin_queued_ && !fin_sent_ && sent_ == queued_;
   if (fin) fin_sent_ = true;
 
   // On a limited link a round is served over time: a mark inside it ends a chunk there, so the
   // bytes before it become readable first. An unlimited link delivers the round at once.
-  bool first = true;
+  bool first = !top_up;
   while (!marks_.empty() && marks_.front() <= sent_) {
     const int64_t mark = marks_.front();
     marks_.pop_front();
@@ -116,7 +177,9 @@ void SimFlow::OnEntry() {
     }
   }
   link_queue_.push_back(Chunk{sent_, first, fin});
+  if (top_up) round_pending_ = false;  // (a round's start clears it in Pump)
   Pump();
+  if (top_up) MaybeScheduleRound(/*allow_inline=*/false);
   NotifyIfDelivered();
 }
 
@@ -128,7 +191,7 @@ void SimFlow::Pump() {
       // round here, one RTT from now.
       ack_clock_ = world_.scheduler.Now() + rtt_;
       round_pending_ = false;
-      MaybeScheduleRound(ack_clock_, /*allow_inline=*/false);
+      MaybeScheduleRound(/*allow_inline=*/false);
     }
     const int64_t bytes = link_queue_.front().end - served_;
     if (bytes > 0 && link_.limited()) {
@@ -150,7 +213,12 @@ void SimFlow::CompleteFront() {
     Deliver(chunk.end, chunk.fin);
     return;
   }
-  deliveries_.push_back(Delivery{now + prop_after_, chunk.end, chunk.fin});
+  if (!deliveries_.empty() && deliveries_.back().at == now + prop_after_) {
+    deliveries_.back().end = chunk.end;  // the same arrival (a round topped up)
+    deliveries_.back().fin = deliveries_.back().fin || chunk.fin;
+  } else {
+    deliveries_.push_back(Delivery{now + prop_after_, chunk.end, chunk.fin});
+  }
   if (!delivery_timer_.IsRunning()) {
     delivery_timer_.Start(prop_after_, [this] { OnDeliveryTask(); });
   }

@@ -12,6 +12,12 @@
 //     of R rounds is thus delivered owd + (R-1) RTT after it left the server; once a round takes
 //     longer than an RTT to cross the link, rounds queue back to back and the flow gets the
 //     link's rate (its fair share of it).
+//   - Bytes enter a round only once they can have reached the link (departure + the one-way
+//     delay before it): a round does not carry bytes the sender has not sent yet.
+//   - Bytes ready before the last round's first ACK is back join that round at once while its
+//     window has room (TCP sends while the window allows: the client's several writes at one
+//     instant, an HTTP/2 response after the server's SETTINGS); the rest waits for the ACK
+//     clock. The next round's window counts them as the round's.
 //   - The window is kept across messages (keep-alive) and restarts at init_cwnd when the flow
 //     sent nothing for idle_restart after its last data was acknowledged (RFC 5681 §4.1).
 //   - Bytes become readable per link chunk: a round, split at marks (the end of a response's
@@ -52,10 +58,10 @@ class SimFlow : public SimLink::Client {
   SimFlow(const SimFlow&) = delete;
   SimFlow& operator=(const SimFlow&) = delete;
 
-  // The sender has `bytes` more to send, available at `depart` (>= now; the first round leaves
-  // then, or when the ACK clock allows). `mark`, if > 0, is a stream offset where the link
-  // chunk must end (a response head's end). Ignored after Close or Abort. Never runs the
-  // receiver inside the call.
+  // The sender has `bytes` more to send, available at `depart` (>= now; they leave in the first
+  // round the ACK clock allows from then, never before bytes sent earlier). `mark`, if > 0, is a
+  // stream offset where the link chunk must end (a response head's end). Ignored after Close or
+  // Abort. Never runs the receiver inside the call.
   void Send(TimeTicks depart, int64_t bytes, int64_t mark = 0);
   // The sender closes after what it has queued: the FIN rides with the last round, or leaves
   // alone at `depart` if everything was sent.
@@ -87,10 +93,21 @@ class SimFlow : public SimLink::Client {
     int64_t end = 0;
     bool fin = false;
   };
+  // Bytes up to `end` may enter the link from `ready` (departure + the delay before the link).
+  struct Piece {
+    TimeTicks ready{};
+    int64_t end = 0;
+  };
 
-  // Schedules the next round's link entry if there is something to send and none is pending.
-  // `allow_inline`: an uplink round due now may enter inside the call (see the .cc).
-  void MaybeScheduleRound(TimeTicks earliest, bool allow_inline);
+  // Schedules the next round's link entry if there is something to send and none is pending:
+  // when its first bytes (or the FIN) are ready, and the ACK clock allows. `allow_inline`: an
+  // uplink round due now may enter inside the call (see the .cc).
+  void MaybeScheduleRound(bool allow_inline);
+  void PushPiece(Piece piece);
+  void PopPiece();
+  Piece& LastPiece() { return later_pieces_.empty() ? next_piece_ : later_pieces_.back(); }
+  // What the last round's window has left (bytes).
+  int64_t RoundRoom() const { return round_cwnd_ * mss_ - round_bytes_; }
   // A round enters the link at the client now.
   void OnEntry();
   // Starts the front chunk on the link; chunks served at once (unlimited link, FIN alone)
@@ -114,8 +131,15 @@ class SimFlow : public SimLink::Client {
   const int64_t max_cwnd_;
 
   int64_t cwnd_;
-  int64_t queued_ = 0;  // bytes given to Send
-  int64_t sent_ = 0;    // bytes put in rounds
+  int64_t queued_ = 0;     // bytes given to Send
+  int64_t sent_ = 0;       // bytes put in rounds
+  int64_t ready_end_ = 0;  // bytes [0, ready_end_) may enter the link now (pieces released)
+  // Bytes queued beyond ready_end_, by the time they may enter: the next piece inline (one
+  // message in flight is the common case: no allocation per connection), later ones queued.
+  Piece next_piece_{};
+  bool has_next_piece_ = false;
+  SimQueue<Piece> later_pieces_;
+  TimeTicks fin_ready_{};  // when the FIN may enter (with or after the last bytes)
   bool fin_queued_ = false;
   bool fin_sent_ = false;
   bool aborted_ = false;
@@ -124,6 +148,8 @@ class SimFlow : public SimLink::Client {
   OneShotTimer entry_timer_;    // the next round's entry (after the ACK clock or the radio)
   TimeTicks ack_clock_{};       // earliest entry of the next round: last round's start + RTT
   bool has_sent_ = false;
+  int64_t round_cwnd_ = 0;   // its window (segments) before it grew
+  int64_t round_bytes_ = 0;  // the bytes it carries
   SimQueue<int64_t> marks_;
 
   SimQueue<Chunk> link_queue_;  // front is on the link when in_service_

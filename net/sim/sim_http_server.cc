@@ -10,10 +10,8 @@
 
 namespace netstack {
 
-namespace {
-
-// "host[:port]" lowercase, without the scheme's default port (as Url::HostHeader writes it).
-void NormalizeHost(std::string* host, std::string_view scheme) {
+// static
+void SimHttpServer::NormalizeHost(std::string* host, std::string_view scheme) {
   for (char& c : *host) c = ToLowerAscii(c);
   size_t colon = host->rfind(':');
   size_t bracket = host->rfind(']');
@@ -23,8 +21,6 @@ void NormalizeHost(std::string* host, std::string_view scheme) {
     host->erase(colon);
   }
 }
-
-}  // namespace
 
 SimHttpServer::SimHttpServer(SimWorld& world, const SimHost* host, Output* output)
     : world_(world),
@@ -90,32 +86,39 @@ void SimHttpServer::OnFlowDelivered(SimFlow* uplink) {
   }
 }
 
-void SimHttpServer::Answer(Pending& pending) {
-  const TimeTicks now = world_.scheduler.Now();
-  SimRequest& request = pending.request;
-  request.scheme = scheme_;
-  request.arrived_at = now;
-  ++world_.stats.requests;
-  ++answered_;
-  SimResponse response;
-  if (world_.responder) {
-    response = world_.responder->Respond(request);
+// static
+SimHttpServer::Answered SimHttpServer::Respond(SimWorld& world, const SimHost* host,
+                                               const SimRequest& request) {
+  ++world.stats.requests;
+  Answered answered;
+  SimResponse& response = answered.response;
+  if (world.responder) {
+    response = world.responder->Respond(request);
   } else {
     response.head = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
   }
   // A HEAD response has no body on the wire, whatever the responder said.
-  const int64_t body = request.method == "HEAD" ? 0 : std::max<int64_t>(response.body_bytes, 0);
+  answered.body_bytes = request.method == "HEAD" ? 0 : std::max<int64_t>(response.body_bytes, 0);
   const TimeDelta host_server_time =
-      host_ ? host_->params.server_time : world_.params.defaults.server_time;
+      host ? host->params.server_time : world.params.defaults.server_time;
   const TimeDelta server_time =
       std::max(response.server_time.value_or(host_server_time), TimeDelta::zero());
-  const TimeTicks depart = now + server_time;
-  const bool close = !pending.keep_alive ||
-                     !ResponseHeadKeepsConnectionAlive(response.head, request.method == "HEAD");
-  output_->SendResponse(depart, std::move(response.head), body);
+  answered.depart = world.scheduler.Now() + server_time;
+  return answered;
+}
+
+void SimHttpServer::Answer(Pending& pending) {
+  SimRequest& request = pending.request;
+  request.scheme = scheme_;
+  request.arrived_at = world_.scheduler.Now();
+  ++answered_;
+  Answered answered = Respond(world_, host_, request);
+  const bool close = !pending.keep_alive || !ResponseHeadKeepsConnectionAlive(
+                                                answered.response.head, request.method == "HEAD");
+  output_->SendResponse(answered.depart, std::move(answered.response.head), answered.body_bytes);
   if (close) {
     closed_ = true;
-    output_->CloseConnection(depart);
+    output_->CloseConnection(answered.depart);
   }
 }
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "net/base/time.h"
 #include "net/server/http_request_reader.h"
@@ -47,6 +48,20 @@ class SimHttpServer : public SimFlow::Receiver {
     // The server closes the connection at `depart`, after what it has sent.
     virtual void CloseConnection(TimeTicks depart) = 0;
   };
+
+  // The answer either protocol's server gives a request that arrived now (SimHttp2Server
+  // shares it, so both answer the same): the responder's response (404 with an empty body
+  // without a responder), counted in the world's stats; the body bytes that go on the wire (none
+  // for HEAD); and when the response leaves (the response's server time, else the host's).
+  struct Answered {
+    SimResponse response;
+    int64_t body_bytes = 0;
+    TimeTicks depart{};
+  };
+  static Answered Respond(SimWorld& world, const SimHost* host, const SimRequest& request);
+  // `host` ("host[:port]", a Host header or :authority) lowercased, without `scheme`'s default
+  // port (as Url::HostHeader writes it).
+  static void NormalizeHost(std::string* host, std::string_view scheme);
 
   // `world`, `host` (the server's; null for a connection that never connects) and `output`
   // must outlive the server.

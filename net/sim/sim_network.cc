@@ -1,5 +1,7 @@
 #include "net/sim/sim_network.h"
 
+#include <utility>
+
 #include "net/sim/sim_dns_transport.h"
 #include "net/sim/sim_socket_factory.h"
 #include "net/sim/sim_world.h"
@@ -15,8 +17,9 @@ std::unique_ptr<DnsTransport> SimNetwork::CreateDnsTransport() {
   return std::make_unique<SimDnsTransport>(*world_);
 }
 
-std::unique_ptr<ClientSocketFactory> SimNetwork::CreateSocketFactory(size_t max_tls_sessions) {
-  return std::make_unique<SimSocketFactory>(*world_, max_tls_sessions);
+std::unique_ptr<ClientSocketFactory> SimNetwork::CreateSocketFactory(
+    size_t max_tls_sessions, std::vector<std::string> alpn) {
+  return std::make_unique<SimSocketFactory>(*world_, max_tls_sessions, std::move(alpn));
 }
 
 const NetworkParams& SimNetwork::params() const { return world_->params; }

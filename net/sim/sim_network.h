@@ -34,6 +34,11 @@
 //     client's keep-alive rule (net/http/http_keep_alive.h: `Connection: close`, HTTP/1.0, a
 //     body delimited by the close, ...) or when the request asked to; a request the reader
 //     refuses closes the connection when it arrives.
+//   - A host whose `http2` is on (NetworkParams::ForHost) speaks HTTP/2: chosen by ALPN in the
+//     TLS handshake when the client offers h2 (no extra round trip), or by the preface on a
+//     clear-text connection (prior knowledge). Its server (nghttp2's server session) sends real
+//     frames and HPACK bytes (DATA payloads filler), answers streams concurrently, each after
+//     its server time, and all of them share the connection's window and the link.
 //   - With radio.enabled, traffic at the client while the radio is idle first waits the
 //     promotion delay; the radio goes idle after `tail` without traffic.
 //
@@ -50,6 +55,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
@@ -57,6 +63,7 @@
 #include "net/sim/network_params.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/ssl_client_session_cache.h"
+#include "net/socket/ssl_config.h"
 
 namespace netstack {
 
@@ -116,10 +123,13 @@ class SimNetwork {
 
   // The edges to give a UrlRequestContext (which then owns them). They reference the network,
   // which must outlive them and every socket they made. Each socket factory holds the TLS
-  // session cache of its stack, bounded by `max_tls_sessions` (the live default).
+  // session cache of its stack, bounded by `max_tls_sessions` (the live default), and offers
+  // `alpn` in its TLS handshakes (the stack's SslConfig::alpn; Chrome's h2 and http/1.1 by
+  // default): a server whose host speaks HTTP/2 picks h2 when offered (SimSelectAlpn).
   std::unique_ptr<DnsTransport> CreateDnsTransport();
   std::unique_ptr<ClientSocketFactory> CreateSocketFactory(
-      size_t max_tls_sessions = kDefaultSslSessionCacheSize);
+      size_t max_tls_sessions = kDefaultSslSessionCacheSize,
+      std::vector<std::string> alpn = SslConfig().alpn);
 
   const NetworkParams& params() const;
   const Stats& stats() const;

@@ -8,8 +8,12 @@
 
 namespace netstack {
 
-SimSocketFactory::SimSocketFactory(SimWorld& world, size_t max_tls_sessions)
-    : world_(world), clock_(world.scheduler, Time{}), tls_sessions_(clock_, max_tls_sessions) {}
+SimSocketFactory::SimSocketFactory(SimWorld& world, size_t max_tls_sessions,
+                                   std::vector<std::string> alpn)
+    : world_(world),
+      clock_(world.scheduler, Time{}),
+      tls_sessions_(clock_, max_tls_sessions),
+      alpn_(std::move(alpn)) {}
 
 std::unique_ptr<StreamSocket> SimSocketFactory::CreateTransportClientSocket(
     const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource& creator) {
@@ -23,7 +27,7 @@ std::unique_ptr<StreamSocket> SimSocketFactory::CreateSslClientSocket(
   (void)net_log;  // The TLS socket logs on its transport's source, as the live one does.
   auto* sim = dynamic_cast<SimStreamSocket*>(transport.get());
   return std::make_unique<SimSslSocket>(world_, tls_sessions_, std::move(transport), sim, host,
-                                        port);
+                                        port, alpn_);
 }
 
 }  // namespace netstack

@@ -1,6 +1,8 @@
 #include "net/sim/sim_ssl_socket.h"
 
+#include <algorithm>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "net/sim/sim_stream_socket.h"
@@ -9,9 +11,19 @@
 
 namespace netstack {
 
+std::string SimSelectAlpn(const std::vector<std::string>& offered, bool server_h2) {
+  auto offers = [&offered](std::string_view protocol) {
+    return std::find(offered.begin(), offered.end(), protocol) != offered.end();
+  };
+  if (server_h2 && offers("h2")) return "h2";
+  if (offers("http/1.1")) return "http/1.1";
+  return {};
+}
+
 SimSslSocket::SimSslSocket(SimWorld& world, SimTlsSessionCache& sessions,
                            std::unique_ptr<StreamSocket> transport, SimStreamSocket* sim_transport,
-                           const std::string& host, uint16_t port)
+                           const std::string& host, uint16_t port,
+                           const std::vector<std::string>& alpn)
     : world_(world),
       sessions_(sessions),
       transport_(std::move(transport)),
@@ -19,6 +31,7 @@ SimSslSocket::SimSslSocket(SimWorld& world, SimTlsSessionCache& sessions,
       host_(host),
       port_(port),
       session_key_(SslSessionCacheKey(host, port)),
+      alpn_(alpn),
       handshake_timer_(world.scheduler),
       ticket_timer_(world.scheduler) {}
 
@@ -44,6 +57,7 @@ int SimSslSocket::Connect(CompletionCallback callback) {
   }
   SimHost* host = sim_->host();
   version_ = host->params.tls;
+  protocol_ = SimSelectAlpn(alpn_, host->params.http2);
   // As the live engine does when it makes its SSL: a TLS 1.3 ticket is taken here, so a second
   // connection starting before this one's handshake brings a new ticket makes a full handshake.
   // A session of another version than the server speaks now is not resumed.
@@ -90,13 +104,13 @@ void SimSslSocket::FinishHandshake() {
   }
   ++(resumed_ ? world_.stats.tls_resumed : world_.stats.tls_handshakes);
   world_.radio.Touch(world_.scheduler.Now());
-  sim_->SetTls();
+  sim_->SetTls(protocol_ == "h2");
   const NetLogWithSource& log = transport_->NetLog();
   log.EndEvent(NetLogEventType::SSL_CONNECT, [this] {
     return nlohmann::json{{"version", TlsVersion()},
                           {"cipher_suite", "TLS_AES_128_GCM_SHA256 (simulated)"},
                           {"is_resumed", resumed_},
-                          {"next_proto", "http/1.1"}};
+                          {"next_proto", protocol_.empty() ? "http/1.1" : protocol_}};
   });
   if (resumed_) log.AddEvent(NetLogEventType::SSL_SESSION_RESUMED);
 }
@@ -142,6 +156,10 @@ bool SimSslSocket::IsConnectedAndIdle() const {
 
 int SimSslSocket::GetPeerAddress(IPEndPoint* address) const {
   return transport_->GetPeerAddress(address);
+}
+
+std::string SimSslSocket::NegotiatedProtocol() const {
+  return state_ == State::kConnected ? protocol_ : std::string();
 }
 
 std::string SimSslSocket::TlsVersion() const {

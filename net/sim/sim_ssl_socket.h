@@ -1,11 +1,12 @@
 // SimSslSocket: the simulator's TLS socket over a SimStreamSocket. The handshake costs round
-// trips, not bytes: TLS 1.2 two, TLS 1.3 one, and one less when the stack's session cache
-// (the same SslClientSessionCache the live world uses) offers a session for host:port (TLS 1.3
-// resumption then sends the request as 0-RTT early data; a TLS 1.3 ticket is taken by the
-// lookup). The server issues a session valid for its host's tls_session_lifetime: TLS 1.2 at the
-// end of a full handshake, TLS 1.3 a ticket a round trip after any handshake's end (two after a
-// 0-RTT start), if the socket is still open. Afterwards reads and writes pass through to the
-// transport, whose server now sees "https" requests. Logs SSL_CONNECT (and
+// trips, not bytes (ALPN rides in it: the server picks from the client's offer, SimSelectAlpn):
+// TLS 1.2 two, TLS 1.3 one, and one less when the stack's session cache (the same
+// SslClientSessionCache the live world uses) offers a session for host:port (TLS 1.3 resumption
+// then sends the request as 0-RTT early data; a TLS 1.3 ticket is taken by the lookup). The server
+// issues a session valid for its host's tls_session_lifetime: TLS 1.2 at the end of a full
+// handshake, TLS 1.3 a ticket a round trip after any handshake's end (two after a 0-RTT start), if
+// the socket is still open. Afterwards reads and writes pass through to the transport, whose server
+// now sees "https" requests, over HTTP/2 when ALPN chose "h2". Logs SSL_CONNECT (and
 // SSL_SESSION_RESUMED) on the transport's source, as SslClientSocket does. Internal to net/sim.
 #ifndef NET_SIM_SIM_SSL_SOCKET_H_
 #define NET_SIM_SIM_SSL_SOCKET_H_
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "net/base/clock.h"
 #include "net/base/scheduler.h"
@@ -34,14 +36,21 @@ struct SimTlsSession {
 };
 using SimTlsSessionCache = SslClientSessionCache<SimTlsSession>;
 
+// The protocol a modelled server picks from the client's ALPN offer (RFC 7301), as nginx's
+// selection does: "h2" when offered and the server speaks it (`server_h2`: its host's http2,
+// NetworkParams::ForHost), else "http/1.1" when offered, else none ("": the connection speaks
+// HTTP/1.1 without ALPN, as when the client offers nothing).
+std::string SimSelectAlpn(const std::vector<std::string>& offered, bool server_h2);
+
 class SimSslSocket : public StreamSocket {
  public:
   // `sim_transport` is `transport` seen as the simulator's socket, or null if it is not one
-  // (Connect then fails with ERR_SSL_PROTOCOL_ERROR). `world` and `sessions` (the stack's
-  // session cache) must outlive the socket.
+  // (Connect then fails with ERR_SSL_PROTOCOL_ERROR). `world`, `sessions` (the stack's
+  // session cache) and `alpn` (the protocols the stack offers, most preferred first) must
+  // outlive the socket.
   SimSslSocket(SimWorld& world, SimTlsSessionCache& sessions,
                std::unique_ptr<StreamSocket> transport, SimStreamSocket* sim_transport,
-               const std::string& host, uint16_t port);
+               const std::string& host, uint16_t port, const std::vector<std::string>& alpn);
   // Destroys the transport; pending callbacks never run.
   ~SimSslSocket() override;
   SimSslSocket(const SimSslSocket&) = delete;
@@ -64,6 +73,8 @@ class SimSslSocket : public StreamSocket {
   bool WasSessionResumed() const override { return resumed_; }
   // "TLSv1.2" or "TLSv1.3" once connected.
   std::string TlsVersion() const override;
+  // What ALPN chose ("h2", "http/1.1" or "" for none) once connected; "" before.
+  std::string NegotiatedProtocol() const override;
 
  private:
   enum class State { kIdle, kHandshaking, kConnected, kClosed };
@@ -79,6 +90,8 @@ class SimSslSocket : public StreamSocket {
   const std::string host_;
   const uint16_t port_;
   const std::string session_key_;  // SslSessionCacheKey(host_, port_)
+  const std::vector<std::string>& alpn_;
+  std::string protocol_;  // ALPN's choice, decided with the ServerHello
   State state_ = State::kIdle;
   netstack::TlsVersion version_ = netstack::TlsVersion::kTls13;
   bool resumed_ = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "net/sim/sim_world.h"
@@ -25,8 +26,9 @@ SimStreamSocket::SimStreamSocket(SimWorld& world, SimHost* host, const IPEndPoin
       endpoint_(endpoint),
       net_log_(NetLogWithSource::Make(net_log, NetLogSourceType::SOCKET)),
       connect_timer_(world.scheduler),
-      server_(world, host, this),
-      up_(world, SimFlow::Direction::kUp, HostRtt(host), &server_),
+      server_(world, host, static_cast<SimHttpServer::Output*>(this)),
+      sniff_(host && host->params.http2),
+      up_(world, SimFlow::Direction::kUp, HostRtt(host), this),
       down_(world, SimFlow::Direction::kDown, HostRtt(host), this) {
   net_log_.BeginEvent(NetLogEventType::SOCKET_ALIVE, [&creator] {
     nlohmann::json params = nlohmann::json::object();
@@ -84,8 +86,44 @@ int SimStreamSocket::Read(char* buf, int len, CompletionCallback callback) {
   return ERR_IO_PENDING;
 }
 
+void SimStreamSocket::SetTls(bool http2) {
+  sniff_ = false;
+  server_.set_https();
+  if (http2) StartHttp2("https");
+}
+
+void SimStreamSocket::StartHttp2(const char* scheme) {
+  h2_ = std::make_unique<SimHttp2Server>(world_, host_, static_cast<SimHttp2Server::Output*>(this),
+                                         scheme);
+}
+
+void SimStreamSocket::SniffPreface(const char* data, size_t len) {
+  const std::string_view preface = SimHttp2Server::kClientPreface;
+  const size_t n = std::min(len, preface.size() - preface_seen_);
+  if (std::memcmp(data, preface.data() + preface_seen_, n) != 0) {  // HTTP/1.1 after all
+    sniff_ = false;
+    if (preface_seen_ > 0) server_.OnClientBytes(preface.data(), preface_seen_);
+    server_.OnClientBytes(data, len);
+    return;
+  }
+  preface_seen_ += n;
+  if (preface_seen_ < preface.size()) return;  // so far, so good: held
+  sniff_ = false;
+  StartHttp2("http");
+  h2_->OnClientBytes(preface.data(), preface.size());
+  if (len > n) h2_->OnClientBytes(data + n, len - n);
+}
+
 void SimStreamSocket::OnFlowDelivered(SimFlow* flow) {
-  (void)flow;
+  if (flow == &up_) {  // to the server
+    if (h2_) {
+      h2_->OnUplinkDelivered(up_.delivered());
+    } else {
+      server_.OnFlowDelivered(flow);
+    }
+    return;
+  }
+  if (h2_) h2_->OnDownlinkDelivered();
   if (!read_buf_) return;  // Nobody waits: the bytes stay readable.
   int result;
   if (Readable() > 0) {
@@ -130,7 +168,13 @@ int SimStreamSocket::Write(const char* data, int len, CompletionCallback callbac
   if (!data || len <= 0) return ERR_INVALID_ARGUMENT;
   was_ever_used_ = true;
   LogBytes(NetLogEventType::SOCKET_BYTES_SENT, len);
-  server_.OnClientBytes(data, static_cast<size_t>(len));
+  if (h2_) {
+    h2_->OnClientBytes(data, static_cast<size_t>(len));
+  } else if (sniff_) {
+    SniffPreface(data, static_cast<size_t>(len));
+  } else {
+    server_.OnClientBytes(data, static_cast<size_t>(len));
+  }
   up_.Send(world_.scheduler.Now(), len);
   return len;
 }
@@ -145,6 +189,22 @@ void SimStreamSocket::SendResponse(TimeTicks depart, std::string head, int64_t b
   const int64_t size = message.size;
   messages_.push_back(std::move(message));
   down_.Send(depart, size, head_end);
+}
+
+void SimStreamSocket::SendFrames(TimeTicks depart, std::vector<SimWireSegment>& frames,
+                                 int64_t head_bytes) {
+  const int64_t start = down_.queued();
+  int64_t offset = start;
+  for (SimWireSegment& segment : frames) {
+    Message message;
+    message.start = offset;
+    message.size = static_cast<int64_t>(segment.bytes.size()) + segment.filler;
+    message.head = std::move(segment.bytes);
+    if (message.size == 0) continue;
+    offset += message.size;
+    messages_.push_back(std::move(message));
+  }
+  if (offset > start) down_.Send(depart, offset - start, head_bytes > 0 ? start + head_bytes : 0);
 }
 
 void SimStreamSocket::CloseConnection(TimeTicks depart) { down_.Close(depart); }
@@ -163,6 +223,8 @@ void SimStreamSocket::Disconnect() {
   up_.Abort();
   down_.Abort();
   messages_.clear();
+  h2_.reset();
+  sniff_ = false;
   connect_callback_ = nullptr;
   read_callback_ = nullptr;
   read_buf_ = nullptr;

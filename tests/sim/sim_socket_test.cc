@@ -1,8 +1,10 @@
 // The edges on their own (no stack above): the DNS transport's and the sockets' async
 // contracts, the server's parsing of raw bytes, pipelining, cancellation.
 #include <catch2/catch.hpp>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "net/base/virtual_scheduler.h"
 #include "net/sim/sim_network.h"
@@ -147,6 +149,45 @@ TEST_CASE("sim socket: pipelined requests are answered in order", "[sim][socket]
   REQUIRE(edges.responder.requests.size() == 2);
   CHECK(edges.responder.requests[0].target == "/size/3");
   CHECK(edges.responder.requests[1].target == "/size/4");
+}
+
+TEST_CASE("sim socket: a response leaves no earlier than its server time, even pipelined",
+          "[sim][socket]") {
+  // Both requests arrive together (50 ms); the first response leaves 100 ms later, the second
+  // 110 ms later: it joins the first one's round (the window has room) when it is ready, 10 ms
+  // after the first, not with it.
+  Edges edges;  // RTT 100 ms
+  SimResponse first, second;
+  first.head = TestResponder::Head(3);
+  first.body_bytes = 3;
+  first.server_time = Milliseconds(100);
+  second.head = TestResponder::Head(4);
+  second.body_bytes = 4;
+  second.server_time = Milliseconds(110);
+  edges.responder.scripted["/first"] = first;
+  edges.responder.scripted["/second"] = second;
+  auto socket = edges.Connect("a.test");
+  const std::string two =
+      "GET /first HTTP/1.1\r\nHost: a.test\r\n\r\nGET /second HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  const TimeTicks sent = edges.scheduler.Now();
+  socket->Write(two.data(), static_cast<int>(two.size()), [](int) {});
+  std::vector<std::pair<TimeDelta, int>> reads;
+  char buf[1000];
+  std::function<void(int)> on_read = [&](int rv) {
+    reads.emplace_back(edges.scheduler.Now() - sent, rv);
+    if (rv > 0) {
+      int again = socket->Read(buf, sizeof(buf), on_read);
+      if (again != ERR_IO_PENDING) reads.emplace_back(edges.scheduler.Now() - sent, again);
+    }
+  };
+  REQUIRE(socket->Read(buf, sizeof(buf), on_read) == ERR_IO_PENDING);
+  edges.scheduler.RunAll();
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[0].first == Milliseconds(50 + 100 + 50));
+  CHECK(reads[0].second == static_cast<int>(TestResponder::Head(3).size()) + 3);
+  CHECK(reads[1].first == Milliseconds(50 + 110 + 50));
+  CHECK(reads[1].second == static_cast<int>(TestResponder::Head(4).size()) + 4);
+  socket->Disconnect();
 }
 
 TEST_CASE("sim socket: garbage makes the server close: the read ends with 0",
