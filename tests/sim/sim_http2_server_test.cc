@@ -290,7 +290,7 @@ TEST_CASE("sim h2 server: a request header list over the bound resets its stream
   CHECK(env.responder.requests.size() == 1);
 }
 
-TEST_CASE("sim h2 server: request bodies are counted; over the bound, the stream is reset",
+TEST_CASE("sim h2 server: request bodies are counted, over the bound, the stream is reset",
           "[sim][http2][bounds]") {
   STATIC_REQUIRE(SimHttp2Limits().max_body_bytes ==
                  static_cast<int64_t>(SimHttpServer::kMaxRequestBodyBytes));
