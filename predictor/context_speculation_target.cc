@@ -1,11 +1,13 @@
 #include "predictor/context_speculation_target.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "net/base/ip_address.h"
 #include "net/dns/host_cache.h"
 #include "net/dns/host_resolver_manager.h"
 #include "net/http/http_cache.h"
+#include "net/http2/http2_session_pool.h"
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
 #include "net/socket/client_socket_pool.h"
@@ -53,6 +55,12 @@ int ContextSpeculationTarget::Preresolve(const SchemeHostPort& origin,
 
 int ContextSpeculationTarget::Preconnect(const SchemeHostPort& origin, int sockets,
                                          const NetLogWithSource& net_log) {
+  // An HTTP/2 origin needs one connection whatever a page asks of it (Chrome's preconnect to a
+  // known h2 server opens one): none while its session is open, else one.
+  if (Http2SessionPool* h2 = context_->http2_session_pool(); h2 && origin.scheme == "https") {
+    if (h2->FindAvailableSession(origin)) return OK;
+    if (h2->IsKnownHttp2(origin)) sockets = std::min(sockets, 1);
+  }
   return context_->socket_pool()->RequestSockets(origin, sockets, net_log);
 }
 

@@ -12,6 +12,7 @@
 #include "net/http/url_request.h"
 #include "net/http/url_request_context_builder.h"
 #include "net/http2/http2_session_pool.h"
+#include "predictor/context_speculation_target.h"
 #include "tests/http2/h2_socket_factory.h"
 #include "tests/request/request_test_env.h"
 #include "tests/support/scripted_dns_transport.h"
@@ -210,6 +211,30 @@ TEST_CASE("HTTP/2 stack: streams above the server's limit queue and run by prior
   CHECK(order[3] == "/low");
   CHECK(env.ConnectionsUsed() == 1);
   CHECK(env.factory->connections()[0]->max_open == 1);
+}
+
+TEST_CASE("HTTP/2 stack: a preconnect to an h2 origin opens one socket, none while a session is open",
+          "[http2][stack][predictor]") {
+  H2Env env;
+  env.AddHost("a.test");
+  ContextSpeculationTarget target(env.context.get());
+  const SchemeHostPort origin{"https", "a.test", 443};
+  const NetLogWithSource log = NetLogWithSource::Make(&env.net_log, NetLogSourceType::PREDICTOR);
+  // Not known yet: the pool's rule, as many as asked.
+  env.Start("https://a.test/first");
+  env.RunUntilDone();
+  const size_t after_first = env.factory->connections().size();
+  // A session is open: nothing to do.
+  CHECK(target.Preconnect(origin, 4, log) == OK);
+  env.scheduler.RunUntilIdle();
+  CHECK(env.factory->connections().size() == after_first);
+  // Known h2 but its session gone: one socket, not four.
+  env.context->http2_session_pool()->MakeSessionsGoingAway();
+  env.scheduler.RunUntilIdle();
+  env.context->socket_pool()->CloseIdleSockets();
+  CHECK(target.Preconnect(origin, 4, log) == OK);
+  env.scheduler.RunUntilIdle();
+  CHECK(env.factory->connections().size() == after_first + 1);
 }
 
 }  // namespace
