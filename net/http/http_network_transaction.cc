@@ -120,9 +120,16 @@ int HttpNetworkTransaction::DoInitStream() {
       return OK;
     }
     if (session_waiter_ == 0) {
-      session_waiter_ = h2->AddWaiter(key, [weak = weak_factory_.GetWeakPtr()] {
-        if (weak) weak->OnSessionAvailable();
-      });
+      session_waiter_ = h2->AddWaiter(
+          key,
+          [weak = weak_factory_.GetWeakPtr()] {
+            if (weak) weak->OnSessionAvailable();
+          },
+          [weak = weak_factory_.GetWeakPtr()] {
+            // The session will carry this request: stop asking the pool for a socket now, so
+            // a slot freed before the callback runs does not start a connect for it.
+            if (weak && weak->handle_->is_pending()) weak->handle_->Reset();
+          });
     }
     // Known to speak h2 and already connecting: its session will carry this request too.
     if (session_waiter_ != 0 && !throttle_expired_ && h2->IsKnownHttp2(key) &&

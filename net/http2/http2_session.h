@@ -52,8 +52,8 @@ class Http2Session {
   Http2Session(const Http2Session&) = delete;
   Http2Session& operator=(const Http2Session&) = delete;
 
-  // Http2Connection::Submit on this session (a request id > 0 or a net error), and the writes
-  // it causes.
+  // Http2Connection::Submit on this session (a request id > 0 or a net error). The frames go
+  // out from a task, together with those of every other request submitted before it runs.
   int StartRequest(const Http2RequestHead& head, RequestPriority priority,
                    Http2StreamDelegate* delegate);
   // Http2Connection::CancelRequest / ConsumeData, and the writes they cause.
@@ -101,6 +101,7 @@ class Http2Session {
   std::string write_buffer_;
   size_t write_offset_ = 0;
   bool write_pending_ = false;
+  bool write_scheduled_ = false;  // a task will write what StartRequest queued
   bool closed_ = false;
   bool close_reported_ = false;
   int close_error_ = OK;

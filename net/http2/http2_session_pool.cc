@@ -78,10 +78,11 @@ void Http2SessionPool::OnSessionClosed(Http2Session* session) {
   sessions_.erase(it);
 }
 
-uint64_t Http2SessionPool::AddWaiter(const SchemeHostPort& key, std::function<void()> callback) {
+uint64_t Http2SessionPool::AddWaiter(const SchemeHostPort& key, std::function<void()> callback,
+                                     std::function<void()> stop_connecting) {
   if (waiters_.size() >= params_.max_waiters) return 0;
   const uint64_t id = next_waiter_id_++;
-  waiters_.emplace(id, Waiter{key, std::move(callback)});
+  waiters_.emplace(id, Waiter{key, std::move(callback), std::move(stop_connecting)});
   return id;
 }
 
@@ -91,6 +92,13 @@ void Http2SessionPool::NotifyWaiters(const SchemeHostPort& key) {
   std::vector<uint64_t> ids;
   for (const auto& [id, waiter] : waiters_) {
     if (waiter.key == key) ids.push_back(id);
+  }
+  for (uint64_t id : ids) {
+    auto it = waiters_.find(id);
+    if (it != waiters_.end() && it->second.stop_connecting) {
+      std::function<void()> stop = std::move(it->second.stop_connecting);
+      stop();
+    }
   }
   for (uint64_t id : ids) {
     // One task each: a waiter's callback may remove or add others.

@@ -90,7 +90,11 @@ class Http2SessionPool {
 
   // Calls `callback` (from a task, once) when a session for `key` becomes available. Returns an
   // id for RemoveWaiter, or 0 if max_waiters are already waiting (nothing will be called).
-  uint64_t AddWaiter(const SchemeHostPort& key, std::function<void()> callback);
+  // `stop_connecting` (may be null) runs synchronously inside CreateSession, before the task:
+  // it must only cancel the waiter's own socket request (ClientSocketHandle::Reset), so that a
+  // slot the pool frees meanwhile does not start a connect for a request the session will carry.
+  uint64_t AddWaiter(const SchemeHostPort& key, std::function<void()> callback,
+                     std::function<void()> stop_connecting = nullptr);
   // Forgets a waiter; no-op for 0, an unknown id or one already called.
   void RemoveWaiter(uint64_t id);
 
@@ -133,6 +137,7 @@ class Http2SessionPool {
   struct Waiter {
     SchemeHostPort key;
     std::function<void()> callback;
+    std::function<void()> stop_connecting;
   };
 
   void OnSessionClosed(Http2Session* session);

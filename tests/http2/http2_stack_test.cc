@@ -213,6 +213,68 @@ TEST_CASE("HTTP/2 stack: streams above the server's limit queue and run by prior
   CHECK(env.factory->connections()[0]->max_open == 1);
 }
 
+TEST_CASE("HTTP/2 stack: requests a GOAWAY left unprocessed are retried on a new connection",
+          "[http2][stack]") {
+  H2Env env;
+  env.AddHost("a.test");
+  // The first connection answers its first two streams, then goes away with last_stream_id 3:
+  // the streams after it were not processed. Later connections answer everything.
+  H2Env* e = &env;
+  env.factory->set_handler([e](H2ServerConnection& conn, int32_t id) {
+    const bool first_connection = &conn == e->factory->connections()[0].get();
+    if (!first_connection || conn.requests <= 2) {
+      H2SocketFactory::AnswerWithPath(conn, id);
+    } else if (conn.requests == 3) {
+      conn.server.Goaway(3);
+    }
+  });
+  env.Start("https://a.test/first");
+  env.RunUntilDone();
+  REQUIRE(env.delegates[0]->result == OK);
+  for (int i = 0; i < 6; ++i) env.Start("https://a.test/r" + std::to_string(i));
+  env.RunUntilDone();
+  std::set<uint32_t> sessions;
+  for (size_t i = 1; i < env.delegates.size(); ++i) {
+    INFO(i);
+    CHECK(env.delegates[i]->result == OK);
+    CHECK(env.delegates[i]->data == "/r" + std::to_string(i - 1));
+    sessions.insert(env.requests[i]->connection_info().h2_session_id);
+  }
+  CHECK(sessions.size() == 2);  // the first session, then the new one
+  CHECK(env.ConnectionsUsed() == 2);
+  CHECK(env.recorder.Count(NetLogEventType::HTTP_TRANSACTION_RESTART_AFTER_ERROR) >= 4);
+}
+
+TEST_CASE("HTTP/2 stack: REFUSED_STREAM is retried, the --timeout holds on a silent stream",
+          "[http2][stack]") {
+  UrlRequestContext::Config config = RequestTestEnv::DefaultConfig();
+  config.stream.idle_timeout = Seconds(2);
+  H2Env env({}, config);
+  env.AddHost("a.test");
+  std::set<std::string> refused;
+  env.factory->set_handler([&](H2ServerConnection& conn, int32_t id) {
+    const std::string path = conn.server.Header(id, ":path");
+    if (path == "/silent") return;  // never answered
+    if (refused.insert(path).second) {
+      conn.server.Reset(id, NGHTTP2_REFUSED_STREAM);
+      return;
+    }
+    H2SocketFactory::AnswerWithPath(conn, id);
+  });
+  env.Start("https://a.test/refused-once");
+  env.RunUntilDone();
+  CHECK(env.delegates[0]->result == OK);
+  CHECK(env.delegates[0]->data == "/refused-once");
+  env.Start("https://a.test/silent");
+  env.RunUntilDone();
+  CHECK(env.delegates[1]->result == ERR_TIMED_OUT);
+  // The session survives a stream's timeout: the next request uses it.
+  env.Start("https://a.test/after");
+  env.RunUntilDone();
+  CHECK(env.delegates[2]->result == OK);
+  CHECK(env.requests[2]->connection_info().socket_source == SocketSource::kHttp2Session);
+}
+
 TEST_CASE("HTTP/2 stack: a preconnect to an h2 origin opens one socket, none while a session is open",
           "[http2][stack][predictor]") {
   H2Env env;

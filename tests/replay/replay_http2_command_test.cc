@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tests/replay/replay_test_util.h"
@@ -33,7 +34,8 @@ std::string Write(const std::string& name, const std::string& text) {
 struct CommandRun {
   int code = -1;
   std::string out, err;
-  json summary;  // the --json summary line
+  json summary;              // the --json summary line
+  std::vector<json> requests;  // the --json request records
 };
 
 // Runs `netstack replay TRACE ARGS... --json FILE` in-process.
@@ -62,7 +64,11 @@ CommandRun Run(const std::string& trace, std::vector<std::string> args) {
   std::free(err_buf);
   std::ifstream in(json_path);
   std::string line, last;
-  while (std::getline(in, line)) last = line;
+  while (std::getline(in, line)) {
+    last = line;
+    json record = json::parse(line, nullptr, false);
+    if (record.is_object() && record.value("kind", "") == "request") run.requests.push_back(record);
+  }
   if (!last.empty()) run.summary = json::parse(last);
   std::remove(json_path.c_str());
   return run;
@@ -154,6 +160,52 @@ TEST_CASE("HTTP/2: a HAR's h2 hosts replay with http2 on, --set and --config win
   CHECK(estimated["http2"] == "on");
   CHECK(estimated.contains("server_ms"));
   for (const auto& p : {har, conf}) std::remove(p.c_str());
+}
+
+// One page: the document and then eight images, all from h2.test over h2.
+std::string ManyImagesHar() {
+  json entries = json::array({HarEntry("https://h2.test/", "h2", 0)});
+  for (int i = 0; i < 8; ++i) {
+    entries.push_back(HarEntry("https://h2.test/i" + std::to_string(i) + ".png", "h2", 60));
+  }
+  json har = {{"log",
+               {{"version", "1.2"},
+                {"creator", {{"name", "test"}, {"version", "1"}}},
+                {"pages", json::array({{{"id", "page_1"},
+                                        {"startedDateTime", "2024-01-01T00:00:00.100Z"},
+                                        {"title", "images"}}})},
+                {"entries", entries}}}};
+  return Write("images.har", har.dump());
+}
+
+TEST_CASE("HTTP/2: an h2 HAR replays on one connection per origin, http2=off on several",
+          "[replay][command][http2]") {
+  std::string har = ManyImagesHar();
+  CommandRun h2 = Run(har, {});
+  INFO(h2.err);
+  REQUIRE(h2.code == 0);
+  REQUIRE(h2.requests.size() == 9);
+  std::set<int64_t> sockets, sessions;
+  for (const json& r : h2.requests) {
+    CHECK(r["error"].is_null());
+    CHECK(r["protocol"] == "h2");
+    sockets.insert(r["socket"]["id"].get<int64_t>());
+    sessions.insert(r["h2_session_id"].get<int64_t>());
+  }
+  CHECK(sockets.size() == 1);
+  CHECK(sessions.size() == 1);
+
+  CommandRun h1 = Run(har, {"--set", "http2=off"});
+  REQUIRE(h1.code == 0);
+  REQUIRE(h1.requests.size() == 9);
+  std::set<int64_t> h1_sockets;
+  for (const json& r : h1.requests) {
+    CHECK(r["protocol"] == "http/1.1");
+    CHECK(r["h2_session_id"].is_null());
+    h1_sockets.insert(r["socket"]["id"].get<int64_t>());
+  }
+  // Eight images at once over HTTP/1.1: the group's six connections.
+  CHECK(h1_sockets.size() == 6);
 }
 
 TEST_CASE("HTTP/2: pushed entries are replayed as requests and counted",
