@@ -40,6 +40,16 @@ class SuiteResultTest(unittest.TestCase):
         self.assertFalse(fig("a", [9e5], better="higher",
                              goal={"text": "", "on": "median", "min": 1e6})["goal_met"])
 
+    def test_several_goals_each_judged_all_needed(self):
+        goals = [{"text": "as fast as curl", "on": "ratio:curl", "max": 1.0},
+                 {"text": "within 1.5x of h2load", "on": "ratio:h2load", "max": 1.5}]
+        f = fig("a", [3], peers={"curl": [4], "h2load": [2.5]}, goal=goals)
+        self.assertEqual([g["met"] for g in f["goal"]], [True, True])
+        self.assertTrue(f["goal_met"])
+        f = fig("a", [3], peers={"curl": [4], "h2load": [1.5]}, goal=goals)
+        self.assertEqual([g["met"] for g in f["goal"]], [True, False])
+        self.assertFalse(f["goal_met"])
+
     def test_bad_direction_is_refused(self):
         with self.assertRaises(ValueError):
             fig("a", [1], better="faster")

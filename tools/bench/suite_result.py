@@ -34,7 +34,9 @@ def figure(fid, what, unit, better, samples, peers=None, goal=None):
     samples: netstack's samples, one per round (numbers).
     peers: {peer name: samples} measured in the same run, or None.
     goal: {"text": str, "on": "median" | "ratio:<peer>", "max" or "min": number}, or None;
-      the figure records whether the median (or the ratio to that peer) meets it.
+      the figure records whether the median (or the ratio to that peer) meets it. Or a list of
+      such goals (a figure judged against two peers): each gets its own "met", and "goal_met"
+      is whether all are met.
     """
     if better not in ("lower", "higher"):
         raise ValueError(f"figure {fid}: better must be 'lower' or 'higher', not {better!r}")
@@ -49,7 +51,10 @@ def figure(fid, what, unit, better, samples, peers=None, goal=None):
             peer_median = median(peer_samples)
             out["peers"][name] = {"samples": peer_samples, "median": peer_median}
             out["ratios"][name] = (out["median"] / peer_median) if peer_median else math.nan
-    if goal:
+    if isinstance(goal, (list, tuple)):
+        out["goal"] = [dict(g, met=goal_met(out, g)) for g in goal]
+        out["goal_met"] = all(g["met"] for g in out["goal"])
+    elif goal:
         out["goal"] = dict(goal)
         out["goal_met"] = goal_met(out, goal)
     return out
