@@ -7,9 +7,9 @@
 #include "net/dns/host_cache.h"
 #include "net/dns/host_resolver_manager.h"
 #include "net/http/http_cache.h"
-#include "net/http2/http2_session_pool.h"
 #include "net/http/url_request.h"
 #include "net/http/url_request_context.h"
+#include "net/http2/http2_session_pool.h"
 #include "net/socket/client_socket_pool.h"
 
 namespace netstack {

@@ -115,12 +115,12 @@ class Http2SessionPool {
   size_t waiter_count() const { return waiters_.size(); }
 
   // Chrome's NetLog polledData "spdySessionInfo": one object per session {host_port_pair
-  // ("host:port"), proxy ("DIRECT"), aliases ("host:port"), source_id, socket_id, negotiated_protocol, is_secure, error, active_streams,
-  // queued_streams, max_concurrent_streams, streams_initiated_count, streams_queued_count,
-  // frames_received, frames_sent, send_window_size, recv_window_size, goaway (null or
-  // {last_stream_id, error_code}), available, age_ms}, plus the fields Chrome's viewer prints
-  // that do not apply (push counts 0, streams_abandoned_count 0, sent_settings,
-  // received_settings, unacked_recv_window_bytes 0).
+  // ("host:port"), proxy ("DIRECT"), aliases ("host:port"), source_id, socket_id,
+  // negotiated_protocol, is_secure, error, active_streams, queued_streams, max_concurrent_streams,
+  // streams_initiated_count, streams_queued_count, frames_received, frames_sent, send_window_size,
+  // recv_window_size, goaway (null or {last_stream_id, error_code}), available, age_ms}, plus the
+  // fields Chrome's viewer prints that do not apply (push counts 0, streams_abandoned_count 0,
+  // sent_settings, received_settings, unacked_recv_window_bytes 0).
   nlohmann::json GetInfoAsJson() const;
   // Chrome's "spdyStatus": {enable_http2, alpn_protos ("h2,http/1.1"), known_http2_servers,
   // sessions}.

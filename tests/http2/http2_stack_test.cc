@@ -275,8 +275,9 @@ TEST_CASE("HTTP/2 stack: REFUSED_STREAM is retried, the --timeout holds on a sil
   CHECK(env.requests[2]->connection_info().socket_source == SocketSource::kHttp2Session);
 }
 
-TEST_CASE("HTTP/2 stack: a preconnect to an h2 origin opens one socket, none while a session is open",
-          "[http2][stack][predictor]") {
+TEST_CASE(
+    "HTTP/2 stack: a preconnect to an h2 origin opens one socket, none while a session is open",
+    "[http2][stack][predictor]") {
   H2Env env;
   env.AddHost("a.test");
   ContextSpeculationTarget target(env.context.get());

@@ -34,7 +34,7 @@ std::string Write(const std::string& name, const std::string& text) {
 struct CommandRun {
   int code = -1;
   std::string out, err;
-  json summary;              // the --json summary line
+  json summary;                // the --json summary line
   std::vector<json> requests;  // the --json request records
 };
 

@@ -124,6 +124,10 @@ std::string FetchRecordToLine(const RequestRecord& r) {
     line.push_back(' ');
     line.append(SocketSourceName(c.socket_source));
   }
+  if (c.protocol == "h2") {
+    line.append("  h2 stream ");
+    AppendInt(c.h2_stream_id, &line);
+  }
   if (!c.tls_version.empty()) {
     line.append("  ").append(c.tls_version);
     if (c.tls_resumed) line.append(" resumed");
