@@ -11,39 +11,21 @@
 #include <string>
 #include <vector>
 
-#include "net/base/virtual_scheduler.h"
-#include "net/http/url_request.h"
-#include "net/http/url_request_context_builder.h"
 #include "net/http2/http2_session_pool.h"
-#include "tests/http2/h2_socket_factory.h"
+#include "tests/http2/h2_stack_env.h"
 #include "tests/internals/router_test_env.h"
-#include "tests/request/request_test_env.h"
-#include "tests/support/scripted_dns_transport.h"
 
 namespace netstack::test {
 namespace {
 
 using json = nlohmann::json;
 
-// The stack over in-memory h2 servers, shown by a router (as RouterTestEnv, without the cache
-// and the predictor).
-struct H2RouterEnv {
+// The stack over in-memory h2 servers (H2Env), shown by a router (as RouterTestEnv, without
+// the cache and the predictor).
+struct H2RouterEnv : H2Env {
   explicit H2RouterEnv(H2SocketFactory::Options options = {},
-                       UrlRequestContext::Config config = RequestTestEnv::DefaultConfig()) {
-    auto dns_transport = std::make_unique<ScriptedDnsTransport>(scheduler);
-    auto socket_factory = std::make_unique<H2SocketFactory>(scheduler, std::move(options));
-    dns = dns_transport.get();
-    factory = socket_factory.get();
-    UrlRequestContextBuilder builder;
-    builder.set_config(config);
-    builder.set_scheduler(&scheduler);
-    builder.set_net_log(&net_log);
-    builder.set_dns_transport(std::move(dns_transport));
-    builder.set_socket_factory(std::move(socket_factory));
-    std::string error;
-    context = builder.Build(&error);
-    INFO(error);
-    REQUIRE(context);
+                       UrlRequestContext::Config config = RequestTestEnv::DefaultConfig())
+      : H2Env(std::move(options), config) {
     ring.Attach(&net_log);
     histograms.Attach(&net_log);
     host.context_ = context.get();
@@ -63,26 +45,6 @@ struct H2RouterEnv {
     histograms.Attach(nullptr);
   }
 
-  void AddHost(const std::string& host_name) {
-    dns->SetAddresses(host_name, {"192.0.2.1"}, Seconds(60), Milliseconds(5));
-  }
-  UrlRequest* Start(const std::string& url) {
-    UrlRequest::Params params;
-    std::string message;
-    REQUIRE(Url::Parse(url, &params.request.url, &message) == OK);
-    delegates.push_back(std::make_unique<RecordingDelegate>());
-    requests.push_back(std::make_unique<UrlRequest>(context.get(), params, delegates.back().get()));
-    requests.back()->Start();
-    return requests.back().get();
-  }
-  void RunUntilDone() {
-    scheduler.RunUntil([&] {
-      for (const auto& d : delegates) {
-        if (d->completions == 0) return false;
-      }
-      return true;
-    });
-  }
   Answer Call(const HttpServerRequest& request) {
     auto answer = std::make_shared<Answer>();
     router->Handle(request, [answer](HttpServerResponse response) {
@@ -113,14 +75,7 @@ struct H2RouterEnv {
     return nullptr;
   }
 
-  VirtualScheduler scheduler;
-  NetLog net_log{scheduler};
   SchedulerClock clock{scheduler, TimeFromUnixSeconds(RouterTestEnv::kOriginUnixSeconds)};
-  ScriptedDnsTransport* dns = nullptr;
-  H2SocketFactory* factory = nullptr;
-  std::unique_ptr<UrlRequestContext> context;
-  std::vector<std::unique_ptr<RecordingDelegate>> delegates;
-  std::vector<std::unique_ptr<UrlRequest>> requests;
   NetLogRing ring;
   StackHistograms histograms;
   FakeInternalsHost host;
