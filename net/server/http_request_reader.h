@@ -86,6 +86,9 @@ class HttpRequestReader {
   // True once some bytes of a request that is not complete yet have been consumed (an EOF now
   // cuts a request short).
   bool in_request() const { return state_ == State::kReading && message_bytes_ > 0; }
+  // True once the head (request line and headers) of the request being read is complete and
+  // its body, if any, is still arriving (the server's body deadline runs from here).
+  bool head_complete() const { return state_ == State::kReading && headers_complete_; }
 
   // In kError: the HTTP status to answer (400, 413, 431, 505) and a one-line reason
   // ("malformed request: invalid HTTP method (at byte 0)").
