@@ -12,19 +12,28 @@ namespace {
 // kernel does not reset the connection and destroy the answer before the client reads it).
 constexpr uint64_t kLingerMs = 2000;
 
+// A limit in ms as a TimeDelta, saturating (a limit of years is as good as none).
+TimeDelta Ms(uint64_t ms) {
+  constexpr uint64_t kMaxMs = uint64_t{1} << 40;
+  return Milliseconds(static_cast<int64_t>(std::min(ms, kMaxMs)));
+}
+
 }  // namespace
 
 // static
-UvHttpConnection* UvHttpConnection::Create(uv_loop_t* loop, Delegate* delegate,
-                                           const UvHttpServer::Limits& limits) {
-  auto* connection = new UvHttpConnection(delegate, limits);
+UvHttpConnection* UvHttpConnection::Create(uv_loop_t* loop, Scheduler& scheduler,
+                                           Delegate* delegate, const UvHttpServer::Limits& limits) {
+  auto* connection = new UvHttpConnection(scheduler, delegate, limits);
   if (!connection->Init(loop)) return nullptr;  // deleted by Init
   return connection;
 }
 
-UvHttpConnection::UvHttpConnection(Delegate* delegate, const UvHttpServer::Limits& limits)
-    : delegate_(delegate),
+UvHttpConnection::UvHttpConnection(Scheduler& scheduler, Delegate* delegate,
+                                   const UvHttpServer::Limits& limits)
+    : scheduler_(scheduler),
+      delegate_(delegate),
       limits_(limits),
+      deadline_timer_(scheduler),
       reader_({limits_.max_head_bytes, limits_.max_body_bytes}),
       slot_(std::make_shared<Slot>()) {
   slot_->connection = this;
@@ -37,10 +46,7 @@ bool UvHttpConnection::Init(uv_loop_t* loop) {
   }
   tcp_.data = this;
   ++open_handles_;
-  uv_timer_init(loop, &timer_);  // cannot fail on an initialized loop
-  timer_.data = this;
-  ++open_handles_;
-  uv_timer_init(loop, &resume_timer_);
+  uv_timer_init(loop, &resume_timer_);  // cannot fail on an initialized loop
   resume_timer_.data = this;
   ++open_handles_;
   return true;
@@ -49,20 +55,46 @@ bool UvHttpConnection::Init(uv_loop_t* loop) {
 void UvHttpConnection::Start() {
   uv_tcp_nodelay(&tcp_, 1);
   last_progress_ = delegate_->NextProgressStamp();
+  accept_epoch_ = delegate_->LoopEpoch();
+  EnterPhase(Phase::kHead, limits_.head_timeout_ms);  // the first head's deadline runs from here
   UpdateReadingAndTimer();
+}
+
+void UvHttpConnection::Reject(HttpServerResponse response) {
+  if (closing_) return;
+  rejected_ = true;
+  input_.clear();
+  in_flight_ = true;
+  head_ = false;
+  keep_alive_ = false;
+  ++slot_->generation;  // a Respond still held (none should be) cannot answer after this
+  phase_ = Phase::kHandler;
+  uv_tcp_nodelay(&tcp_, 1);
+  Answer(std::move(response));  // closes after it is written
+}
+
+UvHttpConnection::EvictionClass UvHttpConnection::eviction_class() const {
+  if (closing_ || delegate_ == nullptr) return EvictionClass::kNever;
+  if (finishing_) {
+    return !in_flight_ && queued_write_bytes_ == 0 ? EvictionClass::kFinished
+                                                   : EvictionClass::kNever;
+  }
+  if (in_flight_ || queued_write_bytes_ > 0 || !input_.empty()) return EvictionClass::kNever;
+  if (delegate_->LoopEpoch() < accept_epoch_ + 2) return EvictionClass::kNever;
+  return phase_ == Phase::kKeepAlive ? EvictionClass::kIdle : EvictionClass::kWaiting;
 }
 
 void UvHttpConnection::Close() noexcept {
   if (closing_) return;
   closing_ = true;
   slot_->connection = nullptr;
+  deadline_timer_.Stop();
   if (delegate_) {
     delegate_->RemoveQueuedWriteBytes(queued_write_bytes_);
     delegate_->OnConnectionClosing(this);
   }
   delegate_ = nullptr;
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), &OnClose);
-  uv_close(reinterpret_cast<uv_handle_t*>(&timer_), &OnClose);
   uv_close(reinterpret_cast<uv_handle_t*>(&resume_timer_), &OnClose);
 }
 
@@ -85,10 +117,10 @@ void UvHttpConnection::ProcessInput() {
     }
     if (reader_.state() == HttpRequestReader::State::kRequest) {
       keep_alive_ = reader_.keep_alive() && !peer_eof_;
-      request_deadline_ms_ = 0;
       HttpServerRequest request = reader_.TakeRequest();
       head_ = request.method == "HEAD";
       in_flight_ = true;
+      phase_ = Phase::kHandler;
       Dispatch(std::move(request));  // may answer, or even close the server, synchronously
     }
   }
@@ -99,14 +131,30 @@ void UvHttpConnection::ProcessInput() {
   } else {
     input_.erase(0, offset);
   }
-  // The request deadline runs from the first byte of a request the reader has taken in; a
-  // request held back (in input_) while another is answered has not started.
-  if (finishing_ || in_flight_ || !reader_.in_request()) {
-    request_deadline_ms_ = 0;
-  } else if (request_deadline_ms_ == 0) {
-    request_deadline_ms_ = uv_now(tcp_.loop) + limits_.request_timeout_ms;
-  }
+  UpdatePhase();
   UpdateReadingAndTimer();
+}
+
+void UvHttpConnection::UpdatePhase() {
+  if (finishing_) return;  // only the send and linger deadlines apply now
+  if (in_flight_) {
+    phase_ = Phase::kHandler;
+  } else if (reader_.head_complete()) {
+    if (phase_ != Phase::kBody) EnterPhase(Phase::kBody, limits_.body_timeout_ms);
+  } else if (reader_.in_request()) {
+    // A later request's head deadline runs from its first byte; the first request's has run
+    // since accept (it is already kHead).
+    if (phase_ != Phase::kHead) EnterPhase(Phase::kHead, limits_.head_timeout_ms);
+  } else if (answered_ > 0 && phase_ != Phase::kKeepAlive) {
+    // Nothing of the next request read (a request held back in input_ while the answers drain
+    // has not started either). Its first byte, an empty line included, starts its head.
+    EnterPhase(Phase::kKeepAlive, limits_.keep_alive_timeout_ms);
+  }
+}
+
+void UvHttpConnection::EnterPhase(Phase phase, uint64_t timeout_ms) {
+  phase_ = phase;
+  phase_deadline_ = scheduler_.Now() + Ms(timeout_ms);
 }
 
 void UvHttpConnection::Dispatch(HttpServerRequest request) {
@@ -132,7 +180,8 @@ void UvHttpConnection::Answer(HttpServerResponse response) {
   if (closing_ || !in_flight_) return;
   try {
     in_flight_ = false;
-    delegate_->OnRequestAnswered();
+    ++answered_;
+    if (!rejected_) delegate_->OnRequestAnswered();
     last_progress_ = delegate_->NextProgressStamp();
     const bool close = !keep_alive_;
     if (!Write(SerializeResponse(response, close, head_))) return;  // closed
@@ -153,14 +202,17 @@ void UvHttpConnection::Answer(HttpServerResponse response) {
   }
 }
 
-void UvHttpConnection::AnswerRequestTimeout() {
-  request_deadline_ms_ = 0;
+void UvHttpConnection::AnswerTimeout(Phase phase) {
+  const bool head = phase == Phase::kHead;
+  const uint64_t ms = head ? limits_.head_timeout_ms : limits_.body_timeout_ms;
+  input_.clear();
   in_flight_ = true;
   head_ = false;
   keep_alive_ = false;
   ++slot_->generation;
-  Answer(HttpServerResponse::Error(
-      408, "request not complete within " + std::to_string(limits_.request_timeout_ms) + " ms"));
+  phase_ = Phase::kHandler;
+  Answer(HttpServerResponse::Error(408, std::string(head ? "request head" : "request body") +
+                                            " not complete within " + std::to_string(ms) + " ms"));
 }
 
 bool UvHttpConnection::Write(std::string data) {
@@ -179,6 +231,10 @@ bool UvHttpConnection::Write(std::string data) {
     Close();
     return false;
   }
+  if (queued_write_bytes_ == 0) {
+    send_deadline_ = scheduler_.Now() + Ms(limits_.send_timeout_ms);
+    send_queue_mark_ = uv_stream_get_write_queue_size(stream());
+  }
   queued_write_bytes_ += write->data.size();
   delegate_->AddQueuedWriteBytes(write->data.size());
   return true;
@@ -192,6 +248,7 @@ void UvHttpConnection::MaybeShutdown() {
     Close();
     return;
   }
+  linger_deadline_ = scheduler_.Now() + Ms(kLingerMs);
   UpdateReadingAndTimer();
 }
 
@@ -212,18 +269,61 @@ void UvHttpConnection::UpdateReadingAndTimer() {
     uv_read_stop(stream());
     reading_ = false;
   }
-  // The idle timer runs except while the handler works on an answer (a fetch may be slow).
-  if (in_flight_ && queued_write_bytes_ == 0) {
-    uv_timer_stop(&timer_);
+  // The earliest deadline that applies (none while the handler works and nothing is queued).
+  TimeTicks due = TimeTicks::max();
+  if (shutdown_started_) {
+    due = linger_deadline_;
   } else {
-    uint64_t ms =
-        shutdown_started_ ? std::min(limits_.idle_timeout_ms, kLingerMs) : limits_.idle_timeout_ms;
-    if (request_deadline_ms_ != 0) {
-      // A read restarts the idle timeout but never moves the request's deadline.
-      const uint64_t now = uv_now(tcp_.loop);
-      ms = std::min(ms, request_deadline_ms_ > now ? request_deadline_ms_ - now : 0);
+    if (queued_write_bytes_ > 0) due = send_deadline_;
+    const bool idle = phase_ == Phase::kKeepAlive && queued_write_bytes_ == 0 && input_.empty();
+    if (!finishing_ && !in_flight_ && (phase_ == Phase::kHead || phase_ == Phase::kBody || idle)) {
+      due = std::min(due, phase_deadline_);
     }
-    uv_timer_start(&timer_, &OnTimer, ms, 0);
+  }
+  if (due == TimeTicks::max()) {
+    deadline_timer_.Stop();
+  } else if (!deadline_timer_.IsRunning() || deadline_timer_.desired_run_time() != due) {
+    deadline_timer_.Start(due - scheduler_.Now(), [this] { OnDeadlineTimer(); });
+  }
+}
+
+void UvHttpConnection::OnDeadlineTimer() {
+  if (closing_) return;
+  const TimeTicks now = scheduler_.Now();
+  try {
+    if (shutdown_started_) {
+      if (now >= linger_deadline_)
+        Close();  // the linger after the last answer is over
+      else
+        UpdateReadingAndTimer();
+      return;
+    }
+    if (queued_write_bytes_ > 0 && now >= send_deadline_) {
+      // Bytes left for the kernel since the deadline was set are progress: it moves on.
+      const size_t left = uv_stream_get_write_queue_size(stream());
+      if (left >= send_queue_mark_) {
+        delegate_->OnDeadline(Deadline::kSend);
+        Close();  // the client stopped reading its answer
+        return;
+      }
+      send_queue_mark_ = left;
+      send_deadline_ = now + Ms(limits_.send_timeout_ms);
+    }
+    if (!finishing_ && !in_flight_ && now >= phase_deadline_) {
+      if (phase_ == Phase::kHead || phase_ == Phase::kBody) {
+        delegate_->OnDeadline(phase_ == Phase::kHead ? Deadline::kHead : Deadline::kBody);
+        AnswerTimeout(phase_);  // closes after the 408 is written
+        return;
+      }
+      if (phase_ == Phase::kKeepAlive && queued_write_bytes_ == 0 && input_.empty()) {
+        delegate_->OnDeadline(Deadline::kKeepAlive);
+        Close();
+        return;
+      }
+    }
+    UpdateReadingAndTimer();  // woken early (a deadline moved): wait for the next one
+  } catch (...) {
+    Close();
   }
 }
 
@@ -261,8 +361,8 @@ void UvHttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t
       return;
     }
     if (nread == 0) return;
-    // Finishing: drained and dropped, without restarting the timer (a client that keeps
-    // sending cannot keep the connection open).
+    // Finishing: drained and dropped, without moving a deadline (a client that keeps sending
+    // cannot keep the connection open).
     if (self->finishing_) return;
     self->input_.append(buf->base, static_cast<size_t>(nread));
     self->ProcessInput();
@@ -285,6 +385,13 @@ void UvHttpConnection::OnWrite(uv_write_t* req, int status) {
     self->Close();
     return;
   }
+  const TimeTicks now = self->scheduler_.Now();
+  self->send_deadline_ = now + Ms(self->limits_.send_timeout_ms);  // progress
+  self->send_queue_mark_ = uv_stream_get_write_queue_size(self->stream());
+  // The keep-alive deadline runs from the end of the last answer's write.
+  if (self->queued_write_bytes_ == 0 && self->phase_ == Phase::kKeepAlive) {
+    self->phase_deadline_ = now + Ms(self->limits_.keep_alive_timeout_ms);
+  }
   try {
     if (!self->in_flight_ && !self->finishing_ && !self->input_.empty() &&
         self->WritesBelowPauseMark()) {
@@ -303,23 +410,7 @@ void UvHttpConnection::OnShutdown(uv_shutdown_t* req, int status) {
   auto* self = static_cast<UvHttpConnection*>(req->data);
   if (self->closing_) return;
   if (status != 0 || self->peer_eof_) self->Close();
-  // Otherwise input is drained until the client's EOF or the linger timer.
-}
-
-// static
-void UvHttpConnection::OnTimer(uv_timer_t* timer) {
-  auto* self = static_cast<UvHttpConnection*>(timer->data);
-  if (self->closing_) return;
-  if (self->request_deadline_ms_ != 0 && !self->finishing_ && !self->in_flight_ &&
-      uv_now(timer->loop) >= self->request_deadline_ms_) {
-    try {
-      self->AnswerRequestTimeout();  // closes after the 408 is written
-    } catch (...) {
-      self->Close();
-    }
-    return;
-  }
-  self->Close();  // idle, or the linger after the last answer is over
+  // Otherwise input is drained until the client's EOF or the linger deadline.
 }
 
 // static

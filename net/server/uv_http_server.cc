@@ -2,13 +2,16 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <deque>
 #include <exception>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "net/base/uv_scheduler.h"
 #include "net/server/uv_http_connection.h"
 
 namespace netstack {
@@ -16,7 +19,9 @@ namespace netstack {
 namespace {
 
 constexpr size_t kReadBufferSize = 64 * 1024;
-constexpr int kListenBacklog = 128;
+// As nginx's default on Linux: a burst of connections waits in the kernel rather than being
+// refused by it (the kernel caps it at net.core.somaxconn).
+constexpr int kListenBacklog = 511;
 
 // `address` as it may appear in a one-line message: control characters replaced, length capped.
 std::string Printable(const std::string& address) {
@@ -30,57 +35,111 @@ std::string Printable(const std::string& address) {
 }  // namespace
 
 // The listener and what the connections share: the handler, the read buffer, the limits
-// across connections (their number, the bytes queued on all of them) and the choice of the
-// connection to evict. Each connection (uv_http_connection.h) handles its own socket, requests
-// and answers, and reaches this state only through the Delegate methods while it is open.
+// across connections (their number, the bytes queued on all of them), the choice of the
+// connection to evict, the connections answered 503 while they drain, and the counts. Each
+// connection (uv_http_connection.h) handles its own socket, requests, answers and deadlines,
+// and reaches this state only through the Delegate methods while it is open.
 class UvHttpServer::Impl final : public UvHttpConnection::Delegate {
  public:
-  Impl(uv_loop_t* loop, Handler handler, Limits limits)
-      : loop_(loop),
-        handler_(std::move(handler)),
-        limits_(limits),
-        read_buffer_(new char[kReadBufferSize]) {}
+  Impl(uv_loop_t* loop, Handler handler, Limits limits, Scheduler* scheduler);
   ~Impl() { Close(); }
 
   int Listen(const std::string& address, int port, std::string* error, int* bound_port);
   void Close();
   size_t connection_count() const { return connections_.size(); }
-  uint64_t requests_served() const { return requests_served_; }
+  uint64_t requests_served() const { return stats_.requests_served; }
+  Stats stats() const {
+    Stats stats = stats_;
+    stats.open = connections_.size();
+    stats.rejected_open = rejected_.size();
+    return stats;
+  }
 
   // UvHttpConnection::Delegate:
   void HandleRequest(const HttpServerRequest& request, Respond respond) override {
     handler_(request, std::move(respond));
   }
   uv_buf_t ReadBuffer() override { return uv_buf_init(read_buffer_.get(), kReadBufferSize); }
-  void OnRequestAnswered() override { ++requests_served_; }
+  void OnRequestAnswered() override { ++stats_.requests_served; }
   uint64_t NextProgressStamp() override { return ++progress_counter_; }
+  uint64_t LoopEpoch() const override { return loop_epoch_; }
+  void OnDeadline(UvHttpConnection::Deadline deadline) override;
   bool HasRoomToQueueWrite(size_t bytes) const override {
     const size_t max = limits_.max_total_queued_write_bytes;
     return bytes <= max - std::min(total_queued_write_bytes_, max);
   }
   void AddQueuedWriteBytes(size_t bytes) override { total_queued_write_bytes_ += bytes; }
   void RemoveQueuedWriteBytes(size_t bytes) override { total_queued_write_bytes_ -= bytes; }
-  void OnConnectionClosing(UvHttpConnection* connection) override {
-    connections_.erase(connection);
-  }
+  void OnConnectionClosing(UvHttpConnection* connection) override;
 
  private:
   static void OnConnection(uv_stream_t* listener, int status);
+  // At the connection bound: evicts one connection (see uv_http_server.h). False if every
+  // connection is busy.
+  bool MakeRoom();
+  // Answers `connection` 503 and keeps it among the rejected ones while it drains (closing the
+  // oldest of those at their bound). `connection` is in no other set.
+  void Reject(UvHttpConnection* connection);
 
   uv_loop_t* const loop_;
   const Handler handler_;
   const Limits limits_;
+  std::unique_ptr<UvScheduler> own_scheduler_;  // when none was given
+  Scheduler* const scheduler_;
   // Shared by every connection: a read is consumed (copied) inside its read callback.
   std::unique_ptr<char[]> read_buffer_;
-  uv_tcp_t* listener_ = nullptr;  // freed in its close callback
+  uv_tcp_t* listener_ = nullptr;       // freed in its close callback
+  uv_check_t* epoch_check_ = nullptr;  // counts loop iterations; freed in its close callback
   std::unordered_set<UvHttpConnection*> connections_;
-  uint64_t requests_served_ = 0;
+  // Answered 503 and draining, oldest first (at most max_rejected_connections).
+  std::deque<UvHttpConnection*> rejected_;
+  Stats stats_;
   // Bytes queued for writing on all open connections (a closing one's are no longer counted).
   size_t total_queued_write_bytes_ = 0;
   // Orders the connections' progress (accepted, a request answered) without a clock, for
   // choosing which connection to evict at the connection bound.
   uint64_t progress_counter_ = 0;
+  // Loop iterations since the server was made (a uv_check handle counts them).
+  uint64_t loop_epoch_ = 0;
 };
+
+UvHttpServer::Impl::Impl(uv_loop_t* loop, Handler handler, Limits limits, Scheduler* scheduler)
+    : loop_(loop),
+      handler_(std::move(handler)),
+      limits_(limits),
+      own_scheduler_(scheduler ? nullptr : std::make_unique<UvScheduler>(loop)),
+      scheduler_(scheduler ? scheduler : own_scheduler_.get()),
+      read_buffer_(new char[kReadBufferSize]) {
+  epoch_check_ = new uv_check_t;
+  uv_check_init(loop_, epoch_check_);  // cannot fail on an initialized loop
+  epoch_check_->data = this;
+  uv_check_start(epoch_check_,
+                 [](uv_check_t* check) { ++static_cast<Impl*>(check->data)->loop_epoch_; });
+  uv_unref(reinterpret_cast<uv_handle_t*>(epoch_check_));  // never keeps the loop alive
+}
+
+void UvHttpServer::Impl::OnDeadline(UvHttpConnection::Deadline deadline) {
+  switch (deadline) {
+    case UvHttpConnection::Deadline::kHead:
+      ++stats_.head_timeouts;
+      break;
+    case UvHttpConnection::Deadline::kBody:
+      ++stats_.body_timeouts;
+      break;
+    case UvHttpConnection::Deadline::kKeepAlive:
+      ++stats_.keep_alive_timeouts;
+      break;
+    case UvHttpConnection::Deadline::kSend:
+      ++stats_.send_timeouts;
+      break;
+  }
+}
+
+void UvHttpServer::Impl::OnConnectionClosing(UvHttpConnection* connection) {
+  if (connections_.erase(connection) != 0) return;
+  auto it = std::find(rejected_.begin(), rejected_.end(), connection);
+  if (it != rejected_.end()) rejected_.erase(it);
+}
 
 int UvHttpServer::Impl::Listen(const std::string& address, int port, std::string* error,
                                int* bound_port) {
@@ -130,37 +189,81 @@ void UvHttpServer::Impl::Close() {
              [](uv_handle_t* handle) { delete reinterpret_cast<uv_tcp_t*>(handle); });
     listener_ = nullptr;
   }
+  if (epoch_check_ != nullptr) {
+    uv_close(reinterpret_cast<uv_handle_t*>(epoch_check_),
+             [](uv_handle_t* handle) { delete reinterpret_cast<uv_check_t*>(handle); });
+    epoch_check_ = nullptr;
+  }
   std::vector<UvHttpConnection*> connections(connections_.begin(), connections_.end());
+  connections.insert(connections.end(), rejected_.begin(), rejected_.end());
   for (UvHttpConnection* connection : connections) connection->Close();  // erases itself
+}
+
+bool UvHttpServer::Impl::MakeRoom() {
+  UvHttpConnection* victim = nullptr;
+  bool victim_finished = false;
+  for (UvHttpConnection* open : connections_) {
+    const UvHttpConnection::EvictionClass kind = open->eviction_class();
+    if (kind == UvHttpConnection::EvictionClass::kNever) continue;
+    const bool finished = kind == UvHttpConnection::EvictionClass::kFinished;
+    // A finished connection first; then the one that has waited longest.
+    if (victim == nullptr || (finished && !victim_finished) ||
+        (finished == victim_finished && open->last_progress() < victim->last_progress())) {
+      victim = open;
+      victim_finished = finished;
+    }
+  }
+  if (victim == nullptr) return false;
+  if (victim->eviction_class() == UvHttpConnection::EvictionClass::kWaiting) {
+    ++stats_.evicted_waiting;
+    connections_.erase(victim);
+    Reject(victim);
+  } else {
+    ++stats_.evicted_idle;
+    victim->Close();  // erases itself from connections_
+  }
+  return true;
+}
+
+void UvHttpServer::Impl::Reject(UvHttpConnection* connection) {
+  const size_t bound = std::max<size_t>(limits_.max_rejected_connections, 1);
+  while (rejected_.size() >= bound) {
+    ++stats_.rejected_cut_short;
+    rejected_.front()->Close();  // erases itself from rejected_
+  }
+  rejected_.push_back(connection);
+  HttpServerResponse busy =
+      HttpServerResponse::Error(503, "server busy: " + std::to_string(limits_.max_connections) +
+                                         " connections open; retry later");
+  busy.headers.emplace_back("Retry-After", std::to_string(limits_.retry_after_s));
+  connection->Reject(std::move(busy));  // may close it at once (a failed write)
 }
 
 // static
 void UvHttpServer::Impl::OnConnection(uv_stream_t* listener, int status) {
   auto* self = static_cast<Impl*>(listener->data);
-  if (status != 0) return;  // a failed accept (EMFILE...): the next one may succeed
+  if (status != 0) {  // a failed accept (EMFILE...): the next one may succeed
+    ++self->stats_.accept_errors;
+    return;
+  }
   try {
-    UvHttpConnection* connection = UvHttpConnection::Create(self->loop_, self, self->limits_);
-    if (connection == nullptr) return;
+    UvHttpConnection* connection =
+        UvHttpConnection::Create(self->loop_, *self->scheduler_, self, self->limits_);
+    if (connection == nullptr) {
+      ++self->stats_.accept_errors;
+      return;
+    }
     if (uv_accept(listener, connection->stream()) != 0) {
+      ++self->stats_.accept_errors;
       connection->Close();
       return;
     }
-    if (self->connections_.size() >= self->limits_.max_connections) {
-      // At the bound, the connection that has made no progress for longest and would lose no
-      // request makes room (so clients trickling bytes or idling cannot lock the page out);
-      // if every connection is busy, the new one is accepted (the backlog drains) and closed.
-      UvHttpConnection* victim = nullptr;
-      for (UvHttpConnection* open : self->connections_) {
-        if (open->Evictable() &&
-            (victim == nullptr || open->last_progress() < victim->last_progress())) {
-          victim = open;
-        }
-      }
-      if (victim == nullptr) {
-        connection->Close();
-        return;
-      }
-      victim->Close();  // erases itself from connections_
+    ++self->stats_.accepted;
+    if (self->connections_.size() >= self->limits_.max_connections && !self->MakeRoom()) {
+      // Every connection is busy: the new one is told so rather than dropped.
+      ++self->stats_.rejected_full;
+      self->Reject(connection);
+      return;
     }
     try {
       self->connections_.insert(connection);
@@ -168,14 +271,15 @@ void UvHttpServer::Impl::OnConnection(uv_stream_t* listener, int status) {
       connection->Close();
       return;
     }
+    self->stats_.peak_open = std::max(self->stats_.peak_open, self->connections_.size());
     connection->Start();
   } catch (...) {
     // Out of memory: the connection is not taken; the listener stays up.
   }
 }
 
-UvHttpServer::UvHttpServer(uv_loop_t* loop, Handler handler, Limits limits)
-    : impl_(std::make_unique<Impl>(loop, std::move(handler), limits)) {}
+UvHttpServer::UvHttpServer(uv_loop_t* loop, Handler handler, Limits limits, Scheduler* scheduler)
+    : limits_(limits), impl_(std::make_unique<Impl>(loop, std::move(handler), limits, scheduler)) {}
 
 UvHttpServer::~UvHttpServer() = default;
 
@@ -190,6 +294,23 @@ size_t UvHttpServer::connection_count() const { return impl_->connection_count()
 
 uint64_t UvHttpServer::requests_served() const { return impl_->requests_served(); }
 
+UvHttpServer::Stats UvHttpServer::stats() const { return impl_->stats(); }
+
 void UvHttpServer::Close() { impl_->Close(); }
+
+// static
+size_t UvHttpServer::MaxConnectionsForFdLimit(uint64_t fd_limit) {
+  constexpr uint64_t kKeptForTheProcess = 256;
+  const uint64_t quarter = fd_limit > kKeptForTheProcess ? (fd_limit - kKeptForTheProcess) / 4 : 0;
+  return static_cast<size_t>(std::clamp<uint64_t>(quarter, 16, 1024));
+}
+
+// static
+uint64_t UvHttpServer::FdSoftLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur == RLIM_INFINITY) return uint64_t{1} << 20;
+  return static_cast<uint64_t>(limit.rlim_cur);
+}
 
 }  // namespace netstack

@@ -1,6 +1,6 @@
 // The internals page's HTTP server at its bounds, on a real loopback socket: the connection
-// limit and eviction, re-entrancy of late answers, queued-write limits, the request deadline and
-// the idle timeout.
+// limit, eviction and 503s, re-entrancy of late answers, queued-write limits. (Deadlines:
+// uv_http_server_deadlines_test.cc; many clients at once: uv_http_server_flood_test.cc.)
 #include <catch2/catch.hpp>
 
 #include "tests/server/uv_http_server_test_util.h"
@@ -27,7 +27,16 @@ struct HoldHandler {
   }
 };
 
-TEST_CASE("server: at the connection bound the stalest idle connection makes room", "[server]") {
+// A 503 as the server answers one for lack of room.
+void CheckBusy(std::optional<Response> response) {
+  REQUIRE(response);
+  CHECK(response->status == 503);
+  CHECK(response->headers["retry-after"] == "1");
+  CHECK(response->headers["connection"] == "close");
+  CHECK(response->body.find("{\"error\":\"server busy") == 0);
+}
+
+TEST_CASE("server: at the connection bound the connection waiting longest makes room", "[server]") {
   Loop loop;
   HoldHandler handler;
   UvHttpServer::Limits limits;
@@ -39,8 +48,10 @@ TEST_CASE("server: at the connection bound the stalest idle connection makes roo
   a.Send(kGet);
   REQUIRE(a.ReadResponse(loop));  // a made progress after b was accepted
 
-  // b is idle keep-alive and the stalest: it is closed, and the new connection is served.
+  // b has sent nothing since it was accepted, before a's answer: it is told 503 and closed,
+  // and the new connection is served.
   Client first(server->port());
+  CheckBusy(b.ReadResponse(loop));
   CHECK(b.WaitClosed(loop));
   first.Send(kGet);
   CHECK(first.ReadResponse(loop));
@@ -51,18 +62,26 @@ TEST_CASE("server: at the connection bound the stalest idle connection makes roo
   a.Send("GET /slow HTTP/1.1\r\nHo");
   loop.RunUntil([&] { return !a.Pump() || server->requests_served() == 2; });
   Client second(server->port());
+  CheckBusy(a.ReadResponse(loop));
   CHECK(a.WaitClosed(loop));
   first.Send(kGet);
   CHECK(first.ReadResponse(loop));
 
-  // Every connection has a request in progress: the new connection is the one closed.
+  // Every connection has a request in progress: the new connection is answered 503.
   first.Send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n");
   second.Send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n");
   REQUIRE(loop.RunUntil([&] { return handler.kept.size() == 2; }));
   Client refused(server->port());
+  CheckBusy(refused.ReadResponse(loop));
   CHECK(refused.WaitClosed(loop));
   CHECK(refused.pending().empty());
   CHECK(server->connection_count() == 2);
+  UvHttpServer::Stats stats = server->stats();
+  CHECK(stats.evicted_waiting == 2);  // b, then a
+  CHECK(stats.evicted_idle == 0);
+  CHECK(stats.rejected_full == 1);
+  CHECK(stats.accepted == 5);
+  CHECK(stats.peak_open == 2);
   handler.kept[0](HttpServerResponse());
   handler.kept[1](HttpServerResponse());
   CHECK(first.ReadResponse(loop));
@@ -74,6 +93,103 @@ TEST_CASE("server: at the connection bound the stalest idle connection makes roo
   Client again(server->port());
   again.Send(kGet);
   CHECK(again.ReadResponse(loop));
+}
+
+TEST_CASE("server: an idle keep-alive connection is closed for a new one before a waiting one",
+          "[server]") {
+  Loop loop;
+  HoldHandler handler;
+  UvHttpServer::Limits limits;
+  limits.max_connections = 2;
+  auto server = StartServer(loop, handler.Get(), limits);
+  Client idle(server->port());
+  idle.Send(kGet);
+  REQUIRE(idle.ReadResponse(loop));
+  // A lingering connection (answered with Connection: close, still draining) goes first of
+  // all, before the idle one: make one and let it be evicted.
+  Client done(server->port());
+  done.Send("GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  REQUIRE(done.ReadResponse(loop));
+  Client third(server->port());
+  CHECK(loop.RunUntil([&] { return server->stats().evicted_idle == 1; }));
+  CHECK(server->connection_count() == 2);
+  // `idle` answered before `third` was accepted: it has waited longest and goes, silently (a
+  // keep-alive connection may close between requests).
+  Client fourth(server->port());
+  CHECK(idle.WaitClosed(loop));
+  CHECK(idle.pending().empty());
+  third.Send(kGet);
+  fourth.Send(kGet);
+  CHECK(third.ReadResponse(loop));
+  CHECK(fourth.ReadResponse(loop));
+  UvHttpServer::Stats stats = server->stats();
+  CHECK(stats.evicted_idle == 2);
+  CHECK(stats.evicted_waiting == 0);
+  CHECK(stats.rejected_full == 0);
+}
+
+TEST_CASE("server: a burst of new connections does not evict one not yet read", "[server]") {
+  Loop loop;
+  HoldHandler handler;
+  UvHttpServer::Limits limits;
+  limits.max_connections = 1;
+  auto server = StartServer(loop, handler.Get(), limits);
+  // Both wait in the listener's backlog and are accepted in one callback: the first has not
+  // been read yet, so the second cannot take its place and is answered 503.
+  Client first(server->port());
+  first.Send(kGet);
+  Client second(server->port());
+  second.Send(kGet);
+  auto busy = second.ReadResponse(loop);
+  REQUIRE(busy);
+  CHECK(busy->status == 503);
+  auto served = first.ReadResponse(loop);
+  REQUIRE(served);
+  CHECK(served->status == 200);
+  CHECK(handler.answered == 1);
+  CHECK(server->stats().rejected_full == 1);
+}
+
+TEST_CASE("server: connections answered 503 drain apart, and the oldest goes at their bound",
+          "[server]") {
+  Loop loop;
+  HoldHandler handler;
+  UvHttpServer::Limits limits;
+  limits.max_connections = 1;
+  limits.max_rejected_connections = 1;
+  limits.retry_after_s = 7;
+  auto server = StartServer(loop, handler.Get(), limits);
+  Client busy(server->port());
+  busy.Send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n");
+  REQUIRE(loop.RunUntil([&] { return handler.kept.size() == 1; }));
+  Client a(server->port());
+  auto first = a.ReadResponse(loop);
+  REQUIRE(first);
+  CHECK(first->status == 503);
+  CHECK(first->headers["retry-after"] == "7");
+  // `a` has its answer and the server's FIN, but has not closed: the server drains it.
+  CHECK(server->stats().rejected_open == 1);
+  Client b(server->port());
+  auto second = b.ReadResponse(loop);
+  REQUIRE(second);
+  CHECK(second->status == 503);
+  UvHttpServer::Stats stats = server->stats();  // `a` was closed at once for `b`
+  CHECK(stats.rejected_full == 2);
+  CHECK(stats.rejected_cut_short == 1);
+  CHECK(stats.rejected_open == 1);
+  CHECK(stats.open == 1);
+  CHECK(stats.requests_served == 0);  // a 503 for lack of room is no request served
+  handler.kept[0](HttpServerResponse());
+  CHECK(busy.ReadResponse(loop));
+}
+
+TEST_CASE("server: the connection bound follows the file descriptor limit", "[server]") {
+  CHECK(UvHttpServer::MaxConnectionsForFdLimit(0) == 16);
+  CHECK(UvHttpServer::MaxConnectionsForFdLimit(256) == 16);
+  CHECK(UvHttpServer::MaxConnectionsForFdLimit(1024) == 192);
+  CHECK(UvHttpServer::MaxConnectionsForFdLimit(4096) == 960);
+  CHECK(UvHttpServer::MaxConnectionsForFdLimit(uint64_t{1} << 20) == 1024);
+  CHECK(UvHttpServer::FdSoftLimit() > 0);
 }
 
 TEST_CASE("server: a late answer never runs the handler inside Respond", "[server]") {
@@ -178,61 +294,6 @@ TEST_CASE("server: the bound on bytes queued across connections closes the one p
   auto again = later.ReadResponse(loop);
   REQUIRE(again);
   CHECK(again->body.size() == kAnswerBytes);
-}
-
-TEST_CASE("server: a request trickling in is answered 408 at its deadline", "[server]") {
-  Loop loop;
-  HoldHandler handler;
-  UvHttpServer::Limits limits;
-  limits.request_timeout_ms = 50;  // the idle timeout stays 30 s: reads restart only that
-  auto server = StartServer(loop, handler.Get(), limits);
-  Client slow(server->port());
-  slow.Send("GET /slow HTTP/1.1\r\nHost: h\r\nX-Slow: ");
-  int iterations = 0;
-  CHECK(loop.RunUntil([&] {
-    if (++iterations % 5 == 0) slow.TrySend("a");  // a byte every few ms
-    return !slow.Pump();
-  }));
-  auto response = slow.ReadResponse(loop);
-  REQUIRE(response);
-  CHECK(response->status == 408);
-  CHECK(response->headers["connection"] == "close");
-  CHECK(response->body.find("{\"error\":") == 0);
-  CHECK(handler.answered == 0);
-
-  // The deadline is per request: neither an idle keep-alive gap nor a slow handler counts.
-  Client patient(server->port());
-  patient.Send(kGet);
-  REQUIRE(patient.ReadResponse(loop));
-  iterations = 0;
-  loop.RunUntil([&] { return ++iterations > 200; });  // well past 50 ms
-  patient.Send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n");
-  REQUIRE(loop.RunUntil([&] { return handler.kept.size() == 1; }));
-  iterations = 0;
-  loop.RunUntil([&] { return ++iterations > 200; });
-  handler.kept[0](HttpServerResponse());
-  auto held = patient.ReadResponse(loop);
-  REQUIRE(held);
-  CHECK(held->status == 200);
-  patient.Send(kGet);
-  auto last = patient.ReadResponse(loop);
-  REQUIRE(last);
-  CHECK(last->status == 200);
-}
-
-TEST_CASE("server: an idle connection is closed after the timeout", "[server]") {
-  Loop loop;
-  EchoHandler echo;
-  UvHttpServer::Limits limits;
-  limits.idle_timeout_ms = 20;
-  auto server = StartServer(loop, echo.Get(), limits);
-  Client idle(server->port());
-  CHECK(idle.WaitClosed(loop));
-  Client after_request(server->port());
-  after_request.Send(kGet);
-  CHECK(after_request.ReadResponse(loop));
-  CHECK(after_request.WaitClosed(loop));
-  CHECK(loop.RunUntil([&] { return server->connection_count() == 0; }));
 }
 
 TEST_CASE("server: an answer over the write bound closes the connection", "[server]") {

@@ -98,6 +98,8 @@ class Client {
     if (!response) response = TakeResponse(head);
     return response;
   }
+  // A response complete among the bytes received so far, without reading or running the loop.
+  std::optional<Response> TakeReceivedResponse() { return TakeResponse(false); }
   // Runs `loop` until the server closed the connection.
   bool WaitClosed(Loop& loop) {
     return loop.RunUntil([&] { return !Pump(); });
@@ -154,9 +156,12 @@ struct EchoHandler {
   }
 };
 
+// `scheduler`: the server's deadlines run on it (a VirtualScheduler the test advances); null: on
+// the server's own UvScheduler (real time).
 inline std::unique_ptr<UvHttpServer> StartServer(Loop& loop, UvHttpServer::Handler handler,
-                                                 UvHttpServer::Limits limits = {}) {
-  auto server = std::make_unique<UvHttpServer>(loop.get(), std::move(handler), limits);
+                                                 UvHttpServer::Limits limits = {},
+                                                 Scheduler* scheduler = nullptr) {
+  auto server = std::make_unique<UvHttpServer>(loop.get(), std::move(handler), limits, scheduler);
   std::string error;
   REQUIRE(server->Listen("127.0.0.1", 0, &error) == 0);
   CHECK(error.empty());
