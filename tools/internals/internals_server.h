@@ -3,12 +3,18 @@
 // view and the histograms), and it observes the stack's NetLog. A command makes one, points it
 // at its InternalsHost, and runs its loop as usual; requests are answered between the stack's
 // callbacks on the same thread.
+//
+// The server's connection bound follows the process's file descriptor limit
+// (UvHttpServer::MaxConnectionsForFdLimit), so local clients that hold connections open are
+// evicted or answered 503 rather than starving the page or the stack of descriptors; its counts
+// (evictions, 503s, timeouts) are /api/info's "server" object.
 #ifndef TOOLS_INTERNALS_INTERNALS_SERVER_H_
 #define TOOLS_INTERNALS_INTERNALS_SERVER_H_
 
 #include <uv.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "net/base/net_log.h"
@@ -26,6 +32,10 @@ class InternalsServer {
     std::string listen_address = "127.0.0.1";
     int port = 0;  // 0: any free port
     std::string command_line;
+    // The server's bounds. With `connections_from_fd_limit`, limits.max_connections is
+    // replaced by MaxConnectionsForFdLimit(FdSoftLimit()) (tests set their own).
+    UvHttpServer::Limits limits;
+    bool connections_from_fd_limit = true;
   };
 
   // `loop` and `host` must outlive the server.
@@ -54,15 +64,26 @@ class InternalsServer {
 
   NetLogRing& ring() { return ring_; }
   StackHistograms& histograms() { return histograms_; }
+  // The HTTP server's counts and bounds.
+  UvHttpServer::Stats server_stats() const { return server_.stats(); }
+  const UvHttpServer::Limits& server_limits() const { return server_.limits(); }
 
  private:
+  // The host as the router sees it: `host` with the server's counts added to GetInfo().
+  class InfoHost;
+
   const Options options_;
   std::string token_;
   NetLogRing ring_;
   StackHistograms histograms_;
+  std::unique_ptr<InfoHost> info_host_;
   InternalsRouter router_;
   UvHttpServer server_;
 };
+
+// /api/info's "server" object: the bounds and counts of the page's HTTP server.
+nlohmann::json InternalsServerStatsJson(const UvHttpServer::Stats& stats,
+                                        const UvHttpServer::Limits& limits);
 
 // The line commands print on stderr when the page is up.
 std::string InternalsReadyLine(const InternalsServer& server);
