@@ -80,7 +80,7 @@ UvHttpConnection::EvictionClass UvHttpConnection::eviction_class() const {
                                                    : EvictionClass::kNever;
   }
   if (in_flight_ || queued_write_bytes_ > 0 || !input_.empty()) return EvictionClass::kNever;
-  if (delegate_->LoopEpoch() < accept_epoch_ + 2) return EvictionClass::kNever;
+  if (delegate_->LoopEpoch() < accept_epoch_ + 2) return EvictionClass::kTooNew;
   return phase_ == Phase::kKeepAlive ? EvictionClass::kIdle : EvictionClass::kWaiting;
 }
 

@@ -53,7 +53,8 @@ class UvHttpConnection {
   // What closing this connection to make room for a new one costs (see eviction_class()).
   enum class EvictionClass {
     kNever,     // a request awaits its answer, an answer is being written, a complete request
-                // is buffered, it is closing, or it was accepted too recently to have been read
+                // is buffered, or it is closing
+    kTooNew,    // accepted in the current or previous loop epoch: not read yet, so not judged
     kFinished,  // its last answer is written (lingering): closed at once
     kIdle,      // keep-alive between requests, nothing of the next read: closed at once
     kWaiting,   // its request head (or body) is still arriving, or nothing arrived since
@@ -121,8 +122,8 @@ class UvHttpConnection {
   void Reject(HttpServerResponse response);
 
   // What evicting this connection would cost. A connection accepted in the current or the
-  // previous loop epoch is kNever unless finished: its first bytes may be in the kernel, not
-  // yet read, and a burst of new connections must not evict it before that read.
+  // previous loop epoch is kTooNew unless busy or finished: its first bytes may be in the
+  // kernel, not yet read, and a burst of new connections must not evict it before that read.
   EvictionClass eviction_class() const;
   // Larger is more recent: when the connection was accepted or last answered a request.
   uint64_t last_progress() const { return last_progress_; }

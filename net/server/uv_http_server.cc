@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 #include <exception>
+#include <new>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -73,10 +74,30 @@ class UvHttpServer::Impl final : public UvHttpConnection::Delegate {
   void OnConnectionClosing(UvHttpConnection* connection) override;
 
  private:
+  // What MakeRoom did.
+  enum class Room {
+    kMade,  // a connection was evicted
+    kWait,  // none can go yet, but some were accepted too recently to be judged: wait for them
+    kNone,  // every connection is busy
+  };
+
   static void OnConnection(uv_stream_t* listener, int status);
-  // At the connection bound: evicts one connection (see uv_http_server.h). False if every
-  // connection is busy.
-  bool MakeRoom();
+  // Each loop iteration, after I/O: the next epoch, and another try at a connection left
+  // waiting in the listener.
+  static void OnCheck(uv_check_t* check);
+  // The listener holds an accepted connection: take it (making room at the bound), answer it
+  // 503 if every connection is busy, or leave it there (libuv then stops accepting, and the
+  // rest wait in the kernel's backlog) until the connections accepted just before it were
+  // read and can be judged.
+  void TakeAccepted();
+  // uv_accept()s the connection the listener holds into a new UvHttpConnection (not started,
+  // in no set); null if that failed (counted in accept_errors; the listener is freed either
+  // way).
+  UvHttpConnection* Accept();
+  // Out of memory for a connection: takes the one the listener holds and closes it.
+  void DropAccepted();
+  // At the connection bound: evicts one connection (see uv_http_server.h).
+  Room MakeRoom();
   // Answers `connection` 503 and keeps it among the rejected ones while it drains (closing the
   // oldest of those at their bound). `connection` is in no other set.
   void Reject(UvHttpConnection* connection);
@@ -90,6 +111,10 @@ class UvHttpServer::Impl final : public UvHttpConnection::Delegate {
   std::unique_ptr<char[]> read_buffer_;
   uv_tcp_t* listener_ = nullptr;       // freed in its close callback
   uv_check_t* epoch_check_ = nullptr;  // counts loop iterations; freed in its close callback
+  // Active while a connection waits in the listener: the loop then polls without blocking, so
+  // the epochs (and the retries) go on. Freed in its close callback.
+  uv_idle_t* spin_ = nullptr;
+  bool accept_waiting_ = false;  // the listener holds a connection not taken yet
   std::unordered_set<UvHttpConnection*> connections_;
   // Answered 503 and draining, oldest first (at most max_rejected_connections).
   std::deque<UvHttpConnection*> rejected_;
@@ -113,9 +138,12 @@ UvHttpServer::Impl::Impl(uv_loop_t* loop, Handler handler, Limits limits, Schedu
   epoch_check_ = new uv_check_t;
   uv_check_init(loop_, epoch_check_);  // cannot fail on an initialized loop
   epoch_check_->data = this;
-  uv_check_start(epoch_check_,
-                 [](uv_check_t* check) { ++static_cast<Impl*>(check->data)->loop_epoch_; });
+  uv_check_start(epoch_check_, &OnCheck);
   uv_unref(reinterpret_cast<uv_handle_t*>(epoch_check_));  // never keeps the loop alive
+  spin_ = new uv_idle_t;
+  uv_idle_init(loop_, spin_);
+  spin_->data = this;
+  uv_unref(reinterpret_cast<uv_handle_t*>(spin_));
 }
 
 void UvHttpServer::Impl::OnDeadline(UvHttpConnection::Deadline deadline) {
@@ -189,22 +217,33 @@ void UvHttpServer::Impl::Close() {
              [](uv_handle_t* handle) { delete reinterpret_cast<uv_tcp_t*>(handle); });
     listener_ = nullptr;
   }
+  accept_waiting_ = false;  // closing the listener closed the connection it held
   if (epoch_check_ != nullptr) {
     uv_close(reinterpret_cast<uv_handle_t*>(epoch_check_),
              [](uv_handle_t* handle) { delete reinterpret_cast<uv_check_t*>(handle); });
     epoch_check_ = nullptr;
+  }
+  if (spin_ != nullptr) {
+    uv_close(reinterpret_cast<uv_handle_t*>(spin_),
+             [](uv_handle_t* handle) { delete reinterpret_cast<uv_idle_t*>(handle); });
+    spin_ = nullptr;
   }
   std::vector<UvHttpConnection*> connections(connections_.begin(), connections_.end());
   connections.insert(connections.end(), rejected_.begin(), rejected_.end());
   for (UvHttpConnection* connection : connections) connection->Close();  // erases itself
 }
 
-bool UvHttpServer::Impl::MakeRoom() {
+UvHttpServer::Impl::Room UvHttpServer::Impl::MakeRoom() {
   UvHttpConnection* victim = nullptr;
   bool victim_finished = false;
+  bool too_new = false;
   for (UvHttpConnection* open : connections_) {
     const UvHttpConnection::EvictionClass kind = open->eviction_class();
-    if (kind == UvHttpConnection::EvictionClass::kNever) continue;
+    if (kind == UvHttpConnection::EvictionClass::kTooNew) too_new = true;
+    if (kind == UvHttpConnection::EvictionClass::kNever ||
+        kind == UvHttpConnection::EvictionClass::kTooNew) {
+      continue;
+    }
     const bool finished = kind == UvHttpConnection::EvictionClass::kFinished;
     // A finished connection first; then the one that has waited longest.
     if (victim == nullptr || (finished && !victim_finished) ||
@@ -213,7 +252,7 @@ bool UvHttpServer::Impl::MakeRoom() {
       victim_finished = finished;
     }
   }
-  if (victim == nullptr) return false;
+  if (victim == nullptr) return too_new ? Room::kWait : Room::kNone;
   if (victim->eviction_class() == UvHttpConnection::EvictionClass::kWaiting) {
     ++stats_.evicted_waiting;
     connections_.erase(victim);
@@ -222,7 +261,7 @@ bool UvHttpServer::Impl::MakeRoom() {
     ++stats_.evicted_idle;
     victim->Close();  // erases itself from connections_
   }
-  return true;
+  return Room::kMade;
 }
 
 void UvHttpServer::Impl::Reject(UvHttpConnection* connection) {
@@ -246,36 +285,82 @@ void UvHttpServer::Impl::OnConnection(uv_stream_t* listener, int status) {
     ++self->stats_.accept_errors;
     return;
   }
-  try {
-    UvHttpConnection* connection =
-        UvHttpConnection::Create(self->loop_, *self->scheduler_, self, self->limits_);
-    if (connection == nullptr) {
-      ++self->stats_.accept_errors;
+  self->TakeAccepted();
+}
+
+// static
+void UvHttpServer::Impl::OnCheck(uv_check_t* check) {
+  auto* self = static_cast<Impl*>(check->data);
+  ++self->loop_epoch_;
+  if (self->accept_waiting_) self->TakeAccepted();
+}
+
+void UvHttpServer::Impl::TakeAccepted() {
+  if (listener_ == nullptr) return;
+  if (connections_.size() >= limits_.max_connections) {
+    const Room room = MakeRoom();
+    if (room == Room::kWait) {
+      if (!accept_waiting_) uv_idle_start(spin_, [](uv_idle_t*) {});
+      accept_waiting_ = true;
       return;
     }
-    if (uv_accept(listener, connection->stream()) != 0) {
-      ++self->stats_.accept_errors;
-      connection->Close();
-      return;
-    }
-    ++self->stats_.accepted;
-    if (self->connections_.size() >= self->limits_.max_connections && !self->MakeRoom()) {
+    if (room == Room::kNone) {
       // Every connection is busy: the new one is told so rather than dropped.
-      ++self->stats_.rejected_full;
-      self->Reject(connection);
+      UvHttpConnection* connection = Accept();
+      if (connection == nullptr) return;
+      ++stats_.rejected_full;
+      Reject(connection);
       return;
     }
-    try {
-      self->connections_.insert(connection);
-    } catch (...) {
-      connection->Close();
-      return;
-    }
-    self->stats_.peak_open = std::max(self->stats_.peak_open, self->connections_.size());
-    connection->Start();
-  } catch (...) {
-    // Out of memory: the connection is not taken; the listener stays up.
   }
+  UvHttpConnection* connection = Accept();
+  if (connection == nullptr) return;
+  try {
+    connections_.insert(connection);
+  } catch (...) {
+    connection->Close();
+    return;
+  }
+  stats_.peak_open = std::max(stats_.peak_open, connections_.size());
+  connection->Start();
+}
+
+UvHttpConnection* UvHttpServer::Impl::Accept() {
+  if (accept_waiting_) {
+    accept_waiting_ = false;
+    uv_idle_stop(spin_);
+  }
+  UvHttpConnection* connection = nullptr;
+  try {
+    connection = UvHttpConnection::Create(loop_, *scheduler_, this, limits_);
+  } catch (...) {
+    connection = nullptr;  // out of memory
+  }
+  if (connection == nullptr) {
+    // The listener must not keep holding it (libuv would accept nothing more): a handle made
+    // without the server's bookkeeping takes it and closes it.
+    ++stats_.accept_errors;
+    DropAccepted();
+    return nullptr;
+  }
+  if (uv_accept(reinterpret_cast<uv_stream_t*>(listener_), connection->stream()) != 0) {
+    ++stats_.accept_errors;
+    connection->Close();
+    return nullptr;
+  }
+  ++stats_.accepted;
+  return connection;
+}
+
+void UvHttpServer::Impl::DropAccepted() {
+  auto* tcp = new (std::nothrow) uv_tcp_t;
+  if (tcp == nullptr || uv_tcp_init(loop_, tcp) != 0) {
+    delete tcp;
+    return;
+  }
+  uv_accept(reinterpret_cast<uv_stream_t*>(listener_), reinterpret_cast<uv_stream_t*>(tcp));
+  uv_close(reinterpret_cast<uv_handle_t*>(tcp),
+           [](uv_handle_t* handle) { delete reinterpret_cast<uv_tcp_t*>(handle); });
 }
 
 UvHttpServer::UvHttpServer(uv_loop_t* loop, Handler handler, Limits limits, Scheduler* scheduler)

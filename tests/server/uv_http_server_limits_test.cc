@@ -134,20 +134,48 @@ TEST_CASE("server: a burst of new connections does not evict one not yet read", 
   UvHttpServer::Limits limits;
   limits.max_connections = 1;
   auto server = StartServer(loop, handler.Get(), limits);
-  // Both wait in the listener's backlog and are accepted in one callback: the first has not
-  // been read yet, so the second cannot take its place and is answered 503.
+  // Both wait in the listener's backlog and are accepted in one callback. The first has not
+  // been read yet, so the second cannot take its place: it waits until the first was heard
+  // (its request then keeps it busy, so the second is answered 503).
   Client first(server->port());
-  first.Send(kGet);
+  first.Send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n");
   Client second(server->port());
   second.Send(kGet);
   auto busy = second.ReadResponse(loop);
   REQUIRE(busy);
   CHECK(busy->status == 503);
+  REQUIRE(handler.kept.size() == 1);
+  handler.kept[0](HttpServerResponse());
   auto served = first.ReadResponse(loop);
   REQUIRE(served);
   CHECK(served->status == 200);
-  CHECK(handler.answered == 1);
   CHECK(server->stats().rejected_full == 1);
+  CHECK(server->stats().evicted_waiting == 0);
+}
+
+TEST_CASE("server: a new connection waits in the backlog until the earlier ones can be judged",
+          "[server]") {
+  Loop loop;
+  HoldHandler handler;
+  UvHttpServer::Limits limits;
+  limits.max_connections = 1;
+  auto server = StartServer(loop, handler.Get(), limits);
+  // `silent` is accepted first but sends nothing: once it has had its chance to be read, it is
+  // the one that goes (503), and `talker`, which waited in the listener, is served.
+  Client silent(server->port());
+  Client talker(server->port());
+  talker.Send(kGet);
+  auto served = talker.ReadResponse(loop);
+  REQUIRE(served);
+  CHECK(served->status == 200);
+  auto busy = silent.ReadResponse(loop);
+  REQUIRE(busy);
+  CHECK(busy->status == 503);
+  UvHttpServer::Stats stats = server->stats();
+  CHECK(stats.evicted_waiting == 1);
+  CHECK(stats.rejected_full == 0);
+  CHECK(stats.accepted == 2);
+  CHECK(handler.answered == 1);
 }
 
 TEST_CASE("server: connections answered 503 drain apart, and the oldest goes at their bound",
