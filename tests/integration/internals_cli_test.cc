@@ -19,6 +19,7 @@
 #include "tests/integration/fetch_test_util.h"
 #include "tests/integration/nginx_fixture.h"
 #include "tests/integration/process_runner.h"
+#include "tests/server/flood_clients.h"
 #include "tests/support/temp_dir.h"
 #include "tests/test_skip.h"
 
@@ -96,8 +97,14 @@ HttpAnswer Post(int port, const std::string& target, const std::string& token,
 // A netstack child serving the internals page: started, its port read from the ready line.
 class InternalsChild {
  public:
-  explicit InternalsChild(const std::vector<std::string>& args) : dir_("internals-cli") {
-    std::vector<std::string> argv = {NetstackBinary()};
+  // `fd_limit` > 0: the child runs with that soft RLIMIT_NOFILE (through `sh -c 'ulimit -n'`).
+  explicit InternalsChild(const std::vector<std::string>& args, int fd_limit = 0)
+      : dir_("internals-cli") {
+    std::vector<std::string> argv;
+    if (fd_limit > 0) {
+      argv = {"/bin/sh", "-c", "ulimit -n " + std::to_string(fd_limit) + " && exec \"$@\"", "sh"};
+    }
+    argv.push_back(NetstackBinary());
     argv.insert(argv.end(), args.begin(), args.end());
     std::string error;
     started_ = child_.Start(argv, dir_.Join("stdout"), dir_.Join("stderr"), &error);
@@ -335,6 +342,111 @@ TEST_CASE("internals: replay --internals starts paused and steps one event at a 
   // A run pauses no more until the end of the trace (a pause point of its own) or finishes.
   if (finished["replay"].value("state", "") == "paused")
     CHECK(finished["replay"].value("position", "").find("end") != std::string::npos);
+  CHECK(Post(port, "/api/quit", child.token()).status == 200);
+  CHECK(child.WaitForExit());
+}
+
+// A GET of `target` from the internals page as a browser sends it, closing after the answer.
+std::string PageRequest(int port, const std::string& target) {
+  return "GET " + target + " HTTP/1.1\r\n" + HostHeader(port) + "Connection: close\r\n\r\n";
+}
+
+// The child's connection bound follows its descriptor limit: 600 gives (600 - 256) / 4 = 86.
+constexpr int kChildFdLimit = 600;
+constexpr int kChildMaxConnections = 86;
+
+TEST_CASE("internals: a visitor is served while 500 slow clients keep reconnecting",
+          "[internals][flood]") {
+  RequireNetstackBinary();
+  REQUIRE(flood::RaiseFdLimit(4096) >= 1200);
+  TempDir profile("internals-profile");
+  InternalsChild child({"internals", "--profile", profile.path(), "--port", "0"}, kChildFdLimit);
+  const int port = child.port();
+  nlohmann::json before = Get(port, "/api/info").Json();
+  INFO(before.dump());
+  REQUIRE(before["server"].value("max_connections", 0) == kChildMaxConnections);
+
+  const int kDrippers = 500;
+  const int kVisits = 30;
+  std::vector<flood::Dripper> drippers(kDrippers);
+  flood::DripCounts drips;
+  flood::Visitor visitor;
+  visitor.request = PageRequest(port, "/api/info");
+  visitor.expect = "\"mode\":\"internals\"";
+  // Bounded by steps and, as a generous guard for a loaded machine, by 90 s.
+  const auto give_up = std::chrono::steady_clock::now() + 90s;
+  int step = 0;
+  for (; step < 1'000'000 && visitor.done() < kVisits && std::chrono::steady_clock::now() < give_up;
+       ++step) {
+    for (flood::Dripper& d : drippers) flood::ServiceDripper(d, port, step % 3 == 0, &drips);
+    if (step > 20) flood::ServiceVisitor(visitor, port);
+    std::this_thread::sleep_for(1ms);  // the child's turn; nothing is measured
+  }
+  INFO("steps " << step << ", dripper connections " << drips.connections);
+  CHECK(visitor.ok == kVisits);
+  CHECK(visitor.failures.empty());
+  // Every connection the server closed had an answer first: 503 for room, or 408 for a head
+  // that took 10 s (only on a very slow machine).
+  CHECK(drips.closed_without_answer == 0);
+  CHECK(drips.closed_with_answer > 0);
+  for (const auto& [status, count] : drips.statuses) {
+    INFO("status " << status << " x " << count);
+    CHECK((status == 503 || status == 408));
+  }
+  drippers.clear();
+
+  nlohmann::json after = Get(port, "/api/info").Json();
+  INFO(after.dump());
+  const nlohmann::json& server = after["server"];
+  CHECK(server.value("peak_open", 0) == kChildMaxConnections);
+  CHECK(server.value("evicted_waiting", 0) > 0);
+  CHECK(server.value("evicted_waiting", 0) + server.value("rejected_full", 0) +
+            server.value("head_timeouts", 0) >=
+        drips.closed_with_answer);
+  CHECK(Post(port, "/api/quit", child.token()).status == 200);
+  CHECK(child.WaitForExit());
+}
+
+TEST_CASE("internals: 2,000 concurrent requests each get an answer", "[internals][flood]") {
+  RequireNetstackBinary();
+  const int kRequests = 2000;
+  REQUIRE(flood::RaiseFdLimit(4096) >= kRequests + 200);
+  TempDir profile("internals-profile");
+  InternalsChild child({"internals", "--profile", profile.path(), "--port", "0"}, kChildFdLimit);
+  const int port = child.port();
+  // All at once: each connects and sends its request as soon as it can, then reads to the end.
+  std::vector<flood::Visitor> clients(kRequests);
+  for (flood::Visitor& c : clients) {
+    c.request = PageRequest(port, "/api/info");
+    c.expect = "\"mode\":\"internals\"";
+  }
+  const auto give_up = std::chrono::steady_clock::now() + 90s;
+  int finished = 0;
+  while (finished < kRequests && std::chrono::steady_clock::now() < give_up) {
+    finished = 0;
+    for (flood::Visitor& c : clients) {
+      if (c.done() == 0) flood::ServiceVisitor(c, port);
+      finished += c.done();
+    }
+    std::this_thread::sleep_for(1ms);
+  }
+  int ok = 0;
+  int busy = 0;
+  int other = 0;
+  for (const flood::Visitor& c : clients) {
+    ok += c.ok;
+    for (const auto& [status, count] : c.failures) (status == 503 ? busy : other) += count;
+  }
+  INFO(ok << " answered 200, " << busy << " 503, " << other << " other or none");
+  CHECK(finished == kRequests);
+  CHECK(other == 0);  // none closed without an answer
+  CHECK(ok + busy == kRequests);
+  CHECK(ok >= kChildMaxConnections);
+  clients.clear();
+  nlohmann::json info = Get(port, "/api/info").Json();
+  INFO(info.dump());
+  CHECK(info["server"].value("peak_open", 0) <= kChildMaxConnections);
+  CHECK(info["server"].value("accept_errors", -1) == 0);
   CHECK(Post(port, "/api/quit", child.token()).status == 200);
   CHECK(child.WaitForExit());
 }
