@@ -23,10 +23,13 @@
 //     (closed) and those whose request is still arriving or has not begun (answered 503 with
 //     Retry-After and closed). A connection with a request in progress (dispatched, being
 //     written, or buffered) is never evicted, nor one accepted in the current or previous loop
-//     iteration (its first bytes may not have been read yet: a burst of new connections cannot
-//     push out a client before it was heard). If nothing can be evicted, the new connection is
-//     answered 503 (Retry-After, Connection: close) and closed: an accepted connection never
-//     goes without an answer. Connections answered 503 drain their input apart, up to
+//     iteration (its first bytes may not have been read yet). While only such new connections
+//     stand in the way, the new one waits in the listener (libuv accepts nothing more, and
+//     later clients wait in the kernel's backlog, in order) until they were read: a burst
+//     of connections cannot push out a client before it was heard, and clients that keep
+//     reconnecting queue behind it. If every connection is busy, the new one is answered 503
+//     (Retry-After, Connection: close) and closed: an accepted connection never goes without
+//     an answer. Connections answered 503 drain their input apart, up to
 //     max_rejected_connections of them (past it the oldest is closed at once);
 //   - a request's head and body sizes (431 / 413, the connection closed);
 //   - deadlines per connection, absolute (reads never move them): the head (from accept, or
