@@ -268,7 +268,9 @@ void UvHttpServer::Impl::Reject(UvHttpConnection* connection) {
   const size_t bound = std::max<size_t>(limits_.max_rejected_connections, 1);
   while (rejected_.size() >= bound) {
     ++stats_.rejected_cut_short;
-    rejected_.front()->Close();  // erases itself from rejected_
+    UvHttpConnection* oldest = rejected_.front();
+    rejected_.pop_front();
+    oldest->Close();  // its 503 is already with the kernel
   }
   rejected_.push_back(connection);
   HttpServerResponse busy =

@@ -382,7 +382,11 @@ TEST_CASE("internals: a visitor is served while 500 slow clients keep reconnecti
     if (step > 20) flood::ServiceVisitor(visitor, port);
     std::this_thread::sleep_for(1ms);  // the child's turn; nothing is measured
   }
-  INFO("steps " << step << ", dripper connections " << drips.connections);
+  // The figures, printed (not asserted): how hard the flood pushed.
+  WARN("internals flood: " << visitor.ok << "/" << kVisits << " visits served in " << step
+                           << " steps; " << drips.connections << " dripper connections, "
+                           << drips.closed_with_answer << " closed after an answer, "
+                           << drips.closed_without_answer << " without");
   CHECK(visitor.ok == kVisits);
   CHECK(visitor.failures.empty());
   // Every connection the server closed had an answer first: 503 for room, or 408 for a head
@@ -437,7 +441,8 @@ TEST_CASE("internals: 2,000 concurrent requests each get an answer", "[internals
     ok += c.ok;
     for (const auto& [status, count] : c.failures) (status == 503 ? busy : other) += count;
   }
-  INFO(ok << " answered 200, " << busy << " 503, " << other << " other or none");
+  WARN("internals burst: " << ok << " answered 200, " << busy << " 503, " << other
+                           << " other or none, of " << kRequests);
   CHECK(finished == kRequests);
   CHECK(other == 0);  // none closed without an answer
   CHECK(ok + busy == kRequests);

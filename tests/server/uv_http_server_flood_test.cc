@@ -53,11 +53,15 @@ TEST_CASE("server flood: a client is served while 500 slow clients keep reconnec
     if (step > 20) ServiceVisitor(visitor, port);
     peak = std::max(peak, server->connection_count());
   }
-  INFO("steps " << step << ", dripper connections " << drips.connections);
+  UvHttpServer::Stats stats = server->stats();
+  // The figures, printed (not asserted): how hard the flood pushed.
+  WARN("flood: " << visitor.ok << "/" << kVisits << " visits served in " << step << " loop steps; "
+                 << drips.connections << " dripper connections, " << stats.evicted_waiting
+                 << " evicted with 503, " << stats.rejected_full << " refused with 503, "
+                 << drips.closed_without_answer << " closed without an answer");
   CHECK(visitor.ok == kVisits);
   CHECK(visitor.failures.empty());
   // The flood was real: the bound was reached and drippers were pushed out again and again...
-  UvHttpServer::Stats stats = server->stats();
   CHECK(peak == kMaxConnections);
   CHECK(stats.peak_open == kMaxConnections);
   CHECK(stats.evicted_waiting >= static_cast<uint64_t>(kDrippers));
