@@ -404,8 +404,8 @@ TEST_CASE("internals: a visitor is served while 500 slow clients keep reconnecti
   const nlohmann::json& server = after["server"];
   CHECK(server.value("peak_open", 0) == kChildMaxConnections);
   CHECK(server.value("evicted_waiting", 0) > 0);
-  CHECK(server.value("evicted_waiting", 0) + server.value("rejected_full", 0) +
-            server.value("head_timeouts", 0) >=
+  CHECK(server.value("evicted_waiting", uint64_t{0}) + server.value("rejected_full", uint64_t{0}) +
+            server.value("head_timeouts", uint64_t{0}) >=
         drips.closed_with_answer);
   CHECK(Post(port, "/api/quit", child.token()).status == 200);
   CHECK(child.WaitForExit());
