@@ -142,8 +142,9 @@ TEST_CASE("gen-session: a failed write never deletes what was at the path") {
 TEST_CASE("gen-session: usage errors and output errors exit 2") {
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--pages", "3", "--quiet"})) == 2);
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--quiet"})) == 2);
-  CHECK(RunGenSessionCommand(
-            Parse({"gen-session", "--synthetic", "--pages", "3", "--sites", "0", "--quiet"})) == 2);
+  // Out of range is CLI11's error now, before the command runs (exit 2 in main).
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--sites", "0"}) ==
+        "--sites: '0' is out of range (1 to 100,000)");
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--pages", "3", "-o",
                                     "/nonexistent-dir/s.jsonl", "--quiet"})) == 2);
 }
@@ -225,8 +226,8 @@ TEST_CASE("gen-session: each host's protocol, drawn with --http2-share") {
   REQUIRE(source->Next(&first, &error));
   CHECK(first.type == SessionEvent::Type::kStartup);
 
-  CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--pages", "3", "--http2-share",
-                                    "1.5", "-o", path, "--quiet"})) == 2);
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--http2-share", "1.5"}) ==
+        "--http2-share: '1.5' is out of range (0 to 1)");
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--har", "x.har", "--pages", "3",
                                     "--http2-share", "0.5", "-o", path, "--quiet"})) == 2);
   std::remove(path.c_str());
@@ -257,4 +258,23 @@ TEST_CASE("gen-session --har: host lines from the HARs' recorded protocols") {
                      {"www.h2.test", "h2"}, {"cdn.h3.test", "h3"}, {"old.test", "http/1.1"}});
   std::remove(har.c_str());
   std::remove(path.c_str());
+}
+
+TEST_CASE("gen-session --har: a path that JSON cannot hold is an error, not a crash") {
+  // nlohmann's dump throws on bytes that are not UTF-8; the session names each HAR in JSON.
+  const std::string har = std::string("gen_session_bad_\x9b_name.har");
+  nlohmann::json doc = {
+      {"log",
+       {{"entries",
+         nlohmann::json::array({{{"startedDateTime", "2024-01-01T00:00:00.000Z"},
+                                 {"time", 10},
+                                 {"request", {{"method", "GET"}, {"url", "https://a.test/"}}},
+                                 {"response", {{"status", 200}, {"bodySize", 10}}}}})}}}};
+  std::ofstream(har) << doc.dump();
+  const std::string path = "gen_session_bad_name.jsonl";
+  CHECK(RunGenSessionCommand(
+            Parse({"gen-session", "--har", har, "--pages", "2", "-o", path, "--quiet"})) == 2);
+  std::ifstream written(path);
+  CHECK_FALSE(written.good());  // nothing was left at the output path
+  std::remove(har.c_str());
 }

@@ -118,7 +118,11 @@ TEST_CASE("output file: a path that cannot be written is one error") {
   std::string error;
   CHECK_FALSE(out.Open("/nonexistent-dir/s.jsonl", &error));
   CHECK(error == "cannot write /nonexistent-dir/s.jsonl: No such file or directory");
+  CHECK_FALSE(out.Open("", &error));
+  CHECK(error == "cannot write '': not a file name");
   TempDir dir("output-file");
+  CHECK_FALSE(out.Open(dir.path() + "/", &error));
+  CHECK(error == "cannot write '" + dir.path() + "/': not a file name");
   CHECK_FALSE(out.Open(dir.path(), &error));
   CHECK(error == "cannot write " + dir.path() + ": Is a directory");
 }

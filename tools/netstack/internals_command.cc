@@ -30,7 +30,7 @@ int RunInternalsCommand(InternalsCommandOptions& o, const std::string& command_l
   o.stack.internals_command = true;
   std::string message;
   if (!ValidateFetchOptions(&o.stack, &message)) {
-    std::fprintf(stderr, "netstack: %s\n", message.c_str());
+    std::fprintf(stderr, "netstack: %s\n", TerminalSafe(message).c_str());
     return 2;
   }
   std::optional<IPAddress> listen = IPAddress::Parse(o.listen);

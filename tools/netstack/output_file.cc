@@ -45,6 +45,10 @@ bool OutputFile::Open(const std::string& path, std::string* error) {
     file_ = stdout;
     return true;
   }
+  if (path.empty() || path.back() == '/') {
+    *error = "cannot write '" + path + "': not a file name";
+    return false;
+  }
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) {

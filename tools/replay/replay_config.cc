@@ -19,10 +19,11 @@ namespace {
 
 // Config files are small; a bigger one is a mistake (a trace given as --config).
 constexpr std::streamoff kMaxConfigBytes = 1024 * 1024;
-// The longest key (a host name of 255 bytes, ':' and a key) and value Set takes. Longer ones
-// are mistakes; refusing them first bounds what any message can echo.
+// The longest key (a host name of 255 bytes, ':' and a key) and value Set takes (a JSON number
+// as its digits: the largest double has 309). Longer ones are mistakes; refusing them first
+// bounds what any message can echo.
 constexpr size_t kMaxKeyBytes = 300;
-constexpr size_t kMaxValueBytes = 256;
+constexpr size_t kMaxValueBytes = 400;
 
 // What a message echoes of input: at most 64 bytes ("..." after a cut). The whole message is
 // made one printable line by MakeOneLine (trace_json.h) before Apply returns it.

@@ -43,7 +43,7 @@ struct ReplayConfig {
 
   // Applies "KEY=VALUE" (one --set); a network key goes to `network`. False with a one-line
   // `error` naming the key or value ("unknown key 'rt_ms'", "rtt_ms: -1 is out of range
-  // (0..60000)"), the config unchanged. A key longer than 300 bytes or a value longer than 256
+  // (0..60000)"), the config unchanged. A key longer than 300 bytes or a value longer than 400
   // is refused; messages echo at most 64 bytes of either.
   bool Set(const std::string& assignment, std::string* error);
   // Applies KEY and VALUE already split (Set's second half).
@@ -59,7 +59,7 @@ struct ReplayConfig {
   // "c.json:1:12: JSON syntax error: number overflow parsing '1e400'"), or the spec when it is
   // none of these; the config may be partly applied then. Never throws. Bounds: a file of at
   // most 1 MiB, JSON nested at most kMaxJsonDepth (256) levels, keys of at most 300 bytes and
-  // values of at most 256; a message echoes at most 64 bytes of any input and is one printable
+  // values of at most 400; a message echoes at most 64 bytes of any input and is one printable
   // line (control characters and invalid UTF-8 as '?').
   bool Apply(const std::string& spec, std::string* error);
 
