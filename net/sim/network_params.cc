@@ -68,33 +68,52 @@ bool IsLinkKey(const std::string& key) {
                       [&](const char* k) { return key == k; }) != std::end(kLinkKeys);
 }
 
-// Parses "123" or "123.456" (no sign, no exponent) into value * units, rounded to the nearest
-// unit. Checks the bounds. `label` names the key in errors (with its host prefix).
+// What a message echoes of a value: at most 64 bytes of it ("..." after a cut), so a 200 KB
+// value is not repeated whole. Escaping for the terminal is the printer's (one place for all).
+std::string Shown(const std::string& text) {
+  constexpr size_t kMaxShown = 64;
+  if (text.size() <= kMaxShown) return text;
+  size_t cut = kMaxShown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+// Parses "123" or "123.456" (no exponent) into value * units, rounded to the nearest unit.
+// Checks the bounds: a negative number ("-1") is out of range, not malformed. `label` names the
+// key in errors (with its host prefix).
 bool ParseNumber(const NumberKey& key, const std::string& label, const std::string& text,
                  int64_t* out, std::string* error) {
-  size_t dot = text.find('.');
-  std::string whole = text.substr(0, dot);
-  std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  size_t dot = digits.find('.');
+  std::string whole = digits.substr(0, dot);
+  std::string frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
   auto all_digits = [](const std::string& s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
   bool ok = !whole.empty() && all_digits(whole) && all_digits(frac) &&
             (dot == std::string::npos || !frac.empty());
   if (!ok) {
-    *error = label + ": '" + text + "' is not a number";
+    *error = label + ": '" + Shown(text) + "' is not a number";
+    return false;
+  }
+  std::string range =
+      " is out of range (" + std::to_string(key.min) + ".." + std::to_string(key.max) + ")";
+  // Every bound is at least 0: any negative number but zero is below it.
+  if (negative && (whole.find_first_not_of('0') != std::string::npos ||
+                   frac.find_first_not_of('0') != std::string::npos)) {
+    *error = label + ": " + Shown(text) + range;
     return false;
   }
   if (key.integer && dot != std::string::npos) {
-    *error = label + ": '" + text + "' is not a whole number";
+    *error = label + ": '" + Shown(text) + "' is not a whole number";
     return false;
   }
   // Leading zeros carry no value; more digits than the largest bound has is out of range.
   size_t first = whole.find_first_not_of('0');
   whole = first == std::string::npos ? "0" : whole.substr(first);
-  std::string range =
-      " is out of range (" + std::to_string(key.min) + ".." + std::to_string(key.max) + ")";
   if (whole.size() > 12) {
-    *error = label + ": " + text + range;
+    *error = label + ": " + Shown(text) + range;
     return false;
   }
   int64_t value = std::stoll(whole) * key.units;
@@ -109,7 +128,7 @@ bool ParseNumber(const NumberKey& key, const std::string& label, const std::stri
   if (i < frac.size() && frac[i] >= '5') ++frac_value;
   value += frac_value;
   if (value < key.min * key.units || value > key.max * key.units) {
-    *error = label + ": " + text + range;
+    *error = label + ": " + Shown(text) + range;
     return false;
   }
   *out = value;
@@ -123,7 +142,7 @@ bool ParseTls(const std::string& label, const std::string& text, TlsVersion* out
   } else if (text == "1.3") {
     *out = TlsVersion::kTls13;
   } else {
-    *error = label + ": '" + text + "' is not 1.2 or 1.3";
+    *error = label + ": '" + Shown(text) + "' is not 1.2 or 1.3";
     return false;
   }
   return true;
@@ -211,17 +230,17 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     key = full_key.substr(colon + 1);
     host = ToLowerAscii(host);
     if (!IsValidHost(host)) {
-      *error = "'" + full_key + "': '" + host + "' is not a host name";
+      *error = "'" + Shown(full_key) + "': '" + Shown(host) + "' is not a host name";
       return false;
     }
   }
   if (!IsKey(key)) {
-    *error = "unknown key '" + full_key + "'";
+    *error = "unknown key '" + Shown(full_key) + "'";
     return false;
   }
   if (!host.empty() && !IsHostKey(key)) {
-    *error =
-        "'" + key + "' applies to the whole network and takes no host prefix ('" + full_key + "')";
+    *error = "'" + key + "' applies to the whole network and takes no host prefix ('" +
+             Shown(full_key) + "')";
     return false;
   }
 
@@ -230,7 +249,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     if (!preset) {
       std::string names;
       for (const std::string& n : PresetNames()) names += (names.empty() ? "" : ", ") + n;
-      *error = "preset: unknown preset '" + value + "' (known: " + names + ")";
+      *error = "preset: unknown preset '" + Shown(value) + "' (known: " + names + ")";
       return false;
     }
     *this = *preset;
@@ -239,14 +258,14 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
 
   if (IsHostKey(key)) {
     if (!host.empty() && hosts.size() >= kMaxHostOverrides && !hosts.count(host)) {
-      *error = "'" + full_key + "': too many per-host settings (at most " +
+      *error = "'" + Shown(full_key) + "': too many per-host settings (at most " +
                std::to_string(kMaxHostOverrides) + " hosts)";
       return false;
     }
     if (key == "http2") {
       if (host.empty()) {
         if (value != "auto" && value != "on" && value != "off") {
-          *error = "http2: '" + value + "' is not auto, on or off";
+          *error = "http2: '" + Shown(value) + "' is not auto, on or off";
           return false;
         }
         http2_mode = value == "on"    ? Http2Mode::kOn
@@ -255,7 +274,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
         return true;
       }
       if (value != "on" && value != "off") {
-        *error = "'" + full_key + "': '" + value + "' is not on or off";
+        *error = "'" + Shown(full_key) + "': '" + Shown(value) + "' is not on or off";
         return false;
       }
       hosts[host].http2 = value == "on";
@@ -305,7 +324,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     } else if (value == "3g") {
       radio = ThreeGRadio();
     } else {
-      *error = "radio: '" + value + "' is not off, on, lte or 3g";
+      *error = "radio: '" + Shown(value) + "' is not off, on, lte or 3g";
       return false;
     }
     return true;

@@ -104,8 +104,9 @@ struct NetworkParams {
   HostParams ForHost(const std::string& host) const;
 
   // Applies one KEY=VALUE (see the file comment). Returns false with a one-line `error` naming
-  // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number") and leaves the
-  // params unchanged. Values are checked against bounds: rtt_ms and dns_ms 0..60000,
+  // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number", "rtt_ms: -1 is out
+  // of range (0..60000)"; a value is echoed up to 64 bytes) and leaves the params unchanged.
+  // Values are checked against bounds: rtt_ms and dns_ms 0..60000,
   // dns_ttl_s 0..604800, server_ms 0..600000, tls_session_lifetime_s 0..604800, down_kbps and
   // up_kbps 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
   // radio_promotion_ms 0..60000, radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000,

@@ -102,7 +102,9 @@ TEST_CASE("ReplayConfig::Apply reads JSON objects, host objects and presets", "[
 
   std::string syntax = WriteTemp("d.json", "{\"rtt_ms\": 30,\n \"x\": }\n");
   CHECK_FALSE(c.Apply(syntax, &error));
-  CHECK(error == syntax + ":2: JSON syntax error");
+  CHECK(error == syntax +
+                     ":2:7: JSON syntax error: syntax error while parsing value - unexpected '}'; "
+                     "expected '[', '{', or a literal");
   std::string wrong = WriteTemp("e.json", "{\"rtt_ms\": [1]}");
   CHECK_FALSE(c.Apply(wrong, &error));
   CHECK(error == wrong + ": rtt_ms: expected a string, a number or a boolean");
@@ -145,6 +147,95 @@ TEST_CASE("ReplayConfig::Apply takes inline lists and preset names", "[replay][c
   CHECK(error.find("'no-such-thing' is not a config file, a KEY=VALUE list or a preset") == 0);
   CHECK_FALSE(c.Apply("rtt_ms=1,bogus=2", &error));
   CHECK(error == "unknown key 'bogus' (see docs/replay.md)");
+}
+
+TEST_CASE("ReplayConfig::Apply: a number too large for a double is an error, not a crash",
+          "[replay][config]") {
+  // The issue's repro: nlohmann throws out_of_range (not parse_error) for 1e400.
+  std::string path = WriteTemp("overflow.json", "{\n  \"rtt_ms\": 1e400\n}\n");
+  ReplayConfig c;
+  std::string error;
+  CHECK_FALSE(c.Apply(path, &error));
+  CHECK(error == path + ":2:13: JSON syntax error: number overflow parsing '1e400'");
+  CHECK(c.network.defaults.rtt == Milliseconds(40));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("ReplayConfig::Apply: negative and huge JSON numbers are out of range",
+          "[replay][config]") {
+  std::string error;
+  std::string negative = WriteTemp("negative.json", "{\"rtt_ms\": -1.5}");
+  ReplayConfig c;
+  CHECK_FALSE(c.Apply(negative, &error));
+  CHECK(error == negative + ": rtt_ms: -1.5 is out of range (0..60000)");
+  std::string huge = WriteTemp("huge.json", "{\"dns_ms\": 1e300}");
+  CHECK_FALSE(c.Apply(huge, &error));
+  // 1e300 as its digits (printf's), of which 64 are echoed.
+  CHECK(error.rfind(huge + ": dns_ms: 10000000000000000525", 0) == 0);
+  CHECK(error.find("... is out of range (0..60000)") != std::string::npos);
+  CHECK(error.size() < huge.size() + 120);
+  // A fraction keeps its digits: 62.5 ms is 62,500 µs.
+  std::string fraction = WriteTemp("fraction.json", "{\"rtt_ms\": 62.5, \"server_ms\": 0.001}");
+  REQUIRE(c.Apply(fraction, &error));
+  CHECK(c.network.defaults.rtt == TimeDelta(62'500));
+  CHECK(c.network.defaults.server_time == TimeDelta(1));
+  for (const std::string& p : {negative, huge, fraction}) std::remove(p.c_str());
+}
+
+TEST_CASE("ReplayConfig::Apply: deep nesting and long lines give a short error",
+          "[replay][config]") {
+  ReplayConfig c;
+  std::string error;
+  // 100,000 levels of '[': once read as KEY=VALUE lines and echoed whole (200 KB).
+  std::string arrays =
+      WriteTemp("deep.json", std::string(100'000, '[') + std::string(100'000, ']'));
+  CHECK_FALSE(c.Apply(arrays, &error));
+  CHECK(error == arrays + ":1:1: JSON syntax error: nested deeper than 256 levels");
+  std::string objects;
+  for (int i = 0; i < 1000; ++i) objects += "{\"a\":";
+  std::string deep = WriteTemp("deep2.json", objects + "1" + std::string(1000, '}'));
+  CHECK_FALSE(c.Apply(deep, &error));
+  CHECK(error == deep + ":1:1: JSON syntax error: nested deeper than 256 levels");
+  // A 200 KB KEY=VALUE line echoes 64 bytes of it.
+  std::string line = WriteTemp("long.conf", std::string(200'000, 'x') + "\n");
+  CHECK_FALSE(c.Apply(line, &error));
+  CHECK(error == line + ":1: '" + std::string(64, 'x') + "...' is not KEY=VALUE");
+  std::string value = WriteTemp("value.conf", "rtt_ms=" + std::string(200'000, '9') + "\n");
+  CHECK_FALSE(c.Apply(value, &error));
+  CHECK(error == value + ":1: rtt_ms: the value is longer than 400 bytes ('" +
+                     std::string(64, '9') + "...')");
+  for (const std::string& p : {arrays, deep, line, value}) std::remove(p.c_str());
+}
+
+TEST_CASE("ReplayConfig::Apply: control bytes and invalid UTF-8 are echoed as '?'",
+          "[replay][config]") {
+  ReplayConfig c;
+  std::string error;
+  std::string path = WriteTemp("c1.conf",
+                               "placement=a\x9b[2J\x1b]0;x\x07"
+                               "b\n");
+  CHECK_FALSE(c.Apply(path, &error));
+  CHECK(error == path + ":1: placement: 'a?[2J?]0;x?b' is not dependency or offset");
+  // A NUL in a JSON config is where it is, not the end of the text.
+  std::string nul = WriteTemp("nul.json", std::string("{\"rtt_ms\": 10}") + '\0' + "{");
+  CHECK_FALSE(c.Apply(nul, &error));
+  CHECK(error == nul + ":1:15: JSON syntax error: a NUL byte (0x00) in the text");
+  std::remove(path.c_str());
+  std::remove(nul.c_str());
+}
+
+TEST_CASE("ReplayConfig::Set: a negative value is out of range, giving the range",
+          "[replay][config]") {
+  ReplayConfig c;
+  std::string error;
+  CHECK_FALSE(c.Set("rtt_ms=-1", &error));
+  CHECK(error == "rtt_ms: -1 is out of range (0..60000)");
+  CHECK_FALSE(c.Set("cdn.test:server_ms=-0.5", &error));
+  CHECK(error == "cdn.test:server_ms: -0.5 is out of range (0..600000)");
+  CHECK_FALSE(c.Set("max_sockets=99999999999999999999999", &error));
+  CHECK(error == "max_sockets: 99999999999999999999999 is out of range (1..65536)");
+  CHECK_FALSE(c.Set(std::string(400, 'k') + "=1", &error));
+  CHECK(error == "key '" + std::string(64, 'k') + "...' is longer than 300 bytes");
 }
 
 TEST_CASE("ReplayConfig::ToJson and Describe show every setting", "[replay][config]") {

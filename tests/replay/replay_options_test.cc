@@ -64,6 +64,14 @@ TEST_CASE("replay options: every bad value is one message naming it", "[replay][
       {{"t.har", "--progress", "--quiet"}, "--progress conflicts with --quiet"},
       {{"a.har", "b.har", "--netlog", "n.json"}, "--netlog records one replay"},
       {{"-", "b.har"}, "a session on stdin (-) is read once"},
+      // Numbers are checked as text: no wrap-around, no NaN (issue 17).
+      {{"t.har", "--seed", "-1"}, "--seed: '-1' is out of range (0 to 18,446,744,073,709,551,615)"},
+      {{"t.har", "--summary-pages", "-1"}, "--summary-pages: '-1' is out of range (0 to 100,000)"},
+      {{"t.har", "--summary-pages", "1e9"},
+       "--summary-pages: '1e9' is not a whole number (0 to 100,000)"},
+      {{"t.har", "--internals", "nan"}, "--internals: 'nan' is not a whole number (0 to 65,535)"},
+      {{"t.har", "--internals", "65536"}, "--internals: '65536' is out of range (0 to 65,535)"},
+      {{"t.har", "--set", "rtt_ms=-1"}, "--set 'rtt_ms=-1': rtt_ms: -1 is out of range (0..60000)"},
   };
   for (const Case& c : cases) {
     INFO(c.args[1] << " " << (c.args.size() > 2 ? c.args[2] : ""));

@@ -1,5 +1,8 @@
 #include "tools/netstack/gen_session_command.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -56,11 +59,92 @@ TEST_CASE("gen-session: flags reach the model, and the file is what the seed mak
   std::remove(path.c_str());
 }
 
+// CLI11's message for `args`, or "" when they parse.
+static std::string ParseMessage(std::vector<std::string> args) {
+  try {
+    Parse(std::move(args));
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("gen-session: every number is checked for range before anything is written") {
+  // The issue's repros: -5 wrapped to 2^64-5 pages; 99999999999 was taken as given.
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "-5"}) ==
+        "--pages: '-5' is out of range (1 to 10,000,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "99999999999"}) ==
+        "--pages: '99999999999' is out of range (1 to 10,000,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--requests", "99999999999"}) ==
+        "--requests: '99999999999' is out of range (1 to 100,000,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--requests", "0"}) ==
+        "--requests: '0' is out of range (1 to 100,000,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--seed", "-1"}) ==
+        "--seed: '-1' is out of range (0 to 18,446,744,073,709,551,615)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--sites", "99999999999"}) ==
+        "--sites: '99999999999' is out of range (1 to 100,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--pages-per-site", "0"}) ==
+        "--pages-per-site: '0' is out of range (1 to 10,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--think-s", "nan"}) ==
+        "--think-s: 'nan' is not a finite number (above 0, at most 3600)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--think-s", "0"}) ==
+        "--think-s: '0' is out of range (above 0, at most 3600)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--http2-share", "inf"}) ==
+        "--http2-share: 'inf' is not a finite number (0 to 1)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--day-pages", "-1"}) ==
+        "--day-pages: '-1' is out of range (1 to 100,000)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--routine-sites", "11"}) ==
+        "--routine-sites: '11' is out of range (0 to 10)");
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--stray-hover", "1e400"}) ==
+        "--stray-hover: '1e400' is out of range (0 to 0.9)");
+  // The bounds themselves are accepted.
+  GenSessionOptions at_bounds =
+      Parse({"gen-session", "--synthetic", "--pages", "10000000", "--requests", "100000000",
+             "--seed", "18446744073709551615"});
+  CHECK(at_bounds.model.pages == 10'000'000);
+  CHECK(at_bounds.model.requests == 100'000'000);
+  CHECK(at_bounds.model.seed == UINT64_MAX);
+  // The model's own Validate keeps the same bounds for callers without the flags.
+  SyntheticSessionOptions model;
+  model.pages = BehaviorOptions::kMaxPages + 1;
+  std::string error;
+  CHECK_FALSE(model.Validate(&error));
+  CHECK(error == "--pages: 10000001 is out of range (1 to 10000000)");
+}
+
+TEST_CASE("gen-session: a failed write never deletes what was at the path") {
+  // A file the user had: a HAR that cannot be read fails after the output was opened; the file
+  // was once removed.
+  const std::string path = "gen_session_keep_test.jsonl";
+  { std::ofstream(path) << "the user's file\n"; }
+  CHECK(RunGenSessionCommand(Parse({"gen-session", "--har", "/nonexistent/a.har", "--pages", "3",
+                                    "-o", path, "--quiet"})) == 2);
+  CHECK(ReadFile(path) == "the user's file\n");
+  // A device: /dev/full fails the write (exit 2) and stays a device; /dev/null takes it (0).
+  struct stat st;
+  if (::access("/dev/full", W_OK) == 0) {
+    CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--requests", "20000", "-o",
+                                      "/dev/full", "--quiet"})) == 2);
+    REQUIRE(::stat("/dev/full", &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+  }
+  CHECK(RunGenSessionCommand(Parse(
+            {"gen-session", "--synthetic", "--pages", "3", "-o", "/dev/null", "--quiet"})) == 0);
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  // A success replaces the file whole.
+  REQUIRE(RunGenSessionCommand(
+              Parse({"gen-session", "--synthetic", "--pages", "3", "-o", path, "--quiet"})) == 0);
+  CHECK(ReadFile(path).rfind("# netstack gen-session --synthetic", 0) == 0);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("gen-session: usage errors and output errors exit 2") {
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--pages", "3", "--quiet"})) == 2);
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--quiet"})) == 2);
-  CHECK(RunGenSessionCommand(
-            Parse({"gen-session", "--synthetic", "--pages", "3", "--sites", "0", "--quiet"})) == 2);
+  // Out of range is CLI11's error now, before the command runs (exit 2 in main).
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--sites", "0"}) ==
+        "--sites: '0' is out of range (1 to 100,000)");
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--pages", "3", "-o",
                                     "/nonexistent-dir/s.jsonl", "--quiet"})) == 2);
 }
@@ -142,8 +226,8 @@ TEST_CASE("gen-session: each host's protocol, drawn with --http2-share") {
   REQUIRE(source->Next(&first, &error));
   CHECK(first.type == SessionEvent::Type::kStartup);
 
-  CHECK(RunGenSessionCommand(Parse({"gen-session", "--synthetic", "--pages", "3", "--http2-share",
-                                    "1.5", "-o", path, "--quiet"})) == 2);
+  CHECK(ParseMessage({"gen-session", "--synthetic", "--pages", "3", "--http2-share", "1.5"}) ==
+        "--http2-share: '1.5' is out of range (0 to 1)");
   CHECK(RunGenSessionCommand(Parse({"gen-session", "--har", "x.har", "--pages", "3",
                                     "--http2-share", "0.5", "-o", path, "--quiet"})) == 2);
   std::remove(path.c_str());
@@ -174,4 +258,23 @@ TEST_CASE("gen-session --har: host lines from the HARs' recorded protocols") {
                      {"www.h2.test", "h2"}, {"cdn.h3.test", "h3"}, {"old.test", "http/1.1"}});
   std::remove(har.c_str());
   std::remove(path.c_str());
+}
+
+TEST_CASE("gen-session --har: a path that JSON cannot hold is an error, not a crash") {
+  // nlohmann's dump throws on bytes that are not UTF-8; the session names each HAR in JSON.
+  const std::string har = std::string("gen_session_bad_\x9b_name.har");
+  nlohmann::json doc = {
+      {"log",
+       {{"entries",
+         nlohmann::json::array({{{"startedDateTime", "2024-01-01T00:00:00.000Z"},
+                                 {"time", 10},
+                                 {"request", {{"method", "GET"}, {"url", "https://a.test/"}}},
+                                 {"response", {{"status", 200}, {"bodySize", 10}}}}})}}}};
+  std::ofstream(har) << doc.dump();
+  const std::string path = "gen_session_bad_name.jsonl";
+  CHECK(RunGenSessionCommand(
+            Parse({"gen-session", "--har", har, "--pages", "2", "-o", path, "--quiet"})) == 2);
+  std::ifstream written(path);
+  CHECK_FALSE(written.good());  // nothing was left at the output path
+  std::remove(har.c_str());
 }

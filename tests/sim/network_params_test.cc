@@ -88,7 +88,16 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
   CheckRejected("a.test:foo", "1", "unknown key 'a.test:foo'");
   CheckRejected("rtt_ms", "abc", "rtt_ms: 'abc' is not a number");
   CheckRejected("rtt_ms", "", "rtt_ms: '' is not a number");
-  CheckRejected("rtt_ms", "-5", "rtt_ms: '-5' is not a number");
+  // A negative number is a number below the range (issue 17), not malformed text.
+  CheckRejected("rtt_ms", "-5", "rtt_ms: -5 is out of range (0..60000)");
+  CheckRejected("rtt_ms", "-0.25", "rtt_ms: -0.25 is out of range (0..60000)");
+  CheckRejected("rtt_ms", "--5", "rtt_ms: '--5' is not a number");
+  CheckRejected("rtt_ms", "-", "rtt_ms: '-' is not a number");
+  CheckRejected("rtt_ms", "nan", "rtt_ms: 'nan' is not a number");
+  CheckRejected("rtt_ms", "inf", "rtt_ms: 'inf' is not a number");
+  // Echoes are bounded: 64 bytes of a 100 KB value.
+  CheckRejected("rtt_ms", std::string(100'000, 'z'),
+                "rtt_ms: '" + std::string(64, 'z') + "...' is not a number");
   CheckRejected("rtt_ms", "1.", "rtt_ms: '1.' is not a number");
   CheckRejected("rtt_ms", ".5", "rtt_ms: '.5' is not a number");
   CheckRejected("rtt_ms", "1e3", "rtt_ms: '1e3' is not a number");
@@ -112,7 +121,8 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
   CheckRejected("radio", "maybe", "radio: 'maybe' is not off, on, lte or 3g");
   CheckRejected("radio_reconnect_ms", "60001",
                 "radio_reconnect_ms: 60001 is out of range (0..60000)");
-  CheckRejected("radio_disconnect_ms", "-1", "radio_disconnect_ms: '-1' is not a number");
+  CheckRejected("radio_disconnect_ms", "-1",
+                "radio_disconnect_ms: -1 is out of range (0..3600000)");
   CheckRejected("a.test:down_kbps", "5",
                 "'down_kbps' applies to the whole network and takes no host prefix "
                 "('a.test:down_kbps')");

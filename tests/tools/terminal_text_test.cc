@@ -105,3 +105,13 @@ TEST_CASE("show body: text, hex, truncation, and escapes past the sniffed start"
   CHECK(out.find("\xc2\x9b") == std::string::npos);
   CHECK(out.find("\\x1b[2J\\u009b\n") != std::string::npos);
 }
+
+TEST_CASE("terminal text: EchoInput bounds what a message repeats of its input") {
+  CHECK(EchoInput("short") == "short");
+  CHECK(EchoInput(std::string(200'000, 'a')) == std::string(64, 'a') + "...");
+  CHECK(EchoInput("abcdef", 3) == "abc...");
+  // The cut does not split a character: "é" is two bytes, the cut at 2 falls inside it.
+  CHECK(EchoInput("a\xc3\xa9z", 2) == "a...");
+  // Escaped after the cut, so the bound is on input bytes.
+  CHECK(EchoInput("\x9b\x1b[2J", 64) == "\\x9b\\x1b[2J");
+}

@@ -5,6 +5,7 @@
 
 #include "tests/trace/trace_test_util.h"
 #include "tools/replay/trace/session_reader.h"
+#include "tools/replay/trace/trace_json.h"
 
 namespace netstack {
 namespace {
@@ -45,6 +46,53 @@ TEST_CASE("Session errors: JSON and the event's shape", "[trace][session][errors
         "hint, wait, page or host)");
   CHECK(OnLine2("{\"t\": 1, \"type\": \"wait\", \"until\": 5}") ==
         "s.jsonl:2: unknown field 'until' in a wait event (fields starting with '_' are ignored)");
+}
+
+TEST_CASE("Session errors: text after a NUL byte is not ignored", "[trace][session][errors]") {
+  // nlohmann's lexer stops at a NUL: the line once parsed as a valid wait event.
+  std::string line = std::string("{\"t\": 1, \"type\": \"wait\"}") + '\0' + "garbage";
+  CHECK(OnLine2(line) ==
+        "s.jsonl:2: JSON syntax error at column 25: a NUL byte (0x00) in the text");
+  // Inside a string too: JSON escapes it as \u0000.
+  CHECK(OnLine2(std::string("{\"t\": 1, \"type\": \"wa") + '\0' + "it\"}")
+            .rfind("s.jsonl:2: JSON syntax error at column 21: a NUL byte", 0) == 0);
+}
+
+TEST_CASE("Session errors: a number too large for a double is an error, not a crash",
+          "[trace][session][errors]") {
+  CHECK(OnLine2("{\"t\": 1e400, \"type\": \"wait\"}") ==
+        "s.jsonl:2: JSON syntax error at column 7: number overflow parsing '1e400'");
+}
+
+TEST_CASE("Session errors: bytes that are not UTF-8 are echoed as '?'",
+          "[trace][session][errors]") {
+  // 0x9b alone is the 8-bit CSI, a terminal control; U+009B encoded (C2 9B) is one too.
+  // nlohmann refuses the raw byte in a string and quotes what it read: the byte is a '?'.
+  std::string raw = OnLine2("{\"t\": 1, \"type\": \"a\x9b[2Jb\"}");
+  CHECK(raw ==
+        "s.jsonl:2: JSON syntax error at column 20: syntax error while parsing value - "
+        "invalid string: ill-formed UTF-8 byte; last read: '\"a?'");
+  std::string c1 = OnLine2("{\"t\": 1, \"type\": \"a\xc2\x9b[2Jb\"}");
+  CHECK(c1.find("unknown event type 'a?[2Jb'") != std::string::npos);
+  // A syntax error quotes the token it stopped at: the raw byte is replaced there too.
+  std::string syntax = OnLine2("{\"t\": 1, \"type\": x\x9b\x9b}");
+  CHECK(syntax.rfind("s.jsonl:2: JSON syntax error at column ", 0) == 0);
+  CHECK(syntax.find('\x9b') == std::string::npos);
+  // Valid UTF-8 beyond ASCII stays.
+  CHECK(OnLine2("{\"t\": 1, \"type\": \"h\xc3\xa9\"}").find("'h\xc3\xa9'") != std::string::npos);
+}
+
+TEST_CASE("Session errors: a message echoes a bounded part of a long line",
+          "[trace][session][errors]") {
+  // A 200 KB unterminated string: the syntax error quotes the token it read.
+  std::string error = OnLine2("{\"t\": 1, \"type\": \"" + std::string(200'000, 'a'));
+  CHECK(error.rfind("s.jsonl:2: JSON syntax error at column ", 0) == 0);
+  CHECK(error.size() < kMaxSyntaxMessageBytes + 100);
+  // A 200 KB event type: the message keeps its start and its end.
+  std::string type = OnLine2("{\"t\": 1, \"type\": \"" + std::string(200'000, 'b') + "\"}");
+  CHECK(type.size() <= kMaxMessageBytes);
+  CHECK(type.rfind("s.jsonl:2: unknown event type 'bbb", 0) == 0);
+  CHECK(type.find("hint, wait, page or host)") != std::string::npos);
 }
 
 TEST_CASE("Session errors: t", "[trace][session][errors]") {

@@ -8,6 +8,7 @@
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_command.h"
 #include "tools/netstack/live_internals.h"
+#include "tools/netstack/number_flags.h"
 #include "tools/netstack/page_command.h"
 #include "tools/netstack/page_predictor.h"
 #include "tools/netstack/terminal_text.h"
@@ -18,7 +19,7 @@ CLI::App* AddInternalsCommand(CLI::App* app, InternalsCommandOptions* o) {
   CLI::App* cmd = app->add_subcommand(
       "internals", "serve the internals page for a live stack on a profile (docs/internals.md)");
   cmd->add_option("--port", o->port, "port on the listen address (0: any free port)")
-      ->check(CLI::Range(0, 65535));
+      ->transform(CountFlag(0, 65535));
   cmd->add_option("--listen", o->listen,
                   "address to listen on (default 127.0.0.1; anything else exposes the page)");
   AddStackOptions(cmd, &o->stack);
@@ -29,7 +30,7 @@ int RunInternalsCommand(InternalsCommandOptions& o, const std::string& command_l
   o.stack.internals_command = true;
   std::string message;
   if (!ValidateFetchOptions(&o.stack, &message)) {
-    std::fprintf(stderr, "netstack: %s\n", message.c_str());
+    std::fprintf(stderr, "netstack: %s\n", TerminalSafe(message).c_str());
     return 2;
   }
   std::optional<IPAddress> listen = IPAddress::Parse(o.listen);

@@ -11,6 +11,7 @@
 #include "tools/netstack/internals_command.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
+#include "tools/netstack/terminal_text.h"
 
 int main(int argc, char** argv) {
   // Before any library allocates: the internals page's Memory view counts what OpenSSL, libuv
@@ -27,8 +28,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "netstack 0.1.0");
   // One line per error, exit 2 (the contract in DESIGN.md).
+  // CLI11's messages quote the argument: escaped for the terminal like every echo of input.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("netstack: ") + e.what() + " (see --help)\n";
+    return "netstack: " + netstack::TerminalSafe(e.what()) + " (see --help)\n";
   });
 
   netstack::FetchOptions fetch_options;
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
   if (replay->parsed()) {
     std::string message;
     if (!netstack::ValidateReplayOptions(&replay_options, &message)) {
-      std::fprintf(stderr, "netstack: %s\n", message.c_str());
+      std::fprintf(stderr, "netstack: %s\n", netstack::TerminalSafe(message).c_str());
       return 2;
     }
     return netstack::RunReplayCommand(replay_options, command_line, stdout, stderr);

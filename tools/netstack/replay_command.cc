@@ -178,8 +178,9 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
   mallopt(M_TOP_PAD, 16 << 20);
   const auto wall_start = std::chrono::steady_clock::now();
   const double cpu_start = CpuSeconds();
+  // Messages may quote a trace or a path: escaped for the terminal (terminal_text.h).
   auto fail = [err](const std::string& message, int code) {
-    std::fprintf(err, "netstack: %s\n", message.c_str());
+    std::fprintf(err, "netstack: %s\n", TerminalSafe(message).c_str());
     return code;
   };
   FILE* summary_out = o.json_path == "-" ? err : out;

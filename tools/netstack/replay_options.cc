@@ -1,5 +1,8 @@
 #include "tools/netstack/replay_options.h"
 
+#include "tools/netstack/number_flags.h"
+#include "tools/netstack/terminal_text.h"
+
 namespace netstack {
 
 void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
@@ -23,19 +26,20 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
   cmd->add_option("--internals", o->internals_port,
                   "serve the internals page for the replay's stack on 127.0.0.1:PORT (0: any "
                   "free port); the replay starts paused")
-      ->check(CLI::Range(0, 65535));
-  cmd->add_option("--seed", o->seed, "the seed (recorded in outputs; default 0)");
+      ->transform(CountFlag(0, 65535));
+  cmd->add_option("--seed", o->seed, "the seed (recorded in outputs; default 0)")
+      ->transform(CountFlag(0, UINT64_MAX));
   cmd->add_flag("--progress", o->progress, "print the progress line even if stderr is no terminal");
   cmd->add_flag("--quiet", o->quiet, "no progress line and no terminal summary");
   cmd->add_option("--summary-pages", o->summary_pages, "page lines in the terminal summary")
-      ->check(CLI::Range(0, 100000));
+      ->transform(CountFlag(0, ReplayOptions::kMaxSummaryPages));
 }
 
 bool ApplyReplayOverrides(const ReplayOptions& o, ReplayConfig* config, std::string* message) {
   for (const std::string& set : o.sets) {
     std::string error;
     if (!config->Set(set, &error)) {
-      *message = "--set '" + set + "': " + error;
+      *message = "--set '" + EchoInput(set) + "': " + error;
       return false;
     }
   }

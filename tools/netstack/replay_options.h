@@ -30,6 +30,10 @@ struct ReplayOptions {
   bool quiet = false;                // --quiet: no progress line, no terminal summary
   int summary_pages = 20;            // --summary-pages N: page lines in the summary
 
+  // Bounds of the numeric flags (checked as text, number_flags.h): --internals 0..65535,
+  // --seed 0..2^64-1, --summary-pages 0..kMaxSummaryPages.
+  static constexpr uint64_t kMaxSummaryPages = 100'000;
+
   // Built by ValidateReplayOptions: --preset, then each --config, then each --set, then --seed.
   // With --estimate, each HAR's estimate replaces the network before the --set and --seed are
   // applied again (BaseConfigFor in replay_command.cc).

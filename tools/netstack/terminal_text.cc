@@ -93,6 +93,15 @@ std::string TerminalSafe(std::string_view text) {
   return out;
 }
 
+std::string EchoInput(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return TerminalSafe(text);
+  size_t cut = max_bytes;
+  // Back off continuation bytes (at most 3) so a character is not split.
+  for (int k = 0; k < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80; ++k)
+    --cut;
+  return TerminalSafe(text.substr(0, cut)) + "...";
+}
+
 bool IsPrintableText(std::string_view text, bool complete) {
   size_t i = 0;
   while (i < text.size()) {

@@ -30,6 +30,11 @@ size_t AppendTerminalText(std::string_view text, TerminalTextMode mode, bool at_
 // `text` escaped as one line (kOneLine, the whole text).
 std::string TerminalSafe(std::string_view text);
 
+// Input as an error message echoes it: at most `max_bytes` of `text` (cut before a UTF-8
+// sequence the cut would split, then "..."), escaped as one line (TerminalSafe). Bounds what a
+// message can repeat of a 200 KB argument or line.
+std::string EchoInput(std::string_view text, size_t max_bytes = 64);
+
 // True if `text` would print unchanged in kLines mode: valid UTF-8 without controls other than
 // tab, LF and CRLF. With `complete` false (`text` is a prefix of something longer), a cut UTF-8
 // sequence or CR at its end does not count against it.

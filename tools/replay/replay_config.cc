@@ -2,32 +2,55 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "net/base/string_util.h"
+#include "tools/replay/trace/trace_json.h"
 
 namespace netstack {
 namespace {
 
 // Config files are small; a bigger one is a mistake (a trace given as --config).
 constexpr std::streamoff kMaxConfigBytes = 1024 * 1024;
+// The longest key (a host name of 255 bytes, ':' and a key) and value Set takes (a JSON number
+// as its digits: the largest double has 309). Longer ones are mistakes; refusing them first
+// bounds what any message can echo.
+constexpr size_t kMaxKeyBytes = 300;
+constexpr size_t kMaxValueBytes = 400;
+
+// What a message echoes of input: at most 64 bytes ("..." after a cut). The whole message is
+// made one printable line by MakeOneLine (trace_json.h) before Apply returns it.
+std::string Shown(std::string_view text) {
+  constexpr size_t kMaxShown = 64;
+  if (text.size() <= kMaxShown) return std::string(text);
+  size_t cut = kMaxShown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
 
 bool ParseInt(const std::string& key, const std::string& value, int64_t lo, int64_t hi,
               int64_t* out, std::string* error) {
   int64_t v = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  const std::string range =
+      " is out of range (" + std::to_string(lo) + ".." + std::to_string(hi) + ")";
+  if (ec == std::errc::result_out_of_range && end == value.data() + value.size()) {
+    *error = key + ": " + Shown(value) + range;  // more digits than int64_t holds
+    return false;
+  }
   if (ec != std::errc() || end != value.data() + value.size() || value.empty()) {
-    *error = key + ": '" + value + "' is not an integer";
+    *error = key + ": '" + Shown(value) + "' is not an integer";
     return false;
   }
   if (v < lo || v > hi) {
-    *error = key + ": " + value + " is out of range (" + std::to_string(lo) + ".." +
-             std::to_string(hi) + ")";
+    *error = key + ": " + Shown(value) + range;
     return false;
   }
   *out = v;
@@ -40,7 +63,7 @@ bool ParseOnOff(const std::string& key, const std::string& value, bool* out, std
   } else if (value == "off" || value == "false" || value == "0") {
     *out = false;
   } else {
-    *error = key + ": '" + value + "' is not on or off";
+    *error = key + ": '" + Shown(value) + "' is not on or off";
     return false;
   }
   return true;
@@ -67,22 +90,25 @@ bool ScalarText(const nlohmann::json& v, std::string* out) {
   } else if (v.is_number_integer() || v.is_number_unsigned()) {
     *out = v.dump();
   } else if (v.is_number_float()) {
+    // As plain decimals, the form --set takes: whole numbers without a fraction so integer keys
+    // accept them, fractions to 9 places (finer than any key's unit), and numbers too large to
+    // mean anything as their digits (then "out of range", not "not a number").
     double d = v.get<double>();
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.17g", d);
-    // Whole numbers without a fraction so integer keys accept them.
-    if (std::floor(d) == d && std::fabs(d) < 1e15) std::snprintf(buf, sizeof(buf), "%.0f", d);
+    if (!std::isfinite(d)) return false;  // the parser refuses these; kept for safety
+    char buf[400];
+    if (std::floor(d) == d) {
+      std::snprintf(buf, sizeof(buf), "%.0f", d);
+    } else {
+      std::snprintf(buf, sizeof(buf), "%.9f", d);
+      char* last = buf + std::strlen(buf) - 1;
+      while (*last == '0') *last-- = '\0';
+      if (*last == '.') *last = '\0';
+    }
     *out = buf;
   } else {
     return false;
   }
   return true;
-}
-
-int LineOfOffset(const std::string& text, size_t offset) {
-  int line = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
-  return line;
 }
 
 }  // namespace
@@ -94,7 +120,7 @@ const char* PlacementName(Placement placement) {
 bool ReplayConfig::Set(const std::string& assignment, std::string* error) {
   size_t eq = assignment.find('=');
   if (eq == std::string::npos) {
-    *error = "'" + assignment + "' is not KEY=VALUE";
+    *error = "'" + Shown(assignment) + "' is not KEY=VALUE";
     return false;
   }
   return SetKey(std::string(TrimWhitespaceAscii(assignment.substr(0, eq))),
@@ -103,14 +129,23 @@ bool ReplayConfig::Set(const std::string& assignment, std::string* error) {
 
 bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std::string* error) {
   if (key.empty()) {
-    *error = "empty key in '" + key + "=" + value + "'";
+    *error = "empty key in '=" + Shown(value) + "'";
+    return false;
+  }
+  if (key.size() > kMaxKeyBytes) {
+    *error = "key '" + Shown(key) + "' is longer than " + std::to_string(kMaxKeyBytes) + " bytes";
+    return false;
+  }
+  if (value.size() > kMaxValueBytes) {
+    *error = key + ": the value is longer than " + std::to_string(kMaxValueBytes) + " bytes ('" +
+             Shown(value) + "')";
     return false;
   }
   int64_t n = 0;
   if (key == "preset") {
     auto preset = NetworkParams::Preset(value);
     if (!preset) {
-      *error = "unknown preset '" + value + "' (" + PresetList() + ")";
+      *error = "unknown preset '" + Shown(value) + "' (" + PresetList() + ")";
       return false;
     }
     network = *preset;
@@ -133,7 +168,7 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
     } else if (value == "offset") {
       placement = Placement::kOffset;
     } else {
-      *error = "placement: '" + value + "' is not dependency or offset";
+      *error = "placement: '" + Shown(value) + "' is not dependency or offset";
       return false;
     }
   } else if (key == "seed") {
@@ -141,7 +176,7 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
     seed = static_cast<uint64_t>(n);
   } else if (key == "predictor" || key == "predictor_policy") {
     if (value != "off" && value != "chrome" && value != "learned") {
-      *error = key + ": '" + value + "' is not off, chrome or learned";
+      *error = key + ": '" + Shown(value) + "' is not off, chrome or learned";
       return false;
     }
     return predictor.Set("policy", value, error);
@@ -188,7 +223,7 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
         // ToJson()'s predictor knobs: {"max_in_flight": 8, ...}.
         for (const auto& [sub_key, sub_value] : value.items()) {
           if (!ScalarText(sub_value, &text_value)) {
-            *error = "predictor_config." + sub_key + ": expected a string or a number";
+            *error = "predictor_config." + Shown(sub_key) + ": expected a string or a number";
             return false;
           }
           if (!config->SetKey("predictor_" + sub_key, text_value, error)) return false;
@@ -209,13 +244,13 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
       for (const auto& [sub_key, sub_value] : value.items()) {
         if (hosts) {
           if (!sub_value.is_object()) {
-            *error = prefix + "hosts." + sub_key + ": expected an object of KEY: value";
+            *error = prefix + "hosts." + Shown(sub_key) + ": expected an object of KEY: value";
             return false;
           }
           for (const auto& [host_key, host_value] : sub_value.items()) {
             if (!ScalarText(host_value, &text_value)) {
-              *error =
-                  prefix + "hosts." + sub_key + "." + host_key + ": expected a string or a number";
+              *error = prefix + "hosts." + Shown(sub_key) + "." + Shown(host_key) +
+                       ": expected a string or a number";
               return false;
             }
             if (!config->SetKey(sub_key + ":" + host_key, text_value, error)) return false;
@@ -224,7 +259,7 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
         }
         // A host's overrides.
         if (!ScalarText(sub_value, &text_value)) {
-          *error = prefix + key + "." + sub_key + ": expected a string or a number";
+          *error = prefix + Shown(key) + "." + Shown(sub_key) + ": expected a string or a number";
           return false;
         }
         if (!config->SetKey(key + ":" + sub_key, text_value, error)) return false;
@@ -232,7 +267,7 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
       continue;
     }
     if (!ScalarText(value, &text_value)) {
-      *error = prefix + key + ": expected a string, a number or a boolean";
+      *error = prefix + Shown(key) + ": expected a string, a number or a boolean";
       return false;
     }
     if (!config->SetKey(key, text_value, error)) return false;
@@ -241,47 +276,56 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
 }
 
 bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
+  bool ok = ApplySpec(spec, error);
+  // One printable line, however the input looked (a binary file given as --config).
+  if (!ok) MakeOneLine(error);
+  return ok;
+}
+
+bool ReplayConfig::ApplySpec(const std::string& spec, std::string* error) {
   if (IsRegularFile(spec)) {
+    const std::string& name = spec;  // a path that exists: at most PATH_MAX, shown whole
     std::ifstream in(spec, std::ios::binary);
     if (!in) {
-      *error = spec + ": cannot open";
+      *error = name + ": cannot open: " + std::strerror(errno);
       return false;
     }
     in.seekg(0, std::ios::end);
     std::streamoff size = in.tellg();
     if (size > kMaxConfigBytes) {
-      *error = spec + ": larger than 1 MiB: not a config file";
+      *error = name + ": larger than 1 MiB: not a config file";
       return false;
     }
     in.seekg(0);
     std::ostringstream buffer;
     buffer << in.rdbuf();
     std::string text = buffer.str();
-    std::string first(TrimWhitespaceAscii(text.substr(0, 64)));
-    if (!first.empty() && first[0] == '{') {
+    size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
+      // ParseJsonText never throws: a number too large for a double ("1e400"), a NUL byte and
+      // nesting deeper than kMaxJsonDepth are errors with a place, like any syntax error.
       nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(text);
-      } catch (const nlohmann::json::parse_error& e) {
-        *error = spec + ":" + std::to_string(LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0)) +
-                 ": JSON syntax error";
+      JsonSyntaxError syntax;
+      if (!ParseJsonText(text, &j, &syntax)) {
+        *error = name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
+                 ": JSON syntax error: " + syntax.message;
         return false;
       }
       if (!j.is_object()) {
-        *error = spec + ": expected a JSON object of KEY: value";
+        *error = name + ": expected a JSON object of KEY: value, got " + JsonTypeName(j);
         return false;
       }
       // A preset replaces the whole network: applied first, whatever the keys' order.
       if (j.contains("preset")) {
         std::string text_value, e;
         if (!ScalarText(j["preset"], &text_value) || !SetKey("preset", text_value, &e)) {
-          *error = spec + ": " + (e.empty() ? "preset: expected a name" : e);
+          *error = name + ": " + (e.empty() ? "preset: expected a name" : e);
           return false;
         }
       }
       std::string e;
       if (!ApplyJsonMembers(this, j, "", /*depth=*/0, &e)) {
-        *error = spec + ": " + e;
+        *error = name + ": " + e;
         return false;
       }
       return true;
@@ -297,7 +341,7 @@ bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
       if (line.empty()) continue;
       std::string e;
       if (!Set(line, &e)) {
-        *error = spec + ":" + std::to_string(number) + ": " + e;
+        *error = name + ":" + std::to_string(number) + ": " + e;
         return false;
       }
     }
@@ -316,8 +360,8 @@ bool ReplayConfig::Apply(const std::string& spec, std::string* error) {
     network = *preset;
     return true;
   }
-  *error =
-      "'" + spec + "' is not a config file, a KEY=VALUE list or a preset (" + PresetList() + ")";
+  *error = "'" + Shown(spec) + "' is not a config file, a KEY=VALUE list or a preset (" +
+           PresetList() + ")";
   return false;
 }
 

@@ -42,7 +42,9 @@ struct ReplayConfig {
   bool server_ms_from_trace = true;
 
   // Applies "KEY=VALUE" (one --set); a network key goes to `network`. False with a one-line
-  // `error` naming the key or value ("unknown key 'rt_ms'"), the config unchanged.
+  // `error` naming the key or value ("unknown key 'rt_ms'", "rtt_ms: -1 is out of range
+  // (0..60000)"), the config unchanged. A key longer than 300 bytes or a value longer than 400
+  // is refused; messages echo at most 64 bytes of either.
   bool Set(const std::string& assignment, std::string* error);
   // Applies KEY and VALUE already split (Set's second half).
   bool SetKey(const std::string& key, const std::string& value, std::string* error);
@@ -53,8 +55,12 @@ struct ReplayConfig {
   //     given back), or lines of KEY=VALUE with '#' comments;
   //   - text with '=': an inline list "KEY=VALUE,KEY=VALUE";
   //   - a preset name (the network of NetworkParams::Preset).
-  // False with a one-line `error` naming the file and line ("a.conf:3: unknown key 'x'"), or
-  // the spec when it is none of these; the config may be partly applied then.
+  // False with a one-line `error` naming the file and line ("a.conf:3: unknown key 'x'",
+  // "c.json:1:12: JSON syntax error: number overflow parsing '1e400'"), or the spec when it is
+  // none of these; the config may be partly applied then. Never throws. Bounds: a file of at
+  // most 1 MiB, JSON nested at most kMaxJsonDepth (256) levels, keys of at most 300 bytes and
+  // values of at most 400; a message echoes at most 64 bytes of any input and is one printable
+  // line (control characters and invalid UTF-8 as '?').
   bool Apply(const std::string& spec, std::string* error);
 
   // Everything, network included ({"network": NetworkParams::ToJson(), "max_sockets": ...,
@@ -65,6 +71,10 @@ struct ReplayConfig {
   // 10 Mbit/s, up 10 Mbit/s, cwnd 10, 6/group, cache on, dependency (+3 host overrides)", with
   // ", radio" and ", http2 on|off" (not auto) before the overrides when set.
   std::string Describe() const;
+
+ private:
+  // Apply, before its message is made one line.
+  bool ApplySpec(const std::string& spec, std::string* error);
 };
 
 }  // namespace netstack

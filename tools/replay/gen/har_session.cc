@@ -15,6 +15,20 @@ namespace {
 
 std::string JsonString(const std::string& s) { return nlohmann::json(s).dump(); }
 
+// True if `s` can be written as a JSON string on one line: valid UTF-8 (nlohmann's strict dump
+// checks it) without control characters.
+bool IsJsonText(const std::string& s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  try {
+    JsonString(s);
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+  return true;
+}
+
 struct HarSite {
   std::string path;  // as written in the session
   std::string name;  // what the user types
@@ -105,6 +119,12 @@ bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SessionSt
     protocols.AddPages(har.pages);
     HarSite site;
     site.path = PathFrom(options.output_dir, path);
+    if (!IsJsonText(site.path)) {
+      // The session names the file in JSON (and the comment line): a byte that is not UTF-8
+      // would make nlohmann's dump throw, a newline would split the line.
+      *error = path + ": a HAR path must be UTF-8 text without control characters";
+      return false;
+    }
     for (const TracePage& page : har.pages) {
       if (page.entries.empty()) continue;
       site.ids.push_back(page.id);

@@ -204,12 +204,19 @@ std::string BehaviorOptions::Describe() const {
 bool BehaviorOptions::Validate(std::string* error) const {
   if (pages == 0 && requests == 0) {
     *error = "give --pages N or --requests N (a positive count)";
+  } else if (pages > kMaxPages) {
+    *error = "--pages: " + std::to_string(pages) + " is out of range (1 to " +
+             std::to_string(kMaxPages) + ")";
+  } else if (requests > kMaxRequests) {
+    *error = "--requests: " + std::to_string(requests) + " is out of range (1 to " +
+             std::to_string(kMaxRequests) + ")";
   } else if (!(think_median_s > 0) || think_median_s > 3600) {
     *error = "--think-s: must be above 0 and at most 3600";
-  } else if (day_pages < 1 || day_pages > 100'000) {
-    *error = "--day-pages: " + Str(day_pages) + " is out of range (1 to 100000)";
-  } else if (routine_sites < 0 || routine_sites > 10) {
-    *error = "--routine-sites: " + Str(routine_sites) + " is out of range (0 to 10)";
+  } else if (day_pages < 1 || day_pages > kMaxDayPages) {
+    *error = "--day-pages: " + Str(day_pages) + " is out of range (1 to " + Str(kMaxDayPages) + ")";
+  } else if (routine_sites < 0 || routine_sites > kMaxRoutineSites) {
+    *error = "--routine-sites: " + Str(routine_sites) + " is out of range (0 to " +
+             Str(kMaxRoutineSites) + ")";
   } else if (!(stray_hover >= 0) || stray_hover > 0.9) {
     *error = "--stray-hover: must be from 0 to 0.9";
   } else {

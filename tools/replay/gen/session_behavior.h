@@ -62,16 +62,23 @@ class PageCatalog {
 };
 
 struct BehaviorOptions {
+  // Bounds on the counts (Validate): a session of the largest is tens of gigabytes.
+  static constexpr uint64_t kMaxPages = 10'000'000;
+  static constexpr uint64_t kMaxRequests = 100'000'000;
+  static constexpr int kMaxDayPages = 100'000;
+  static constexpr int kMaxRoutineSites = 10;
+
   uint64_t seed = 1;
-  // Stop after this many navigations or requests (0: no limit on that count; one must be set).
+  // Stop after this many navigations (at most kMaxPages) or requests (at most kMaxRequests);
+  // 0: no limit on that count; one must be set.
   uint64_t pages = 0;
   uint64_t requests = 0;
   double think_median_s = 10;
   // The user events (startup per day, routine, hovers, omnibox typing). Off: one "startup" at
   // 0 and navigations by popularity only (the model before the predictor).
   bool user_events = true;
-  int day_pages = 25;        // navigations per day (1..100,000)
-  int routine_sites = 3;     // sites visited first every day (0..10)
+  int day_pages = 25;        // navigations per day (1..kMaxDayPages)
+  int routine_sites = 3;     // sites visited first every day (0..kMaxRoutineSites)
   double stray_hover = 0.3;  // share of hovers not followed by a click (0..0.9)
 
   // The behaviour flags for the file's comment line (" --day-pages 25 ...", or " --no-user-

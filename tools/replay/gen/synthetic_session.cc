@@ -9,8 +9,6 @@ namespace netstack {
 
 namespace {
 
-constexpr int kMaxSites = 100'000;
-constexpr int kMaxPagesPerSite = 10'000;
 constexpr int64_t kMaxDefinedPages = 10'000;  // the session reader's limit
 // The third parties every site may use (MakePage's URLs).
 constexpr const char* kSharedHosts[] = {"cdn.shared-cdn.test",      "fonts.shared-fonts.test",

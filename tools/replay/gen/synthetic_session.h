@@ -48,16 +48,22 @@
 namespace netstack {
 
 struct SyntheticSessionOptions {
+  static constexpr int kMaxSites = 100'000;
+  static constexpr int kMaxPagesPerSite = 10'000;
+
   uint64_t seed = 1;
-  // Stop after this many navigations, or when this many requests (page entries) were written;
-  // 0 = no limit on that count. At least one must be set.
+  // Stop after this many navigations (at most BehaviorOptions::kMaxPages), or when this many
+  // requests (page entries, at most kMaxRequests) were written; 0 = no limit on that count. At
+  // least one must be set.
   uint64_t pages = 0;
   uint64_t requests = 0;
-  int sites = 30;              // 1..100,000
-  int pages_per_site = 12;     // 1..10,000; sites × pages_per_site at most 10,000 (the reader's
-                               // limit on defined pages)
-  double think_median_s = 10;  // think time between a page's load and the next navigation
-  double http2_share = 0.75;   // hosts that speak h2 (0..1), the rest http/1.1
+  // 1..kMaxSites, and 1..kMaxPagesPerSite pages per site; sites × pages_per_site at most
+  // 10,000 (the reader's limit on defined pages).
+  int sites = 30;
+  int pages_per_site = 12;
+  // The think time between a page's load and the next navigation: above 0, at most 3600 s.
+  double think_median_s = 10;
+  double http2_share = 0.75;  // hosts that speak h2 (0..1), the rest http/1.1
   // The user model's knobs (seed, pages, requests and think time come from above).
   BehaviorOptions behavior;
 

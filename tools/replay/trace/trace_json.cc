@@ -1,6 +1,7 @@
 #include "tools/replay/trace/trace_json.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace netstack {
@@ -35,6 +36,75 @@ int NestingDepth(std::string_view text) {
   return deepest;
 }
 
+// The first place `token` stands in `text` outside a JSON string (0 when nowhere).
+size_t FindOutsideStrings(std::string_view text, std::string_view token) {
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (text.compare(i, token.size(), token) == 0) {
+      return i;
+    }
+  }
+  return 0;
+}
+
+// The length of the valid UTF-8 sequence at text[i] (1 for ASCII), or 0 when the byte there
+// starts none (a stray continuation byte, an overlong form, a surrogate, a cut sequence).
+size_t Utf8UnitLength(std::string_view text, size_t i) {
+  unsigned char c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) return 1;
+  size_t n;
+  uint32_t cp;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char cc = static_cast<unsigned char>(text[i + k]);
+    if ((cc & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3f);
+  }
+  if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+      (n == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
+    return 0;
+  }
+  return n;
+}
+
+// Cuts `message` to about `max` bytes, keeping its start and its end (where a message names
+// the place and the problem) around " ... ". Cuts fall between characters.
+void BoundMessage(std::string* message, size_t max) {
+  if (message->size() <= max) return;
+  auto back_to_char = [&](size_t at) {
+    while (at > 0 && (static_cast<unsigned char>((*message)[at]) & 0xc0) == 0x80) --at;
+    return at;
+  };
+  size_t head = back_to_char(max / 2);
+  size_t tail = back_to_char(message->size() - max / 2 + 8);
+  *message = message->substr(0, head) + " ... " + message->substr(tail);
+}
+
 void LineAndColumn(std::string_view text, size_t offset, int* line, int* column) {
   if (offset > text.size()) offset = text.size();
   *line = 1;
@@ -57,6 +127,13 @@ bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* 
     error->message = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
     return false;
   }
+  // nlohmann's lexer takes a NUL byte for the end of the input and ignores what follows: JSON
+  // text never holds one (a string escapes it as \u0000), so it is an error where it is.
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    LineAndColumn(text, nul, &error->line, &error->column);
+    error->message = "a NUL byte (0x00) in the text";
+    return false;
+  }
   try {
     *out = nlohmann::json::parse(text.begin(), text.end());
     return true;
@@ -69,13 +146,27 @@ bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* 
     size_t at = what.find("column ");
     size_t colon = what.find(": ", at == std::string::npos ? 0 : at);
     error->message = colon == std::string::npos ? what : what.substr(colon + 2);
-    return false;
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double ("1e400": out_of_range.406, "number overflow parsing
+    // '1e400'") carries no position: it is where that token first stands outside a string.
+    std::string what = e.what();
+    size_t close = what.find("] ");
+    error->message = close == std::string::npos ? what : what.substr(close + 2);
+    size_t quote = error->message.find('\'');
+    size_t end = error->message.rfind('\'');
+    size_t offset = 0;
+    if (quote != std::string::npos && end > quote + 1) {
+      offset = FindOutsideStrings(
+          text, std::string_view(error->message).substr(quote + 1, end - quote - 1));
+    }
+    LineAndColumn(text, offset, &error->line, &error->column);
   } catch (const std::exception& e) {
     error->line = 1;
     error->column = 1;
     error->message = e.what();
-    return false;
   }
+  BoundMessage(&error->message, kMaxSyntaxMessageBytes);
+  return false;
 }
 
 const char* JsonTypeName(const nlohmann::json& value) {
@@ -106,9 +197,25 @@ std::string FormatNumber(double value) {
 }
 
 void MakeOneLine(std::string* message) {
-  for (char& c : *message) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  std::string out;
+  out.reserve(message->size());
+  const std::string& in = *message;
+  size_t i = 0;
+  while (i < in.size()) {
+    size_t length = Utf8UnitLength(in, i);
+    unsigned char c = static_cast<unsigned char>(in[i]);
+    bool control = length == 0 || (length == 1 && (c < 0x20 || c == 0x7f)) ||
+                   (length == 2 && c == 0xc2 && static_cast<unsigned char>(in[i + 1]) < 0xa0);
+    if (control) {
+      out += '?';
+      i += length == 0 ? 1 : length;
+    } else {
+      out.append(in, i, length);
+      i += length;
+    }
   }
+  BoundMessage(&out, kMaxMessageBytes);
+  *message = std::move(out);
 }
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string path)
@@ -225,7 +332,12 @@ bool JsonFields::Integer(const char* key, int64_t min, int64_t max, int64_t* out
     Fail(key, FormatNumber(number) + " is not an integer");
     return false;
   }
-  if (number < static_cast<double>(min) || number > static_cast<double>(max)) {
+  // 2^63 and above compare equal to INT64_MAX as doubles: the exact value decides those.
+  bool above =
+      number > static_cast<double>(max) ||
+      (value->is_number_unsigned() && value->get<uint64_t>() > static_cast<uint64_t>(max)) ||
+      (!value->is_number_integer() && !value->is_number_unsigned() && number >= 0x1p63);
+  if (number < static_cast<double>(min) || above) {
     Fail(key, FormatNumber(number) + " is out of range (" + std::to_string(min) + " to " +
                   std::to_string(max) + ")");
     return false;

@@ -14,6 +14,10 @@ namespace netstack {
 // Deeper nesting is rejected before parsing: no trace needs it, and it bounds the parser's and
 // the destructor's work on hostile input.
 inline constexpr int kMaxJsonDepth = 256;
+// What a syntax error's message may say (it quotes the token last read, which may be a long
+// string), and what any message MakeOneLine returns may be: longer ones are cut in the middle.
+inline constexpr size_t kMaxSyntaxMessageBytes = 200;
+inline constexpr size_t kMaxMessageBytes = 1024;
 
 struct JsonSyntaxError {
   int line = 0;         // 1-based, in `text`
@@ -21,7 +25,9 @@ struct JsonSyntaxError {
   std::string message;  // "syntax error while parsing value - invalid literal; ..."
 };
 
-// Parses one JSON document. Never throws. On failure returns false and fills `error`.
+// Parses one JSON document. Never throws: every nlohmann exception (a syntax error, a number too
+// large for a double) and a NUL byte anywhere in `text` are errors. On failure returns false
+// and fills `error`, its message at most kMaxSyntaxMessageBytes.
 bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* error);
 
 // "number", "string", ... as a message would say it.
@@ -78,8 +84,10 @@ class JsonFields {
 // "3", "2.5", "1e+20": a number as a message shows it.
 std::string FormatNumber(double value);
 
-// Makes `message` one printable line: control characters (a "\n" decoded from JSON text, a
-// newline in a path) become '?'. Every reader error passes through it before it is returned.
+// Makes `message` one printable line of at most about kMaxMessageBytes: control characters (a
+// "\n" decoded from JSON text, a newline in a path; C1 controls such as U+009B) and bytes that
+// are not valid UTF-8 (a raw 0x9b, the 8-bit CSI) become '?', and a longer message is cut in
+// the middle (" ... "). Every reader error passes through it before it is returned.
 void MakeOneLine(std::string* message);
 
 }  // namespace netstack
