@@ -41,6 +41,9 @@ class CacheIndex {
   // (and rehash) its tables step by step. Changes nothing else.
   void Reserve(size_t n);
 
+  // Changes the limit (and so the watermarks). Does not evict: call Evict afterwards.
+  void SetMaxBytes(int64_t max_bytes) { max_bytes_ = max_bytes; }
+
   // The entry for `key`, or null. The pointer is valid until the next change to the index.
   const IndexEntry* Find(const std::string& key) const;
 
@@ -109,7 +112,7 @@ class CacheIndex {
   // Removes entries_[slot] (swapping the last entry into its place).
   IndexEntry RemoveSlot(size_t slot);
 
-  const int64_t max_bytes_;
+  int64_t max_bytes_;
   const EvictionPolicy policy_;
   std::vector<IndexEntry> entries_;
   std::vector<Hot> hot_;
