@@ -137,10 +137,18 @@ DiskWorker::OpenResult DiskWorker::Open(Time now) {
     return result;
   }
   if ((result.rv = LockDirectory(&result.message)) != OK) return result;
-  resources_->store = std::make_unique<SqliteStore>();
   std::string warning, error;
-  result.rv = resources_->store->OpenAndLoad(directory_ + "/index.db", now, &result.entries,
-                                             &warning, &error);
+  for (int attempt = 0;; ++attempt) {
+    resources_->store = std::make_unique<SqliteStore>();
+    result.rv = resources_->store->OpenAndLoad(directory_ + "/index.db", now, &result.entries,
+                                               &warning, &error);
+    // On a full disk sqlite cannot even start its WAL and shared-memory files: the reserve
+    // file's space is given to it, once (README.md, "A full disk").
+    if (result.rv == OK || attempt > 0 || !ReleaseReserve()) break;
+    full_disk_deletes_++;
+    warning.clear();
+    error.clear();
+  }
   if (result.rv != OK) {
     result.message = error;
     resources_->store.reset();
