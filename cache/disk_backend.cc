@@ -85,11 +85,8 @@ DiskBackend::DiskBackend(const Params& params, std::unique_ptr<CacheThread> thre
       thread_(std::move(thread)),
       worker_(std::move(worker)),
       index_(config_) {
-  index_.Reserve(entries.size());
-  for (IndexEntry& entry : entries) {
-    next_id_ = std::max(next_id_, entry.id + 1);
-    index_.Insert(std::move(entry), nullptr);
-  }
+  for (const IndexEntry& entry : entries) next_id_ = std::max(next_id_, entry.id + 1);
+  index_.Adopt(std::move(entries));
   stats_.type = "disk";
   stats_.path = directory_;
   stats_.eviction = config_.eviction;
