@@ -95,8 +95,8 @@ TEST_CASE("cache options: bad input gives one line naming the value") {
 // opened (the profile here does not exist: a good value gets exit 1 for that instead).
 TEST_CASE("cache command: --max-bytes rejects nan, negative, fractional and overflowing values") {
   const std::string missing = "/nonexistent/netstack-profile";
-  for (const char* bad : {"nan", "NaN", "inf", "-1", "-0", "1.5M", "1e3", "", "M", "10X",
-                          "1025G", "18446744073709551616", "99999999999999999999G"}) {
+  for (const char* bad : {"nan", "NaN", "inf", "-1", "-0", "1.5M", "1e3", "", "M", "10X", "1025G",
+                          "18446744073709551616", "99999999999999999999G"}) {
     INFO(bad);
     CacheCommandOptions o;
     o.action = "show";
