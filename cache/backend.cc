@@ -39,6 +39,12 @@ nlohmann::json CacheStats::ToJson() const {
                         {"evictions", evictions},
                         {"evicted_bytes", evicted_bytes},
                         {"read_failures", read_failures},
+                        {"disk_free_bytes", disk_free_bytes},
+                        {"free_space_margin_bytes", free_space_margin_bytes},
+                        {"low_space", low_space},
+                        {"low_space_refusals", low_space_refusals},
+                        {"space_checks", space_checks},
+                        {"full_disk_deletes", full_disk_deletes},
                         {"recovery_message", recovery_message}};
 }
 

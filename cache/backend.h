@@ -96,6 +96,14 @@ struct CacheStats {
   uint64_t evictions = 0;
   int64_t evicted_bytes = 0;
   uint64_t read_failures = 0;  // damaged entries found (size or checksum) and doomed
+  // The disk backend's view of its file system (cache/cache_size_policy.h); -1 and 0 when
+  // not watched (memory backend, `netstack cache`).
+  int64_t disk_free_bytes = -1;         // free space at the last reading; -1 unknown
+  int64_t free_space_margin_bytes = 0;  // below it the cache stores nothing new
+  bool low_space = false;               // the last reading was below the margin
+  uint64_t low_space_refusals = 0;      // entries not stored because of low_space
+  uint64_t space_checks = 0;            // free-space readings applied so far
+  uint64_t full_disk_deletes = 0;       // deletions redone on a full disk (README.md)
   // Set when the database was damaged at open and moved aside; says where it went.
   std::string recovery_message;
 

@@ -12,11 +12,13 @@ bool IsUsableCacheKey(const CacheConfig& config, const std::string& key) {
 }
 
 CacheIndex::CacheIndex(const CacheConfig& config)
-    : max_bytes_(config.max_bytes), policy_(config.eviction) {}
+    : max_bytes_(config.max_bytes),
+      policy_(config.eviction),
+      slots_(0, SlotHash{&entries_}, SlotEq{&entries_}) {}
 
 const IndexEntry* CacheIndex::Find(const std::string& key) const {
-  auto it = slots_.find(key);
-  return it == slots_.end() ? nullptr : &entries_[it->second];
+  auto it = slots_.find(std::string_view(key));
+  return it == slots_.end() ? nullptr : &entries_[it->slot];
 }
 
 void CacheIndex::SetHot(size_t slot) {
@@ -31,27 +33,59 @@ void CacheIndex::Reserve(size_t n) {
   slots_.reserve(n);
 }
 
-bool CacheIndex::Insert(IndexEntry entry, IndexEntry* replaced) {
-  auto [it, inserted] = slots_.try_emplace(entry.info.key, entries_.size());
-  total_bytes_ += entry.info.total_size();
-  if (inserted) {
-    entries_.push_back(std::move(entry));
+size_t CacheIndex::Adopt(std::vector<IndexEntry> entries) {
+  slots_.clear();
+  entries_ = std::move(entries);
+  hot_.clear();
+  slot_refs_.clear();
+  total_bytes_ = 0;
+  hot_.reserve(entries_.size());
+  slot_refs_.reserve(entries_.size());
+  slots_.reserve(entries_.size());
+  size_t dropped = 0;
+  for (size_t slot = 0; slot < entries_.size();) {
+    auto [it, inserted] = slots_.insert(SlotRef{slot});
+    if (!inserted) {  // a key seen before: the last unseen entry takes this slot
+      entries_[slot] = std::move(entries_.back());
+      entries_.pop_back();
+      ++dropped;
+      continue;
+    }
+    slot_refs_.push_back(&it->slot);
     hot_.emplace_back();
-    slot_refs_.push_back(&it->second);
-  } else {
-    IndexEntry& old = entries_[it->second];
+    total_bytes_ += entries_[slot].info.total_size();
+    SetHot(slot);
+    ++slot;
+  }
+  return dropped;
+}
+
+bool CacheIndex::Insert(IndexEntry entry, IndexEntry* replaced) {
+  total_bytes_ += entry.info.total_size();
+  auto it = slots_.find(std::string_view(entry.info.key));
+  if (it != slots_.end()) {
+    IndexEntry& old = entries_[it->slot];
     total_bytes_ -= old.info.total_size();
     if (replaced) *replaced = std::move(old);
     old = std::move(entry);
+    SetHot(it->slot);
+    return true;
   }
-  SetHot(it->second);
-  return !inserted;
+  // The entry goes into its slot first: the set hashes it from there.
+  const size_t slot = entries_.size();
+  entries_.push_back(std::move(entry));
+  hot_.emplace_back();
+  it = slots_.insert(SlotRef{slot}).first;
+  slot_refs_.push_back(&it->slot);
+  SetHot(slot);
+  return false;
 }
 
 IndexEntry CacheIndex::RemoveSlot(size_t slot) {
+  // Out of the set while the entry still holds its key (the set hashes and compares by it).
+  slots_.erase(slots_.find(std::string_view(entries_[slot].info.key)));
   IndexEntry removed = std::move(entries_[slot]);
   total_bytes_ -= removed.info.total_size();
-  slots_.erase(removed.info.key);
   size_t last = entries_.size() - 1;
   if (slot != last) {
     entries_[slot] = std::move(entries_[last]);
@@ -66,39 +100,39 @@ IndexEntry CacheIndex::RemoveSlot(size_t slot) {
 }
 
 bool CacheIndex::Remove(const std::string& key, uint64_t id, IndexEntry* removed) {
-  auto it = slots_.find(key);
-  if (it == slots_.end() || (id != 0 && entries_[it->second].id != id)) return false;
-  IndexEntry entry = RemoveSlot(it->second);
+  auto it = slots_.find(std::string_view(key));
+  if (it == slots_.end() || (id != 0 && entries_[it->slot].id != id)) return false;
+  IndexEntry entry = RemoveSlot(it->slot);
   if (removed) *removed = std::move(entry);
   return true;
 }
 
 bool CacheIndex::Touch(const std::string& key, Time now) {
-  auto it = slots_.find(key);
+  auto it = slots_.find(std::string_view(key));
   if (it == slots_.end()) return false;
-  CacheEntryInfo& info = entries_[it->second].info;
+  CacheEntryInfo& info = entries_[it->slot].info;
   info.last_used = now;
   info.use_count++;
-  SetHot(it->second);
+  SetHot(it->slot);
   return true;
 }
 
 bool CacheIndex::SetHeadersSize(const std::string& key, uint64_t id, int64_t headers_size) {
-  auto it = slots_.find(key);
-  if (it == slots_.end() || entries_[it->second].id != id) return false;
-  CacheEntryInfo& info = entries_[it->second].info;
+  auto it = slots_.find(std::string_view(key));
+  if (it == slots_.end() || entries_[it->slot].id != id) return false;
+  CacheEntryInfo& info = entries_[it->slot].info;
   total_bytes_ += headers_size - info.headers_size;
   info.headers_size = headers_size;
-  hot_[it->second].size = info.total_size();
+  hot_[it->slot].size = info.total_size();
   return true;
 }
 
 std::vector<IndexEntry> CacheIndex::RemoveAll() {
+  slots_.clear();  // first: its elements refer to entries_
   std::vector<IndexEntry> out = std::move(entries_);
   entries_.clear();
   hot_.clear();
   slot_refs_.clear();
-  slots_.clear();
   total_bytes_ = 0;
   return out;
 }
@@ -185,7 +219,7 @@ size_t CacheIndex::EstimateMemoryUsage() const {
   size_t bytes = entries_.capacity() * sizeof(IndexEntry) + hot_.capacity() * sizeof(Hot) +
                  slot_refs_.capacity() * sizeof(size_t*);
   for (const IndexEntry& entry : entries_) bytes += netstack::EstimateMemoryUsage(entry.info.key);
-  return bytes + netstack::EstimateMemoryUsage(slots_);
+  return bytes + slots_.bucket_count() * sizeof(void*) + slots_.size() * HashNodeBytes<SlotRef>();
 }
 
 std::vector<CacheEntryInfo> CacheIndex::Enumerate() const {

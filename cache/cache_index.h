@@ -8,7 +8,8 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "cache/backend.h"
@@ -40,6 +41,14 @@ class CacheIndex {
   // Makes room for `n` entries in all, so that loading a large index at open does not grow
   // (and rehash) its tables step by step. Changes nothing else.
   void Reserve(size_t n);
+
+  // Changes the limit (and so the watermarks). Does not evict: call Evict afterwards.
+  void SetMaxBytes(int64_t max_bytes) { max_bytes_ = max_bytes; }
+
+  // Takes `entries` (an index loaded from disk) as the whole content of an empty index, without
+  // copying them: loading 200,000 entries then holds one array of them, not two. An entry whose
+  // key is already taken by an earlier one is dropped; returns how many were.
+  size_t Adopt(std::vector<IndexEntry> entries);
 
   // The entry for `key`, or null. The pointer is valid until the next change to the index.
   const IndexEntry* Find(const std::string& key) const;
@@ -92,8 +101,8 @@ class CacheIndex {
   EvictionPolicy policy() const { return policy_; }
 
   // For the Memory view: an estimate of the heap bytes the index holds (the entry and ranking
-  // arrays at their capacity, the key -> slot hash map, each key twice: in its entry and in the
-  // map), not counting sizeof(CacheIndex). See net/base/memory_usage_estimator.h.
+  // arrays at their capacity, the slot hash set, each key once, in its entry), not counting
+  // sizeof(CacheIndex). See net/base/memory_usage_estimator.h.
   size_t EstimateMemoryUsage() const;
 
  private:
@@ -109,13 +118,39 @@ class CacheIndex {
   // Removes entries_[slot] (swapping the last entry into its place).
   IndexEntry RemoveSlot(size_t slot);
 
-  const int64_t max_bytes_;
+  // An element of slots_: the slot of one entry. Hashed and compared by that entry's key, so
+  // the key is stored once (in entries_), not again as the set's key; a lookup by
+  // std::string_view needs no copy (C++20 heterogeneous lookup). `slot` changes only when
+  // the entry moves to another slot (RemoveSlot), which keeps its key, hence its hash.
+  struct SlotRef {
+    mutable size_t slot;
+  };
+  struct SlotHash {
+    using is_transparent = void;
+    // Not noexcept: the set then caches each hash in its node, so rehashing never reads keys.
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+    size_t operator()(const SlotRef& ref) const { return (*this)((*entries)[ref.slot].info.key); }
+    const std::vector<IndexEntry>* entries;
+  };
+  struct SlotEq {
+    using is_transparent = void;
+    std::string_view Key(std::string_view key) const { return key; }
+    std::string_view Key(const SlotRef& ref) const { return (*entries)[ref.slot].info.key; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Key(a) == Key(b);
+    }
+    const std::vector<IndexEntry>* entries;
+  };
+  using SlotSet = std::unordered_set<SlotRef, SlotHash, SlotEq>;
+
+  int64_t max_bytes_;
   const EvictionPolicy policy_;
   std::vector<IndexEntry> entries_;
   std::vector<Hot> hot_;
-  std::unordered_map<std::string, size_t> slots_;  // key -> index in entries_/hot_
-  // For each slot, its value in slots_ (stable across rehashing), so moving an entry to another
-  // slot needs no lookup.
+  SlotSet slots_;  // key -> index in entries_/hot_
+  // For each slot, its element's value in slots_ (stable across rehashing), so moving an entry
+  // to another slot needs no lookup.
   std::vector<size_t*> slot_refs_;
   int64_t total_bytes_ = 0;
   uint64_t next_touch_seq_ = 1;

@@ -65,7 +65,16 @@ void CacheThread::PostWrite(WriteTask task, int64_t bytes) {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (state_->stopping) return;
-    state_->writes.push_back({std::move(task), bytes});
+    state_->writes.push_back({std::move(task), bytes, false});
+  }
+  state_->cv.notify_one();
+}
+
+void CacheThread::PostWriteAlone(WriteTask task) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->stopping) return;
+    state_->writes.push_back({std::move(task), 0, true});
   }
   state_->cv.notify_one();
 }
@@ -108,7 +117,8 @@ void CacheThread::Run(std::shared_ptr<State> state) {
       std::deque<QueuedWrite> batch;
       int64_t bytes = 0;
       while (!s.writes.empty() && batch.size() < kMaxBatchTasks &&
-             (batch.empty() || bytes + s.writes.front().bytes <= kMaxBatchBytes)) {
+             (batch.empty() || (bytes + s.writes.front().bytes <= kMaxBatchBytes &&
+                                !s.writes.front().alone && !batch.front().alone))) {
         bytes += s.writes.front().bytes;
         batch.push_back(std::move(s.writes.front()));
         s.writes.pop_front();

@@ -43,6 +43,8 @@ class CacheThread {
     // also marks the database damaged for the next open.
     void FailDatabase(int rc);
     bool failed() const { return error_ != 0; }
+    // The net error the batch failed with (ERR_FILE_NO_SPACE for SQLITE_FULL), or 0.
+    int error() const { return error_; }
     // Runs on the cache thread after the batch committed (not if it rolled back).
     void AfterCommit(std::function<void()> fn) { after_commit_.push_back(std::move(fn)); }
     // Runs on the cache thread if the batch rolled back.
@@ -80,6 +82,10 @@ class CacheThread {
   // Thread-safe. Queues a write; writes run in posting order. `bytes` is the body data the
   // task writes (for the batch size bound).
   void PostWrite(WriteTask task, int64_t bytes = 0);
+  // Thread-safe. Queues a write that runs in a batch of its own (in posting order with the
+  // others), so no other task's failure rolls it back: deletions, which must land even when
+  // a commit next to them finds the disk full.
+  void PostWriteAlone(WriteTask task);
 
   // Loop thread: runs every queued write, drops the queued reads, runs the exit task and joins
   // the thread. Completions posted meanwhile reach the poster as usual.
@@ -99,6 +105,7 @@ class CacheThread {
   struct QueuedWrite {
     WriteTask task;
     int64_t bytes;
+    bool alone;
   };
   // Shared by this handle and the thread itself, so the handle may be destroyed on the thread
   // (the last owner can be a task the poster dropped there) while the thread finishes.

@@ -2,21 +2,18 @@
 
 #include <algorithm>
 
+#include "cache/cache_size_policy.h"
 #include "cache/disk_entry.h"
 #include "net/base/memory_usage_estimator.h"
 
 namespace netstack {
-namespace {
-
-constexpr int64_t kDefaultMaxBytes = 80 * 1024 * 1024;
-
-}  // namespace
 
 // What Create hands from the loop to the cache thread and back.
 struct DiskBackend::Opening {
   Params params;
   CreateCallback callback;
   std::unique_ptr<FileOperations> owned_ops;
+  std::unique_ptr<DiskSpaceSource> owned_space;
   std::unique_ptr<CacheThread> thread;
   std::unique_ptr<DiskWorker> worker;
   DiskWorker::OpenResult result;
@@ -31,8 +28,17 @@ void DiskBackend::Create(const Params& params, CreateCallback callback) {
     opening->owned_ops = std::make_unique<PosixFileOperations>();
     ops = opening->owned_ops.get();
   }
+  DiskSpaceSource* space = nullptr;
+  if (params.watch_disk_space) {
+    space = params.disk_space;
+    if (!space) {
+      opening->owned_space = std::make_unique<StatvfsDiskSpaceSource>();
+      space = opening->owned_space.get();
+    }
+  }
   opening->thread = std::make_unique<CacheThread>(params.poster);
-  opening->worker = std::make_unique<DiskWorker>(opening->thread.get(), params.directory, ops);
+  opening->worker =
+      std::make_unique<DiskWorker>(opening->thread.get(), params.directory, ops, space);
   Time now = params.clock->Now();
   CacheThread* thread = opening->thread.get();
   thread->PostRead([opening, now]() mutable {
@@ -46,9 +52,10 @@ void DiskBackend::Create(const Params& params, CreateCallback callback) {
         callback(result.rv, nullptr, result.message);
         return;
       }
-      std::unique_ptr<DiskBackend> backend(new DiskBackend(
-          opening->params, std::move(opening->thread), std::move(opening->worker),
-          std::move(opening->owned_ops), std::move(result.entries), result.message));
+      std::unique_ptr<DiskBackend> backend(
+          new DiskBackend(opening->params, std::move(opening->thread), std::move(opening->worker),
+                          std::move(opening->owned_ops), std::move(opening->owned_space),
+                          std::move(result.entries), result.message, result.space));
       callback(OK, std::move(backend), result.message);
     });
     // If the poster dropped the completion, this was the last reference: the thread handle
@@ -59,30 +66,67 @@ void DiskBackend::Create(const Params& params, CreateCallback callback) {
 
 DiskBackend::DiskBackend(const Params& params, std::unique_ptr<CacheThread> thread,
                          std::unique_ptr<DiskWorker> worker,
-                         std::unique_ptr<FileOperations> owned_ops, std::vector<IndexEntry> entries,
-                         std::string recovery_message)
+                         std::unique_ptr<FileOperations> owned_ops,
+                         std::unique_ptr<DiskSpaceSource> owned_space,
+                         std::vector<IndexEntry> entries, std::string recovery_message,
+                         DiskSpace space)
     : directory_(params.directory),
       config_([&] {
         CacheConfig config = params.config;
-        if (config.max_bytes <= 0) config.max_bytes = kDefaultMaxBytes;
+        if (config.max_bytes <= 0) config.max_bytes = kDefaultDiskCacheBytes;
         return config;
       }()),
       clock_(*params.clock),
       poster_(params.poster),
       owned_ops_(std::move(owned_ops)),
+      owned_space_(std::move(owned_space)),
+      configured_max_bytes_(params.config.max_bytes),
+      watch_disk_space_(params.watch_disk_space),
       thread_(std::move(thread)),
       worker_(std::move(worker)),
       index_(config_) {
-  index_.Reserve(entries.size());
-  for (IndexEntry& entry : entries) {
-    next_id_ = std::max(next_id_, entry.id + 1);
-    index_.Insert(std::move(entry), nullptr);
-  }
+  for (const IndexEntry& entry : entries) next_id_ = std::max(next_id_, entry.id + 1);
+  index_.Adopt(std::move(entries));
   stats_.type = "disk";
   stats_.path = directory_;
   stats_.eviction = config_.eviction;
   stats_.recovery_message = std::move(recovery_message);
-  EvictIfNeeded();  // the limit may have shrunk since the last run
+  last_space_check_ = clock_.Now();
+  if (watch_disk_space_) {
+    ApplyDiskSpace(space);  // evicts: the limit may have shrunk since the last run
+  } else {
+    EvictIfNeeded();
+  }
+}
+
+void DiskBackend::ApplyDiskSpace(const DiskSpace& space) {
+  CacheSizeChoice choice = ChooseCacheSize(configured_max_bytes_, space, index_.total_bytes());
+  stats_.space_checks++;
+  stats_.disk_free_bytes = space.known() ? space.free_bytes : -1;
+  stats_.free_space_margin_bytes = choice.margin_bytes;
+  stats_.low_space = low_space_ = choice.low_space;
+  config_.max_bytes = choice.max_bytes;
+  index_.SetMaxBytes(choice.max_bytes);
+  EvictIfNeeded();
+}
+
+void DiskBackend::MaybeCheckSpace() {
+  if (!watch_disk_space_ || space_check_running_) return;
+  const Time now = clock_.Now();
+  if (bytes_since_space_check_ < kSpaceCheckBytes && now - last_space_check_ < kSpaceCheckInterval)
+    return;
+  space_check_running_ = true;
+  bytes_since_space_check_ = 0;
+  last_space_check_ = now;
+  thread_->PostRead([worker = worker_.get(), poster = poster_, weak = weak_factory_.GetWeakPtr()] {
+    DiskSpace space = worker->CheckSpace();
+    poster->PostToLoop([weak, space] {
+      if (DiskBackend* backend = weak.get()) {
+        backend->space_check_running_ = false;
+        backend->ApplyDiskSpace(space);
+      }
+    });
+  });
 }
 
 DiskBackend::~DiskBackend() {
@@ -166,7 +210,12 @@ void DiskBackend::OnOpened(const std::string& key, uint64_t id, DiskWorker::Open
 
 std::unique_ptr<CacheEntry> DiskBackend::CreateEntry(const std::string& key) {
   stats_.creates++;
+  MaybeCheckSpace();  // at most once per kSpaceCheckInterval when nothing is committed
   int error = IsUsableCacheKey(config_, key) ? OK : ERR_CACHE_CREATE_FAILURE;
+  if (error == OK && low_space_) {
+    error = ERR_FILE_NO_SPACE;
+    stats_.low_space_refusals++;
+  }
   return std::make_unique<DiskEntry>(weak_factory_.GetWeakPtr(), key, next_id_++, error);
 }
 
@@ -212,8 +261,9 @@ void DiskBackend::DeleteOnDisk(const std::vector<IndexEntry>& removed,
   for (const IndexEntry& entry : removed) {
     victims.push_back({static_cast<int64_t>(entry.id), entry.body_in_file});
   }
-  thread_->PostWrite([worker = worker_.get(), victims = std::move(victims),
-                      done = Guard(std::move(callback))](CacheThread::Batch& batch) {
+  // Alone: a commit that finds the disk full must not roll the deletion back with it.
+  thread_->PostWriteAlone([worker = worker_.get(), victims = std::move(victims),
+                           done = Guard(std::move(callback))](CacheThread::Batch& batch) {
     worker->DeleteEntries(batch, victims, done);
   });
 }
@@ -248,6 +298,7 @@ CacheStats DiskBackend::GetStats() const {
   stats.total_bytes = index_.total_bytes();
   stats.max_bytes = config_.max_bytes;
   stats.pending_write_bytes = thread_->pending_write_bytes().load();
+  stats.full_disk_deletes = worker_->full_disk_deletes();
   return stats;
 }
 
@@ -288,11 +339,14 @@ void DiskBackend::QueueCommit(IndexEntry entry, StoredEntry row, std::shared_ptr
 }
 
 void DiskBackend::OnCommitted(IndexEntry entry, int result, CompletionCallback callback) {
+  const int64_t entry_size = entry.info.total_size();
   if (result == OK) {
     IndexEntry replaced;
     if (index_.Insert(std::move(entry), &replaced)) pending_headers_.erase(replaced.id);
     stats_.commits++;
+    bytes_since_space_check_ += entry_size;
     EvictIfNeeded();
+    MaybeCheckSpace();
   } else {
     stats_.commit_failures++;
   }

@@ -15,6 +15,7 @@
 #include "cache/backend.h"
 #include "cache/cache_index.h"
 #include "cache/cache_thread.h"
+#include "cache/disk_space.h"
 #include "cache/disk_worker.h"
 #include "cache/file_operations.h"
 #include "net/base/clock.h"
@@ -30,6 +31,9 @@ class DiskBackend : public CacheBackend {
   struct Params {
     // The cache directory; created (with parents) if absent.
     std::string directory;
+    // config.max_bytes > 0 is the user's size limit; <= 0 means auto (cache_size_policy.h).
+    // With watch_disk_space, either is applied to the file system's space (never above 80% of
+    // what is free above the margin); without it, the size as given (<= 0: 80 MiB).
     CacheConfig config;
     // Wall time for last_used/created and the damaged database's new name. Loop thread only;
     // must outlive the backend.
@@ -38,7 +42,17 @@ class DiskBackend : public CacheBackend {
     CrossThreadPoster* poster = nullptr;
     // Tests only: the body files' file system (null: the real one). Must outlive the backend.
     FileOperations* file_ops = nullptr;
+    // Size the cache against the file system's free space, stop storing below the margin, and
+    // keep the reserve file (README.md, "A full disk"). Off for inspection (`netstack cache`),
+    // which must not evict.
+    bool watch_disk_space = true;
+    // Tests only: where the free space is read (null: statvfs). Must outlive the backend.
+    DiskSpaceSource* disk_space = nullptr;
   };
+  // The free space is read again once this many bytes were committed since the last reading,
+  // or kSpaceCheckInterval after it (at the next commit or create), never per write.
+  static constexpr int64_t kSpaceCheckBytes = int64_t{1} << 20;
+  static constexpr TimeDelta kSpaceCheckInterval = std::chrono::seconds(10);
   using CreateCallback =
       std::function<void(int rv, std::unique_ptr<DiskBackend> backend, std::string message)>;
 
@@ -60,7 +74,9 @@ class DiskBackend : public CacheBackend {
 
   // CacheBackend. OpenEntry returns ERR_CACHE_MISS (absent key, synchronously) or
   // ERR_IO_PENDING: the row and the start of the body are read on the cache thread. Commit's
-  // callback gets OK once the row is committed on disk; a full disk gives ERR_FILE_NO_SPACE.
+  // callback gets OK once the row is committed on disk; a full disk gives ERR_FILE_NO_SPACE,
+  // and so does every entry created while the free space is below the margin (counted in
+  // CacheStats::low_space_refusals). Deletions (Doom*, eviction) land on a full disk too.
   int OpenEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
                 EntryCallback callback) override;
   int PeekEntry(const std::string& key, std::unique_ptr<CacheEntry>* entry,
@@ -79,6 +95,7 @@ class DiskBackend : public CacheBackend {
   // not the cache thread's queue nor sqlite's own memory.
   size_t EstimateMemoryUsage() const override;
 
+  // max_bytes is the limit in force (it follows the free space when watched).
   const CacheConfig& config() const { return config_; }
   const std::string& directory() const { return directory_; }
 
@@ -91,7 +108,8 @@ class DiskBackend : public CacheBackend {
 
   DiskBackend(const Params& params, std::unique_ptr<CacheThread> thread,
               std::unique_ptr<DiskWorker> worker, std::unique_ptr<FileOperations> owned_ops,
-              std::vector<IndexEntry> entries, std::string recovery_message);
+              std::unique_ptr<DiskSpaceSource> owned_space, std::vector<IndexEntry> entries,
+              std::string recovery_message, DiskSpace space);
 
   // Wraps a loop callback so it is dropped if the backend is gone when it runs.
   std::function<void(int)> Guard(CompletionCallback callback);
@@ -118,12 +136,23 @@ class DiskBackend : public CacheBackend {
   // Queues the use updates collected in dirty_uses_ as one write task.
   void FlushUses();
   void EvictIfNeeded();
+  // Sets the limit (and low_space_) from `space` (cache_size_policy.h), then evicts to it.
+  void ApplyDiskSpace(const DiskSpace& space);
+  // Reads the free space on the cache thread if a reading is due and none is running.
+  void MaybeCheckSpace();
 
   const std::string directory_;
-  const CacheConfig config_;
+  CacheConfig config_;
   const Clock& clock_;
   CrossThreadPoster* const poster_;
   std::unique_ptr<FileOperations> owned_ops_;
+  std::unique_ptr<DiskSpaceSource> owned_space_;
+  const int64_t configured_max_bytes_;  // params.config.max_bytes (<= 0: auto)
+  const bool watch_disk_space_;
+  bool low_space_ = false;
+  bool space_check_running_ = false;
+  int64_t bytes_since_space_check_ = 0;
+  Time last_space_check_{};
   std::unique_ptr<CacheThread> thread_;
   std::unique_ptr<DiskWorker> worker_;
   CacheIndex index_;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <unordered_set>
 
+#include "cache/cache_size_policy.h"
 #include "net/base/net_error.h"
 
 namespace netstack {
@@ -82,10 +83,12 @@ DiskWorker::Resources::~Resources() {
   if (lock_fd >= 0) ::close(lock_fd);
 }
 
-DiskWorker::DiskWorker(CacheThread* thread, std::string directory, FileOperations* file_ops)
+DiskWorker::DiskWorker(CacheThread* thread, std::string directory, FileOperations* file_ops,
+                       DiskSpaceSource* disk_space)
     : thread_(thread),
       directory_(std::move(directory)),
       file_ops_(file_ops),
+      disk_space_(disk_space),
       resources_(std::make_shared<Resources>()) {}
 
 DiskWorker::~DiskWorker() = default;
@@ -93,6 +96,8 @@ DiskWorker::~DiskWorker() = default;
 std::string DiskWorker::BodyPath(int64_t id) const {
   return directory_ + "/bodies/" + SqliteStore::BodyFileName(id);
 }
+
+std::string DiskWorker::ReservePath() const { return directory_ + "/reserve"; }
 
 std::string DiskWorker::TempPath(int64_t id) const {
   return directory_ + "/bodies/tmp-" + SqliteStore::BodyFileName(id);
@@ -132,10 +137,18 @@ DiskWorker::OpenResult DiskWorker::Open(Time now) {
     return result;
   }
   if ((result.rv = LockDirectory(&result.message)) != OK) return result;
-  resources_->store = std::make_unique<SqliteStore>();
   std::string warning, error;
-  result.rv = resources_->store->OpenAndLoad(directory_ + "/index.db", now, &result.entries,
-                                             &warning, &error);
+  for (int attempt = 0;; ++attempt) {
+    resources_->store = std::make_unique<SqliteStore>();
+    result.rv = resources_->store->OpenAndLoad(directory_ + "/index.db", now, &result.entries,
+                                               &warning, &error);
+    // On a full disk sqlite cannot even start its WAL and shared-memory files: the reserve
+    // file's space is given to it, once (README.md, "A full disk").
+    if (result.rv == OK || attempt > 0 || !ReleaseReserve()) break;
+    full_disk_deletes_++;
+    warning.clear();
+    error.clear();
+  }
   if (result.rv != OK) {
     result.message = error;
     resources_->store.reset();
@@ -145,7 +158,38 @@ DiskWorker::OpenResult DiskWorker::Open(Time now) {
   store_ = resources_->store.get();
   thread_->SetStore(store_);
   CleanBodies(result.entries);
+  struct stat st;
+  reserve_present_ = ::stat(ReservePath().c_str(), &st) == 0 && st.st_size >= kReserveBytes;
+  result.space = CheckSpace();
   return result;
+}
+
+DiskSpace DiskWorker::CheckSpace() {
+  if (!disk_space_) return {};
+  DiskSpace space = disk_space_->Query(directory_);
+  if (space.known() && !reserve_present_ &&
+      space.free_bytes - kReserveBytes >= FreeSpaceMargin(space.total_bytes) && CreateReserve()) {
+    space.free_bytes -= kReserveBytes;
+  }
+  return space;
+}
+
+bool DiskWorker::CreateReserve() {
+  const std::string path = ReservePath();
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  // Allocated, not sparse: its blocks are what a deletion on a full disk gets back.
+  bool ok = ::posix_fallocate(fd, 0, kReserveBytes) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) ::unlink(path.c_str());
+  reserve_present_ = ok;
+  return ok;
+}
+
+bool DiskWorker::ReleaseReserve() {
+  const bool removed = ::unlink(ReservePath().c_str()) == 0;
+  reserve_present_ = false;
+  return removed;
 }
 
 void DiskWorker::CleanBodies(const std::vector<IndexEntry>& entries) {
@@ -311,6 +355,19 @@ void DiskWorker::CommitEntry(CacheThread::Batch& batch, StoredEntry row, BodyWri
 
 void DiskWorker::DeleteEntries(CacheThread::Batch& batch, const std::vector<Victim>& victims,
                                std::function<void(int)> done) {
+  // The WAL could not grow (the batch rolled back with SQLITE_FULL): redo the deletion now,
+  // making room for it; its result replaces the batch's. The hook runs inside batch.Finish(),
+  // before the completion below is posted.
+  constexpr int kNotRedone = 1;
+  auto redone = std::make_shared<int>(kNotRedone);
+  batch.OnRollback([this, failed = &batch, copy = victims, redone] {
+    if (failed->error() == ERR_FILE_NO_SPACE) *redone = DeleteOnFullDisk(copy);
+  });
+  if (done) {
+    done = [done = std::move(done), redone](int result) {
+      done(*redone != kNotRedone ? *redone : result);
+    };
+  }
   SqliteStore* store = batch.store();
   for (const Victim& victim : victims) {
     if (!store) break;
@@ -324,6 +381,43 @@ void DiskWorker::DeleteEntries(CacheThread::Batch& batch, const std::vector<Vict
     }
   }
   batch.Complete(std::move(done), NoStoreError(batch, store));
+}
+
+int DiskWorker::DeleteRows(const std::vector<Victim>& victims, size_t begin, size_t end) {
+  int rc = store_->Begin();
+  for (size_t i = begin; rc == SQLITE_OK && i < end; ++i) {
+    rc = store_->Delete(victims[i].id);
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  if (rc == SQLITE_OK) rc = store_->Commit();
+  if (rc != SQLITE_OK) store_->Rollback();
+  return rc;
+}
+
+void DiskWorker::RemoveBodies(const std::vector<Victim>& victims, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    if (victims[i].body_in_file) file_ops_->Remove(BodyPath(victims[i].id));
+  }
+}
+
+int DiskWorker::DeleteOnFullDisk(const std::vector<Victim>& victims) {
+  if (!store_) return ERR_CACHE_WRITE_FAILURE;
+  full_disk_deletes_++;
+  ReleaseReserve();
+  for (size_t begin = 0; begin < victims.size(); begin += kFullDiskDeleteChunk) {
+    const size_t end = std::min(victims.size(), begin + kFullDiskDeleteChunk);
+    int rc = DeleteRows(victims, begin, end);
+    if ((rc & 0xff) == SQLITE_FULL) {
+      RemoveBodies(victims, begin, end);
+      rc = DeleteRows(victims, begin, end);
+    }
+    if (rc != SQLITE_OK) {
+      if (SqliteStore::IsCorruption(rc)) store_->MarkDamaged();
+      return SqliteStore::ToNetError(rc, ERR_CACHE_WRITE_FAILURE);
+    }
+    RemoveBodies(victims, begin, end);
+  }
+  return OK;
 }
 
 void DiskWorker::UpdateUses(CacheThread::Batch& batch, const std::vector<UseUpdate>& updates) {

@@ -17,6 +17,7 @@
 
 #include "cache/cache_index.h"
 #include "cache/cache_thread.h"
+#include "cache/disk_space.h"
 #include "cache/file_operations.h"
 #include "cache/sqlite_store.h"
 #include "net/base/clock.h"
@@ -49,8 +50,16 @@ class DiskWorker {
   // At most this many leftover files are removed per open (bounded work; the rest next time).
   static constexpr int kMaxCleanupRemovals = 10000;
 
-  // `thread` and `file_ops` must outlive the worker.
-  DiskWorker(CacheThread* thread, std::string directory, FileOperations* file_ops);
+  // The reserve file (`reserve` in the cache directory): space held back so that deletions
+  // can still commit on a full disk (README.md, "A full disk").
+  static constexpr int64_t kReserveBytes = int64_t{1} << 20;
+  // Rows deleted per transaction when a deletion is redone on a full disk.
+  static constexpr size_t kFullDiskDeleteChunk = 64;
+
+  // `thread`, `file_ops` and `disk_space` (if not null) must outlive the worker. A null
+  // `disk_space` means the space is never read (DiskSpace unknown) and no reserve is kept.
+  DiskWorker(CacheThread* thread, std::string directory, FileOperations* file_ops,
+             DiskSpaceSource* disk_space);
   ~DiskWorker();
   DiskWorker(const DiskWorker&) = delete;
   DiskWorker& operator=(const DiskWorker&) = delete;
@@ -59,6 +68,7 @@ class DiskWorker {
     int rv = 0;           // OK or ERR_CACHE_OPEN_FAILURE
     std::string message;  // the warning (OK) or the error (failure), one line
     std::vector<IndexEntry> entries;
+    DiskSpace space;  // the file system's space after opening (unknown without a source)
   };
   // Creates the directory (and bodies/), locks it, opens the database (moving a damaged one
   // aside) and loads the index, then removes leftover temporary and orphan body files.
@@ -102,7 +112,13 @@ class DiskWorker {
   // removed after the batch commits; the new one if it rolls back. `done` gets the result.
   void CommitEntry(CacheThread::Batch& batch, StoredEntry row, BodyWriter* writer,
                    std::function<void(int)> done);
-  // Deletes rows (and, after the batch commits, their body files).
+  // Reads the cache file system's space (unknown without a source), first recreating the
+  // reserve file if it is missing and the space stays above the margin without it.
+  DiskSpace CheckSpace();
+
+  // Deletes rows (and, after the batch commits, their body files). Post it alone
+  // (CacheThread::PostWriteAlone): if the batch rolls back for lack of space, the deletion is
+  // redone at once by DeleteOnFullDisk and `done` gets that result.
   struct Victim {
     int64_t id;
     bool body_in_file;
@@ -120,12 +136,28 @@ class DiskWorker {
                      std::function<void(int)> done);
 
   const std::string& directory() const { return directory_; }
+  // Deletions that needed DeleteOnFullDisk so far. Any thread.
+  uint64_t full_disk_deletes() const { return full_disk_deletes_.load(); }
 
  private:
   std::string BodyPath(int64_t id) const;
   std::string TempPath(int64_t id) const;
+  std::string ReservePath() const;
   int LockDirectory(std::string* error);
   void CleanBodies(const std::vector<IndexEntry>& entries);
+  // Makes the reserve file (kReserveBytes, allocated); false if there is no room.
+  bool CreateReserve();
+  // Removes the reserve file, giving its space to sqlite; false if there was none.
+  bool ReleaseReserve();
+  // Deletes `victims` outside any batch on a full disk: the reserve is released, then the rows
+  // go in transactions of kFullDiskDeleteChunk, each chunk's body files removed once its rows
+  // are gone. If a chunk still cannot commit, its body files are removed first (a row whose
+  // file is missing is found damaged when opened, never served) and the chunk is tried again.
+  // OK, or the error of the chunk that could not be deleted (the rest stay).
+  int DeleteOnFullDisk(const std::vector<Victim>& victims);
+  // One transaction deleting victims [begin, end); an sqlite code (SQLITE_OK on commit).
+  int DeleteRows(const std::vector<Victim>& victims, size_t begin, size_t end);
+  void RemoveBodies(const std::vector<Victim>& victims, size_t begin, size_t end);
 
   // What must be released on the cache thread when it exits, even if the worker is already
   // gone (see CacheThread::Shutdown).
@@ -138,6 +170,9 @@ class DiskWorker {
   CacheThread* const thread_;
   const std::string directory_;
   FileOperations* const file_ops_;
+  DiskSpaceSource* const disk_space_;
+  bool reserve_present_ = false;  // cache thread only
+  std::atomic<uint64_t> full_disk_deletes_{0};
   std::shared_ptr<Resources> resources_;
   SqliteStore* store_ = nullptr;  // resources_->store once open
 };

@@ -150,6 +150,13 @@ SqliteStore::LoadResult SqliteStore::TryOpen(const std::string& path,
   // otherwise spend more on the checkpoint's two fsyncs than on the rest of its life.
   sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   sqlite3_wal_hook(db_, &SqliteStore::OnWalCommit, this);
+  // Keep -shm (and -wal, emptied) when closing after a checkpoint: the next open then needs no
+  // new space on a full disk, where sqlite could not create and allocate a new -shm
+  // (README.md, "A full disk"). journal_size_limit makes the kept WAL empty, so the next open
+  // does not read back frames already in the database.
+  int persist = 1;
+  sqlite3_file_control(db_, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+  sqlite3_exec(db_, "PRAGMA journal_size_limit=0", nullptr, nullptr, nullptr);
 
   sqlite3_stmt* stmt = nullptr;
   int version = 0, tables = 0;

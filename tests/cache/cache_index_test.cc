@@ -204,3 +204,55 @@ TEST_CASE("CacheIndex eviction at 100,000 entries matches a full sort", "[cache]
 
 }  // namespace
 }  // namespace netstack
+
+namespace netstack {
+namespace {
+
+TEST_CASE("CacheIndex adopts a loaded array, dropping a repeated key", "[cache]") {
+  std::vector<IndexEntry> loaded;
+  for (int i = 0; i < 100; ++i) {
+    loaded.push_back(MakeEntry("k" + std::to_string(i), 10, i, 0, static_cast<uint64_t>(i + 1)));
+  }
+  loaded.push_back(MakeEntry("k5", 99, 0, 0, 500));  // a repeat of k5 (a damaged database)
+  CacheIndex index(Config(1'000'000, EvictionPolicy::kSizeWeightedLru));
+  CHECK(index.Adopt(std::move(loaded)) == 1);
+  CHECK(index.entry_count() == 100);
+  CHECK(index.total_bytes() == 1000);
+  for (int i = 0; i < 100; ++i) {
+    const IndexEntry* e = index.Find("k" + std::to_string(i));
+    REQUIRE(e != nullptr);
+    CHECK(e->id == static_cast<uint64_t>(i + 1));
+  }
+  // The adopted index works as one built by Insert: replace, remove, evict.
+  IndexEntry replaced;
+  CHECK(index.Insert(MakeEntry("k7", 20, 200, 0, 700), &replaced));
+  CHECK(replaced.id == 8);
+  CHECK(index.Remove("k0", 0, nullptr));
+  CHECK(index.Find("k0") == nullptr);
+  CHECK(index.Find("k99") != nullptr);
+  CHECK(index.entry_count() == 99);
+  CHECK(index.total_bytes() == 1000 - 10 + 10);
+}
+
+TEST_CASE("CacheIndex holds each key once", "[cache][memory]") {
+  // Keys of 1,000 bytes: a second copy per entry (the old key -> slot map) would add 1 MB.
+  constexpr int kEntries = 1000;
+  constexpr size_t kKeyBytes = 1000;
+  CacheIndex index(Config(int64_t{1} << 40, EvictionPolicy::kSizeWeightedLru));
+  const size_t empty = index.EstimateMemoryUsage();
+  for (int i = 0; i < kEntries; ++i) {
+    std::string key = std::to_string(i);
+    key.resize(kKeyBytes, 'k');
+    index.Insert(MakeEntry(key, 10, i, 0, static_cast<uint64_t>(i + 1)), nullptr);
+  }
+  const size_t per_entry = (index.EstimateMemoryUsage() - empty) / kEntries;
+  INFO("bytes per entry " << per_entry);
+  CHECK(per_entry > kKeyBytes);
+  CHECK(per_entry < kKeyBytes + 400);
+  std::string probe = "999";
+  probe.resize(kKeyBytes, 'k');
+  CHECK(index.Find(probe) != nullptr);
+}
+
+}  // namespace
+}  // namespace netstack

@@ -16,9 +16,17 @@ int FailingFileOperations::Write(int fd, const char* data, size_t len) {
   return PosixFileOperations::Write(fd, data, len);
 }
 
+DiskSpace FakeDiskSpaceSource::Query(const std::string&) {
+  queries++;
+  DiskSpace space;
+  space.free_bytes = free_bytes.load();
+  space.total_bytes = total_bytes.load();
+  return space;
+}
+
 DiskHarness::DiskHarness(const CacheConfig& config, const std::string* dir,
-                         FileOperations* file_ops)
-    : config_(config), file_ops_(file_ops) {
+                         FileOperations* file_ops, DiskSpaceSource* disk_space)
+    : config_(config), file_ops_(file_ops), disk_space_(disk_space) {
   if (!dir) {
     owned_dir_ = std::make_unique<TempDir>("cache");
     dir = &owned_dir_->path();
@@ -37,6 +45,7 @@ int DiskHarness::Open(std::string* message) {
   params.clock = &clock_;
   params.poster = &poster_;
   params.file_ops = file_ops_;
+  params.disk_space = disk_space_;
   DiskBackend::Create(params, [&](int rv, std::unique_ptr<DiskBackend> backend, std::string msg) {
     result = rv;
     backend_ = std::move(backend);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cache/disk_backend.h"
+#include "cache/disk_space.h"
 #include "cache/file_operations.h"
 #include "tests/cache/backend_test_util.h"
 #include "tests/support/temp_dir.h"
@@ -29,12 +30,23 @@ class FailingFileOperations : public PosixFileOperations {
   std::atomic<bool> fail_writes{false};
 };
 
+// A file system whose space the test sets; counts the readings. Thread-safe.
+class FakeDiskSpaceSource : public DiskSpaceSource {
+ public:
+  DiskSpace Query(const std::string& path) override;
+  std::atomic<int64_t> free_bytes{int64_t{10} << 30};
+  std::atomic<int64_t> total_bytes{int64_t{100} << 30};
+  std::atomic<int> queries{0};
+};
+
 // A DiskBackend in a TempDir, driven by a TestCrossThreadPoster.
 class DiskHarness : public BackendHarness {
  public:
-  // `dir` (if given) must outlive the harness; otherwise the harness owns a TempDir.
+  // `dir` (if given) must outlive the harness; otherwise the harness owns a TempDir. The
+  // cache lives in `dir`/cache. `disk_space` (if given) must outlive the harness; otherwise
+  // the real free space (statvfs) is watched.
   explicit DiskHarness(const CacheConfig& config, const std::string* dir = nullptr,
-                       FileOperations* file_ops = nullptr);
+                       FileOperations* file_ops = nullptr, DiskSpaceSource* disk_space = nullptr);
   ~DiskHarness() override;
   CacheBackend& backend() override { return *backend_; }
   DiskBackend* disk() { return backend_.get(); }
@@ -54,6 +66,7 @@ class DiskHarness : public BackendHarness {
   const std::string* dir_;
   CacheConfig config_;
   FileOperations* file_ops_;
+  DiskSpaceSource* disk_space_;
   TestCrossThreadPoster poster_;
   std::unique_ptr<DiskBackend> backend_;
   std::string message_;

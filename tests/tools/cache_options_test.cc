@@ -1,10 +1,11 @@
 // `netstack fetch`'s cache flags (--profile, --no-cache, --private, --cache-size,
-// --cache-eviction) and their validation.
+// --cache-eviction) and their validation, and `netstack cache`'s --max-bytes.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "tests/tools/parse_fetch_args.h"
+#include "tools/netstack/cache_command.h"
 #include "tools/netstack/fetch_options.h"
 
 using namespace netstack;
@@ -87,5 +88,30 @@ TEST_CASE("cache options: bad input gives one line naming the value") {
     CHECK_FALSE(Parse(c.args, &o, &msg));
     CHECK(msg.find(c.expect) != std::string::npos);
     CHECK(msg.find('\n') == std::string::npos);
+  }
+}
+
+// `netstack cache show --max-bytes`: bad values are exit 2 with one line, before any profile is
+// opened (the profile here does not exist: a good value gets exit 1 for that instead).
+TEST_CASE("cache command: --max-bytes rejects nan, negative, fractional and overflowing values") {
+  const std::string missing = "/nonexistent/netstack-profile";
+  for (const char* bad : {"nan", "NaN", "inf", "-1", "-0", "1.5M", "1e3", "", "M", "10X", "1025G",
+                          "18446744073709551616", "99999999999999999999G"}) {
+    INFO(bad);
+    CacheCommandOptions o;
+    o.action = "show";
+    o.url = "http://a.test/";
+    o.profile_dir = missing;
+    o.max_bytes_text = bad;
+    CHECK(RunCacheCommand(o) == 2);
+  }
+  for (const char* good : {"0", "1", "64K", "1M", "1024G"}) {
+    INFO(good);
+    CacheCommandOptions o;
+    o.action = "show";
+    o.url = "http://a.test/";
+    o.profile_dir = missing;
+    o.max_bytes_text = good;
+    CHECK(RunCacheCommand(o) == 1);  // parsed; then the profile is missing
   }
 }

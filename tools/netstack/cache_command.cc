@@ -74,7 +74,8 @@ class CacheSession {
     CacheConfig config;
     config.max_bytes = kMaxCacheSize;
     OpenedDiskCache opened =
-        OpenDiskCache(&loop_, poster_.get(), clock_, profile_->cache_dir(), config);
+        OpenDiskCache(&loop_, poster_.get(), clock_, profile_->cache_dir(), config,
+                      /*watch_disk_space=*/false);
     if (opened.result != OK || !opened.backend) {
       PrintError("cannot open the cache in " + profile_->cache_dir() + ": " + opened.message);
       return false;

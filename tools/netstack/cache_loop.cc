@@ -15,7 +15,8 @@ void RunLoopUntil(uv_loop_t* loop, UvCrossThreadPoster* poster, const LoopSignal
 }
 
 OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, const Clock& clock,
-                              const std::string& directory, const CacheConfig& config) {
+                              const std::string& directory, const CacheConfig& config,
+                              bool watch_disk_space) {
   // Shared with the callback: if it ever ran after this function returned (it cannot: we wait
   // for it), it would write into live memory rather than a dead frame.
   auto opened = std::make_shared<OpenedDiskCache>();
@@ -25,6 +26,7 @@ OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, cons
   params.config = config;
   params.clock = &clock;
   params.poster = poster;
+  params.watch_disk_space = watch_disk_space;
   DiskBackend::Create(
       params, [opened, done](int rv, std::unique_ptr<DiskBackend> backend, std::string message) {
         opened->result = rv;

@@ -48,9 +48,11 @@ struct OpenedDiskCache {
 };
 
 // Creates the disk cache in `directory` and waits for it. `clock` and `poster` must outlive
-// the backend.
+// the backend. `watch_disk_space`: DiskBackend::Params's (size against the free space, stop
+// storing below the margin); off for inspection, which must not evict.
 OpenedDiskCache OpenDiskCache(uv_loop_t* loop, UvCrossThreadPoster* poster, const Clock& clock,
-                              const std::string& directory, const CacheConfig& config);
+                              const std::string& directory, const CacheConfig& config,
+                              bool watch_disk_space);
 
 // Synchronous forms of CacheBackend/CacheEntry calls, for `netstack cache` (one entry at a
 // time; no other work is in flight). Each returns a net error as the call would.

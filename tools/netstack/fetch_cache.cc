@@ -27,7 +27,9 @@ FetchCache OpenFetchCache(const FetchOptions& o, LiveStack* stack,
     cache.backend = std::make_unique<MemoryBackend>(stack->scheduler(), stack->clock(), config);
     return cache;
   }
-  config.max_bytes = o.cache_size > 0 ? o.cache_size : kDefaultDiskCacheSize;
+  // 0 (no --cache-size): the backend sizes itself against the free space (at most 320 MiB);
+  // a given size is kept as long as it fits in 80% of what is free above the margin.
+  config.max_bytes = o.cache_size;
   const char* disabled = "; cache disabled for this run";
   std::string dir = o.profile_dir.empty() ? DefaultProfileDir(getenv) : o.profile_dir;
   if (dir.empty()) {
@@ -41,7 +43,8 @@ FetchCache OpenFetchCache(const FetchOptions& o, LiveStack* stack,
     return cache;
   }
   OpenedDiskCache opened = OpenDiskCache(stack->loop(), stack->poster(), stack->clock(),
-                                         cache.profile->cache_dir(), config);
+                                         cache.profile->cache_dir(), config,
+                                         /*watch_disk_space=*/true);
   if (opened.result != OK || !opened.backend) {
     Warn("cannot open the cache in " + cache.profile->cache_dir() + ": " + opened.message +
          disabled);
