@@ -104,6 +104,9 @@ TEST_CASE("HAR stream: a file reads as its text, with a byte order mark", "[trac
   CHECK_FALSE(ParseHar(broken_text, broken, &from_text, &text_error));
   CHECK(error == text_error);
   CHECK(from_file.pages.empty());
+  std::string huge = dir.Write("huge.har", "{\"log\": {\"entries\": [{\"time\": 1e400}]}}");
+  CHECK_FALSE(ReadHarFile(huge, &from_file, &error));
+  CHECK(error == huge + ": JSON syntax error: number overflow parsing '1e400'");
   std::string deep = dir.Write("deep.har", std::string(300, '['));
   CHECK_FALSE(ReadHarFile(deep, &from_file, &error));
   CHECK(error == deep + ":1:1: JSON syntax error: nested deeper than 256 levels");

@@ -127,6 +127,7 @@ bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::str
 
 // "name:line:column: JSON syntax error: message".
 std::string SyntaxErrorMessage(const std::string& name, const JsonSyntaxError& syntax) {
+  if (syntax.line == 0) return name + ": JSON syntax error: " + syntax.message;
   return name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
          ": JSON syntax error: " + syntax.message;
 }

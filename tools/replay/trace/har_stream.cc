@@ -156,9 +156,14 @@ bool Parse(Iterator begin, Iterator end, size_t max_entries, HarStream* out,
     size_t colon = what.find(": ", at == std::string::npos ? 0 : at);
     syntax->message = colon == std::string::npos ? what : what.substr(colon + 2);
   } catch (const std::exception& e) {
-    syntax->line = 1;
-    syntax->column = 1;
-    syntax->message = e.what();
+    // Another of nlohmann's errors (out_of_range.406: "number overflow parsing '1e400'"): it
+    // does not say where, so no line and column are given.
+    syntax->line = 0;
+    syntax->column = 0;
+    std::string what = e.what();
+    size_t bracket = what.find("] ");
+    syntax->message =
+        what[0] == '[' && bracket != std::string::npos ? what.substr(bracket + 2) : what;
   }
   out->doc = Json();
   out->entries.clear();

@@ -45,7 +45,8 @@ struct HarStream {
 };
 
 // Parses `text` (without a byte order mark) into `out`, reading at most `max_entries` entries.
-// On a syntax error (or nesting deeper than kMaxJsonDepth) returns false with `syntax` set.
+// On a syntax error (or nesting deeper than kMaxJsonDepth) returns false with `syntax` set;
+// its line is 0 when the parser did not say where (a number too large for a double).
 bool StreamHarText(std::string_view text, size_t max_entries, HarStream* out,
                    JsonSyntaxError* syntax);
 
