@@ -18,8 +18,10 @@ namespace {
 // The URL a browser would request for a recorded one, as the URL Standard's parser and
 // Chrome's canonicalizer treat it: leading and trailing C0 controls and spaces are removed,
 // tabs and newlines anywhere are dropped, and what browsers send encoded but recorders write
-// raw ('|', '{', spaces, other control characters, non-ASCII bytes) is percent-encoded. What
-// still cannot be a URL (a control character in the host, over 2 MiB) fails to parse later.
+// raw ('|', '{', spaces, other control characters, non-ASCII bytes) is percent-encoded, and so
+// are '[' and ']' after the host, which browsers send raw but RFC 3986 (our URL parser) does
+// not allow there. What still cannot be a URL (a control character in the host, over 2 MiB)
+// fails to parse later.
 std::string EscapeUrl(const std::string& url) {
   static const char kHex[] = "0123456789ABCDEF";
   auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
@@ -45,7 +47,10 @@ std::string EscapeUrl(const std::string& url) {
       continue;
     }
     unsigned char byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte >= 0x7f ||
+    // '[' and ']' are the host's (IPv6 literals); Chrome sends them raw in a path or query
+    // ("?dimensions[page]=..."), which RFC 3986 (our parser) does not allow: encoded there.
+    bool bracket_after_host = (c == '[' || c == ']') && i >= authority_end;
+    if (byte <= 0x20 || byte >= 0x7f || bracket_after_host ||
         std::string_view("\"<>\\^`{|}").find(c) != std::string_view::npos) {
       out += '%';
       out += kHex[byte >> 4];
