@@ -114,6 +114,59 @@ TEST_CASE("replay prints the summary and writes --json lines", "[replay][command
   for (const auto& p : {session, json, again}) std::remove(p.c_str());
 }
 
+// A HAR entry (as JSON text) for `url`, answered 200 with 1000 bytes.
+std::string HarEntryText(const std::string& url) {
+  return nlohmann::json({{"startedDateTime", "2024-01-01T00:00:00Z"},
+                         {"request", {{"method", "GET"}, {"url", url}}},
+                         {"response", {{"status", 200}, {"bodySize", 1000}}}})
+      .dump();
+}
+
+TEST_CASE("A HAR's entries with a 3 MB URL or control characters are reported, never silent",
+          "[replay][command][skipped]") {
+  std::string har =
+      Write("skipped.har", "{\"log\": {\"entries\": [" + HarEntryText("https://a.test/") + "," +
+                               HarEntryText("https://a.test/" + std::string(3'000'000, 'x')) + "," +
+                               HarEntryText("https://a\x01.test/") + "," +
+                               HarEntryText("\thttps://a.test/with\ncontrol\x01"
+                                            "characters ") +
+                               "]}}");
+  std::string json = Temp("skipped.jsonl");
+  CommandRun run = Run({har, "--json", json});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  // The URL with tabs, newlines and a control character in its path is replayed, as a browser
+  // would request it; the two others are skipped, with their reason.
+  CHECK(run.out.find("1 pages, 2 requests, 0 failed, 2 skipped (2 invalid URL)") !=
+        std::string::npos);
+  CHECK(run.out.find("first invalid URL: " + har +
+                     ": log.entries[1].request.url: URL longer than 2 MiB\n") != std::string::npos);
+  std::vector<nlohmann::json> lines = JsonLines(json);
+  REQUIRE(!lines.empty());
+  const nlohmann::json& reasons = lines.back()["totals"]["skipped_reasons"];
+  CHECK(reasons["invalid_url"] == 2);
+  CHECK(reasons["not_http"] == 0);
+  CHECK(reasons["no_response"] == 0);
+  bool replayed = false;
+  for (const nlohmann::json& line : lines) {
+    replayed |=
+        line["kind"] == "request" && line["url"] == "https://a.test/withcontrol%01characters";
+  }
+  CHECK(replayed);
+
+  // Nothing left to replay: an error naming the first invalid URL, exit 2.
+  std::string none =
+      Write("none.har", "{\"log\": {\"entries\": [" + HarEntryText("https://a\x01.test/") + "]}}");
+  CommandRun failed = Run({none});
+  CHECK(failed.code == 2);
+  CHECK(failed.err ==
+        "netstack: " + none +
+            ": no entry can be replayed: 1 skipped (0 not http(s), 1 invalid URL, 0 never "
+            "answered); the first invalid URL: log.entries[0].request.url: invalid URL "
+            "\"https://a?.test/\": contains a space or control character\n");
+  for (const auto& p : {har, json, none}) std::remove(p.c_str());
+}
+
 TEST_CASE("Compare pairs pages under two configurations", "[replay][command]") {
   std::string session = Write("c.jsonl", kSession);
   std::string json = Temp("compare.jsonl");

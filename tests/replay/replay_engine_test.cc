@@ -294,6 +294,37 @@ TEST_CASE("Untimed recorded cache hits cost Lantern's disk time and no network",
   CHECK(recorder.pages[0].requests == 1);
 }
 
+TEST_CASE("Entries the reader skipped are reported with their page, by reason",
+          "[replay][engine][skipped]") {
+  TraceEntry blocked = MakeEntry("https://a.example/blocked", 0, 5);
+  blocked.status = 0;
+  TracePage page = *MakePage("p", {MakeEntry("https://a.example/", 1000, 0, "document"), blocked});
+  page.skipped_entries = 3;
+  page.skipped_not_http = 1;
+  page.skipped_invalid_url = 2;
+  page.first_invalid_url = "a.har: log.entries[7].request.url: URL longer than 2 MiB";
+  Recorder recorder;
+  ReplayTotals totals;
+  std::string error;
+  auto shared = std::make_shared<const TracePage>(page);
+  REQUIRE(Replay(test::ExampleConfig(), {Navigate(shared), Navigate(shared, 10'000)}, &recorder,
+                 &error, &totals));
+  REQUIRE(recorder.pages.size() == 2);
+  CHECK(recorder.pages[0].skipped == 4);  // the reader's 3 and the entry without a response
+  CHECK(recorder.pages[0].skipped_not_http == 1);
+  CHECK(recorder.pages[0].skipped_invalid_url == 2);
+  CHECK(totals.skipped == 8);
+  CHECK(totals.skipped_not_http == 2);
+  CHECK(totals.skipped_invalid_url == 4);
+  CHECK(totals.first_invalid_url == page.first_invalid_url);
+  nlohmann::json reasons = totals.ToJson()["skipped_reasons"];
+  CHECK(reasons["no_response"] == 2);
+  CHECK(reasons["not_http"] == 2);
+  CHECK(reasons["invalid_url"] == 4);
+  CHECK(reasons["first_invalid_url"] == page.first_invalid_url);
+  CHECK(recorder.pages[0].ToJson()["skipped_reasons"]["invalid_url"] == 2);
+}
+
 TEST_CASE("Waits shift later events by the time pages took", "[replay][engine]") {
   auto page = MakePage("p", {MakeEntry("https://example.com/", 1000, 0, "document")});
   Recorder recorder;

@@ -97,6 +97,21 @@ TEST_CASE("Distribution quantiles: exact, then from the histogram", "[replay][ou
   CHECK(empty.Quantile(0.5) == 0);
 }
 
+TEST_CASE("Distribution holds a bounded number of slots however many values it gets",
+          "[replay][output][soak]") {
+  Distribution d;
+  size_t bound = std::max(Distribution::kDefaultExactLimit, Distribution::kHistogramBuckets);
+  for (size_t i = 0; i < Distribution::kDefaultExactLimit; ++i) d.Add(static_cast<double>(i % 997));
+  CHECK(d.slots() == Distribution::kDefaultExactLimit);  // exact, not doubled past the limit
+  d.Add(1);
+  size_t after_switch = d.slots();
+  CHECK(after_switch == Distribution::kHistogramBuckets);
+  for (int i = 0; i < 1'000'000; ++i) d.Add(static_cast<double>(i % 200'000) * 0.37);
+  CHECK(d.slots() == after_switch);
+  CHECK(d.slots() <= bound);
+  CHECK(d.count() == Distribution::kDefaultExactLimit + 1 + 1'000'000);
+}
+
 TEST_CASE("ReplaySummary prints pages up to its bound, then the totals", "[replay][output]") {
   ReplaySummary summary(2);
   for (int i = 0; i < 5; ++i) {
@@ -137,6 +152,31 @@ TEST_CASE("ReplaySummary prints pages up to its bound, then the totals", "[repla
         std::string::npos);
   nlohmann::json loads = summary.PageLoadJson();
   CHECK(loads["median_ms"] == 300.0);
+  CHECK(text.find("skipped") == std::string::npos);  // nothing skipped, nothing said
+}
+
+TEST_CASE("ReplaySummary says how many entries were skipped and why", "[replay][output]") {
+  ReplaySummary summary(0);
+  ReplayTotals t;
+  t.pages = 1;
+  t.requests = 2;
+  t.skipped = 4;
+  t.skipped_not_http = 1;
+  t.skipped_invalid_url = 2;
+  t.first_invalid_url = "a.har: log.entries[3].request.url: invalid URL \"http://a\x01\"";
+  ReplayConfig config;
+  std::string text = summary.Format(t, config, -1, -1);
+  CHECK(text.find("1 pages, 2 requests, 0 failed, 4 skipped (1 no response recorded, 1 not "
+                  "http(s), 2 invalid URL)") != std::string::npos);
+  CHECK(text.find("  skipped     first invalid URL: a.har: log.entries[3].request.url: invalid "
+                  "URL \"http://a?\"\n") != std::string::npos);
+  t.skipped = 1;
+  t.skipped_not_http = 1;
+  t.skipped_invalid_url = 0;
+  t.first_invalid_url.clear();
+  text = summary.Format(t, config, -1, -1);
+  CHECK(text.find("0 failed, 1 skipped (1 not http(s))\n") != std::string::npos);
+  CHECK(text.find("first invalid URL") == std::string::npos);
 }
 
 TEST_CASE("FormatDuration and FormatThousands", "[replay][output]") {

@@ -220,12 +220,16 @@ TEST_CASE("HAR: non-http entries and unanswered requests are skipped and counted
 TEST_CASE("HAR: URLs are percent-encoded as a browser would send them", "[trace][har]") {
   json raw = HarEntry("https://a.test/css?family=A|B&x={1} 2", "2024-01-01T00:00:01Z");
   json unicode = HarEntry("https://a.test/caf\u00e9", "2024-01-01T00:00:02Z");
-  HarFile har =
-      ParseOrFail(HarDocument({HarEntry("https://a.test/", "2024-01-01T00:00:00Z"), raw, unicode}));
+  // As Chrome sends a GitHub page view: brackets raw in the query (RFC 3986 wants them encoded).
+  json brackets = HarEntry("https://[::1]:8080/p?dimensions[page]=x", "2024-01-01T00:00:03Z");
+  HarFile har = ParseOrFail(
+      HarDocument({HarEntry("https://a.test/", "2024-01-01T00:00:00Z"), raw, unicode, brackets}));
   const auto& entries = har.pages[0].entries;
-  REQUIRE(entries.size() == 3);
+  REQUIRE(entries.size() == 4);
+  CHECK(har.pages[0].skipped_entries == 0);
   CHECK(entries[1].url == "https://a.test/css?family=A%7CB&x=%7B1%7D%202");
   CHECK(entries[2].url == "https://a.test/caf%C3%A9");
+  CHECK(entries[3].url == "https://[::1]:8080/p?dimensions%5Bpage%5D=x");
 }
 
 TEST_CASE("HAR: resource types from _resourceType, else the MIME type", "[trace][har]") {

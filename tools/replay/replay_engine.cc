@@ -180,6 +180,9 @@ void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestRecord& r) {
 void ReplayEngine::Impl::OnPageDone(ReplayPageRun* run, const PageResult& page) {
   ++totals_.pages;
   totals_.skipped += static_cast<uint64_t>(page.skipped);
+  totals_.skipped_not_http += static_cast<uint64_t>(page.skipped_not_http);
+  totals_.skipped_invalid_url += static_cast<uint64_t>(page.skipped_invalid_url);
+  if (totals_.first_invalid_url.empty()) totals_.first_invalid_url = page.first_invalid_url;
   totals_.pushed += static_cast<uint64_t>(page.pushed);
   totals_.connect_wait_ms += page.connect_wait_ms;
   if (!run->page_url().spec().empty()) predictor_->OnNavigationComplete(run->page_url());

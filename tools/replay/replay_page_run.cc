@@ -68,6 +68,11 @@ void ReplayPageRun::Start() {
   result_.source = page.source;
   result_.start_ms = Ms(session_start_, start_);
   result_.recorded_load_ms = page.entries.empty() ? -1 : page.RecordedLastEndMs();
+  // What the reader skipped is reported with the page (entries without a response add to it).
+  result_.skipped = page.skipped_entries;
+  result_.skipped_not_http = page.skipped_not_http;
+  result_.skipped_invalid_url = page.skipped_invalid_url;
+  result_.first_invalid_url = page.first_invalid_url;
   if (entries_.empty()) {
     empty_timer_.Start(TimeDelta::zero(), [this] { delegate_->OnPageDone(this, result_); });
     return;

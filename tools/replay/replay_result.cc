@@ -13,6 +13,17 @@ nlohmann::json MsOrNull(double ms) {
   return ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(Ms(ms));
 }
 
+// {"no_response", "not_http", "invalid_url", "first_invalid_url" (null when none)}.
+template <typename Count>
+nlohmann::json SkippedReasons(Count skipped, Count not_http, Count invalid_url,
+                              const std::string& first_invalid_url) {
+  return {{"no_response", skipped - not_http - invalid_url},
+          {"not_http", not_http},
+          {"invalid_url", invalid_url},
+          {"first_invalid_url", first_invalid_url.empty() ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(first_invalid_url)}};
+}
+
 }  // namespace
 
 nlohmann::json PageResult::ToJson() const {
@@ -28,6 +39,8 @@ nlohmann::json PageResult::ToJson() const {
   j["requests"] = requests;
   j["failed"] = failed;
   j["skipped"] = skipped;
+  j["skipped_reasons"] =
+      SkippedReasons(skipped, skipped_not_http, skipped_invalid_url, first_invalid_url);
   j["sockets"] = {{"opened", sockets_opened}, {"reused", sockets_reused}};
   j["cache"] = {
       {"hits", cache_hits}, {"revalidated", revalidated}, {"recorded_hits", recorded_hits}};
@@ -69,6 +82,9 @@ void ReplayTotals::Add(const ReplayTotals& o) {
   requests += o.requests;
   failed += o.failed;
   skipped += o.skipped;
+  skipped_not_http += o.skipped_not_http;
+  skipped_invalid_url += o.skipped_invalid_url;
+  if (first_invalid_url.empty()) first_invalid_url = o.first_invalid_url;
   pushed += o.pushed;
   sockets_opened += o.sockets_opened;
   sockets_reused += o.sockets_reused;
@@ -102,6 +118,8 @@ nlohmann::json ReplayTotals::ToJson() const {
   j["requests"] = requests;
   j["failed"] = failed;
   j["skipped"] = skipped;
+  j["skipped_reasons"] =
+      SkippedReasons(skipped, skipped_not_http, skipped_invalid_url, first_invalid_url);
   j["unmatched"] = unmatched;
   j["pushed"] = pushed;
   j["other_events"] = other_events;

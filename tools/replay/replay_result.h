@@ -21,7 +21,13 @@ struct PageResult {
   double start_ms = 0;           // virtual ms since the session's start
   double load_ms = 0;            // last request's end - page start
   double recorded_load_ms = -1;  // recorded last end, -1 when unknown
-  int requests = 0, failed = 0, skipped = 0;
+  int requests = 0, failed = 0;
+  // Entries not replayed: no response recorded (status 0), and those the trace reader skipped
+  // (TracePage::skipped_entries), of which these many for a URL that is not http(s) or that no
+  // browser could request; the first of the latter's reason ("a.har: log.entries[3].request.url:
+  // URL longer than 2 MiB").
+  int skipped = 0, skipped_not_http = 0, skipped_invalid_url = 0;
+  std::string first_invalid_url;
   int sockets_opened = 0, sockets_reused = 0;
   int cache_hits = 0;     // served by the replay's HTTP cache (hit or stale)
   int revalidated = 0;    // served by the cache after a 304
@@ -43,7 +49,10 @@ struct PageResult {
 
 // Sums over a replay (or several: Add). Deterministic: no wall-clock figure.
 struct ReplayTotals {
-  uint64_t pages = 0, requests = 0, failed = 0, skipped = 0;
+  uint64_t pages = 0, requests = 0, failed = 0;
+  // Sums of PageResult's; first_invalid_url is the first page's that has one.
+  uint64_t skipped = 0, skipped_not_http = 0, skipped_invalid_url = 0;
+  std::string first_invalid_url;
   // Sum over pages of PageResult::pushed.
   uint64_t pushed = 0;
   uint64_t sockets_opened = 0, sockets_reused = 0;

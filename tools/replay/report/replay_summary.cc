@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "net/base/time.h"
 
@@ -12,6 +13,7 @@ namespace {
 constexpr size_t kFineBuckets = 100'000;   // 1 ms up to 100 s
 constexpr size_t kCoarseBuckets = 99'000;  // 100 ms from 100 s up to 10,000 s
 constexpr size_t kBuckets = kFineBuckets + kCoarseBuckets + 1;
+static_assert(kBuckets == Distribution::kHistogramBuckets);
 constexpr size_t kUrlColumns = 72;
 
 // A URL from a trace, safe for a terminal: control bytes become '?', cut to `max` bytes.
@@ -93,6 +95,9 @@ void Distribution::Add(double value) {
   sum_ += value;
   if (histogram_.empty() && exact_.size() < exact_limit_) {
     if (!exact_.empty() && value < exact_.back()) sorted_ = false;
+    // Grown by doubling up to the limit, never past it.
+    if (exact_.size() == exact_.capacity())
+      exact_.reserve(std::min(exact_limit_, std::max<size_t>(16, 2 * exact_.capacity())));
     exact_.push_back(value);
     return;
   }
@@ -190,10 +195,25 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
   }
   out += "\n" + FormatThousands(t.pages) + " pages, " + FormatThousands(t.requests) + " requests";
   out += ", " + FormatThousands(t.failed) + " failed";
-  if (t.skipped) out += ", " + FormatThousands(t.skipped) + " skipped (no response recorded)";
+  if (t.skipped) {
+    // By reason: "3 skipped (1 no response recorded, 2 invalid URL)".
+    uint64_t no_response = t.skipped - t.skipped_not_http - t.skipped_invalid_url;
+    std::string reasons;
+    for (const auto& [count, reason] :
+         {std::pair<uint64_t, const char*>{no_response, "no response recorded"},
+          {t.skipped_not_http, "not http(s)"},
+          {t.skipped_invalid_url, "invalid URL"}}) {
+      if (count == 0) continue;
+      if (!reasons.empty()) reasons += ", ";
+      reasons += FormatThousands(count) + " " + reason;
+    }
+    out += ", " + FormatThousands(t.skipped) + " skipped (" + reasons + ")";
+  }
   if (t.unmatched) out += ", " + FormatThousands(t.unmatched) + " not in the trace (404)";
   if (t.pushed) out += ", " + FormatThousands(t.pushed) + " pushed (replayed as requests)";
   out += "\n";
+  if (!t.first_invalid_url.empty())
+    out += "  skipped     first invalid URL: " + TerminalUrl(t.first_invalid_url, 200) + "\n";
   out += "  page load   median " + FormatDuration(loads_.Quantile(0.5)) + ", p90 " +
          FormatDuration(loads_.Quantile(0.9)) + "\n";
   const double phases =

@@ -14,10 +14,15 @@ namespace netstack {
 
 // Quantiles of a stream of values in bounded memory: exact while at most `exact_limit` values
 // were added, then from a histogram (1 ms buckets below 100 s, 100 ms buckets to 10,000 s,
-// then one overflow bucket), deterministic either way.
+// then one overflow bucket: kHistogramBuckets counts, 1.6 MB), deterministic either way. The
+// default limit keeps the exact values (128 KiB) well under the histogram's size, so that a
+// long replay's memory stops growing once it has seen 16,384 pages.
 class Distribution {
  public:
-  explicit Distribution(size_t exact_limit = 262'144) : exact_limit_(exact_limit) {}
+  static constexpr size_t kDefaultExactLimit = 16'384;
+  static constexpr size_t kHistogramBuckets = 100'000 + 99'000 + 1;
+
+  explicit Distribution(size_t exact_limit = kDefaultExactLimit) : exact_limit_(exact_limit) {}
   void Add(double value);
   // The q-quantile (0..1); 0 when empty. While exact: linear interpolation between the closest
   // ranks of the sorted values (R's type 7; the median of an even count is the mean of the
@@ -25,6 +30,9 @@ class Distribution {
   // Not const: sorts the exact values.
   double Quantile(double q);
   size_t count() const { return count_; }
+  // Values (exact) or counts (histogram) held: at most max(exact_limit, kHistogramBuckets)
+  // however many values were added.
+  size_t slots() const { return exact_.capacity() + histogram_.size(); }
   double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0; }
 
  private:

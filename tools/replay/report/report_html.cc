@@ -207,7 +207,10 @@ void ReplayReport::AppendSummary(const ReplayTotals& t, std::string* out) const 
   AppendRow(out, "pages", FormatCount(t.pages));
   AppendRow(out, "requests", FormatCount(t.requests));
   AppendRow(out, "failed", FormatCount(t.failed) + Percent(t.failed, t.requests));
-  AppendRow(out, "skipped (not http/https)", FormatCount(t.skipped));
+  AppendRow(out, "skipped (no response recorded, not http(s), invalid URL)",
+            FormatCount(t.skipped) + " (" +
+                FormatCount(t.skipped - t.skipped_not_http - t.skipped_invalid_url) + " / " +
+                FormatCount(t.skipped_not_http) + " / " + FormatCount(t.skipped_invalid_url) + ")");
   AppendRow(out, "sockets opened", FormatCount(t.sockets_opened));
   AppendRow(out, "sockets reused", FormatCount(t.sockets_reused));
   AppendRow(out, "cache hits", FormatCount(t.cache_hits) + Percent(t.cache_hits, t.requests));

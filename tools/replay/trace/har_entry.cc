@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <string_view>
 
 #include "net/base/string_util.h"
 #include "net/base/url.h"
@@ -14,15 +15,42 @@ namespace netstack {
 
 namespace {
 
-// Percent-encodes what browsers send encoded but recorders write raw ('|', '{', spaces,
-// non-ASCII bytes), as Chrome's URL canonicalizer would, so that the URL parses.
+// The URL a browser would request for a recorded one, as the URL Standard's parser and
+// Chrome's canonicalizer treat it: leading and trailing C0 controls and spaces are removed,
+// tabs and newlines anywhere are dropped, and what browsers send encoded but recorders write
+// raw ('|', '{', spaces, other control characters, non-ASCII bytes) is percent-encoded, and so
+// are '[' and ']' after the host, which browsers send raw but RFC 3986 (our URL parser) does
+// not allow there. What still cannot be a URL (a control character in the host, over 2 MiB)
+// fails to parse later.
 std::string EscapeUrl(const std::string& url) {
   static const char kHex[] = "0123456789ABCDEF";
+  auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
+  size_t begin = 0, end = url.size();
+  while (begin < end && c0_or_space(url[begin])) ++begin;
+  while (end > begin && c0_or_space(url[end - 1])) --end;
+  // The host and port: a control character or space there is not encoded (no browser could
+  // look the host up), so that the URL fails to parse with that reason.
+  size_t authority_begin = url.find("://", begin), authority_end = end;
+  if (authority_begin != std::string::npos && authority_begin < end) {
+    authority_begin += 3;
+    authority_end = std::min(end, url.find_first_of("/?#", authority_begin));
+  } else {
+    authority_begin = authority_end = end;
+  }
   std::string out;
-  out.reserve(url.size());
-  for (char c : url) {
+  out.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    char c = url[i];
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    if (i >= authority_begin && i < authority_end && c0_or_space(c)) {
+      out += c;
+      continue;
+    }
     unsigned char byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte >= 0x7f ||
+    // '[' and ']' are the host's (IPv6 literals); Chrome sends them raw in a path or query
+    // ("?dimensions[page]=..."), which RFC 3986 (our parser) does not allow: encoded there.
+    bool bracket_after_host = (c == '[' || c == ']') && i >= authority_end;
+    if (byte <= 0x20 || byte >= 0x7f || bracket_after_host ||
         std::string_view("\"<>\\^`{|}").find(c) != std::string_view::npos) {
       out += '%';
       out += kHex[byte >> 4];
@@ -263,13 +291,20 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
     return HarEntryStatus::kError;
   }
 
-  // Only http(s) requests are replayed; others are counted.
-  std::string scheme = ToLowerAscii(out->url.substr(0, out->url.find(':')));
-  if (scheme != "http" && scheme != "https") return HarEntryStatus::kSkipped;
+  // Only http(s) requests are replayed; others are counted, by reason.
   out->url = EscapeUrl(out->url);
+  std::string scheme = ToLowerAscii(out->url.substr(0, std::min(out->url.find(':'), size_t{16})));
+  if (scheme != "http" && scheme != "https") {
+    extras->skip_reason = HarSkipReason::kNotHttp;
+    return HarEntryStatus::kSkipped;
+  }
   Url url;
   std::string url_problem;
-  if (Url::Parse(out->url, &url, &url_problem) != 0) return HarEntryStatus::kSkipped;
+  if (Url::Parse(out->url, &url, &url_problem) != 0) {
+    extras->skip_reason = HarSkipReason::kInvalidUrl;
+    extras->skip_detail = req.PathOf("url") + ": " + url_problem;
+    return HarEntryStatus::kSkipped;
+  }
   // Keys are compared after Resolve's normalization, which redirect targets also get.
   extras->hints.url = NormalizedUrl(url, url.spec());
 
@@ -301,6 +336,7 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
       status = 200;
       out->pushed = true;
     } else {
+      extras->skip_reason = HarSkipReason::kNoResponse;
       return HarEntryStatus::kSkipped;
     }
   }

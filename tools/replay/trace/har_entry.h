@@ -16,15 +16,26 @@ namespace netstack {
 
 inline constexpr size_t kMaxHarHeaders = 1000;  // per request or response
 
+// Why an entry is not replayed (HarEntryStatus::kSkipped).
+enum class HarSkipReason {
+  kNone,
+  kNotHttp,     // not http(s): data:, blob:, ws:, chrome-extension:
+  kInvalidUrl,  // http(s), but not a URL a browser could request (over 2 MiB, bad host, ...)
+  kNoResponse,  // never answered: status 0 and no body (blocked by the client, aborted)
+};
+
 struct HarEntryExtras {
   double start_epoch_ms = 0;  // startedDateTime
   std::string pageref;        // empty when the entry has none
   DependencyHints hints;
+  HarSkipReason skip_reason = HarSkipReason::kNone;  // with kSkipped
+  // With kInvalidUrl: "<path>.request.url: <what is wrong>", bounded (the URL is not copied).
+  std::string skip_detail;
 };
 
 enum class HarEntryStatus {
   kRead,
-  kSkipped,  // not http(s), or never answered: counted in TracePage::skipped_entries
+  kSkipped,  // extras->skip_reason says why; counted in TracePage::skipped_entries
   kError,
 };
 

@@ -11,6 +11,7 @@
 #include "tools/replay/trace/dependency_inference.h"
 #include "tools/replay/trace/har_date.h"
 #include "tools/replay/trace/har_entry.h"
+#include "tools/replay/trace/har_stream.h"
 #include "tools/replay/trace/trace_file.h"
 #include "tools/replay/trace/trace_json.h"
 
@@ -23,17 +24,11 @@ constexpr size_t kMaxHarEntries = 100'000;
 constexpr size_t kMaxHarPages = 10'000;
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
-struct ReadEntry {
-  TraceEntry entry;
-  HarEntryExtras extras;
-  size_t file_index = 0;
-};
-
 struct PageBuild {
   TracePage page;
   bool has_declared_start = false;
   double declared_start = 0;  // the page's startedDateTime, ms since the epoch
-  std::vector<ReadEntry> entries;
+  std::vector<HarReadEntry> entries;
 };
 
 std::string_view StripBom(std::string_view text) {
@@ -101,7 +96,7 @@ size_t PageForOrphan(const std::vector<PageBuild>& pages, double start_epoch_ms)
 // Sorts a page's entries by start, makes times relative to the first, and infers dependencies.
 void FinishPage(PageBuild* build, const std::string& name) {
   std::stable_sort(build->entries.begin(), build->entries.end(),
-                   [](const ReadEntry& a, const ReadEntry& b) {
+                   [](const HarReadEntry& a, const HarReadEntry& b) {
                      return a.extras.start_epoch_ms < b.extras.start_epoch_ms;
                    });
   TracePage& page = build->page;
@@ -115,7 +110,7 @@ void FinishPage(PageBuild* build, const std::string& name) {
   std::vector<DependencyHints> hints;
   hints.reserve(build->entries.size());
   page.entries.reserve(build->entries.size());
-  for (ReadEntry& read : build->entries) {
+  for (HarReadEntry& read : build->entries) {
     read.entry.start_ms = read.extras.start_epoch_ms - start;
     page.entries.push_back(std::move(read.entry));
     hints.push_back(std::move(read.extras.hints));
@@ -126,44 +121,85 @@ void FinishPage(PageBuild* build, const std::string& name) {
   page.source = name + "#" + page.id;
 }
 
-// Parses `text` (see ParseHar); errors may still hold control characters.
-bool ParseHarText(std::string_view text, const std::string& name, HarFile* out, std::string* error);
+// Builds `out` from a parsed document (see ParseHar); errors may still hold control
+// characters.
+bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::string* error);
+
+// "name:line:column: JSON syntax error: message".
+std::string SyntaxErrorMessage(const std::string& name, const JsonSyntaxError& syntax) {
+  if (syntax.line == 0) return name + ": JSON syntax error: " + syntax.message;
+  return name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
+         ": JSON syntax error: " + syntax.message;
+}
 
 }  // namespace
 
 bool ParseHar(std::string_view text, const std::string& name, HarFile* out, std::string* error) {
-  if (ParseHarText(text, name, out, error)) return true;
-  MakeOneLine(error);
-  return false;
-}
-
-bool ReadHarFile(const std::string& path, HarFile* out, std::string* error) {
-  std::string text, problem;
-  if (!ReadTraceFile(path, kMaxHarBytes, &text, &problem)) {
-    *error = path + ": " + problem;
-    MakeOneLine(error);
-    return false;
-  }
-  return ParseHar(text, path, out, error);
-}
-
-namespace {
-
-bool ParseHarText(std::string_view text, const std::string& name, HarFile* out,
-                  std::string* error) {
   *out = HarFile();
   text = StripBom(text);
   if (text.size() > kMaxHarBytes) {
     *error = name + ": larger than the limit of " + FormatByteLimit(kMaxHarBytes);
     return false;
   }
-  nlohmann::json doc;
+  HarStream stream;
   JsonSyntaxError syntax;
-  if (!ParseJsonText(text, &doc, &syntax)) {
-    *error = name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
-             ": JSON syntax error: " + syntax.message;
-    return false;
+  if (!StreamHarText(text, kMaxHarEntries, &stream, &syntax)) {
+    *error = SyntaxErrorMessage(name, syntax);
+  } else if (BuildHar(stream, name, out, error)) {
+    return true;
   }
+  *out = HarFile();
+  MakeOneLine(error);
+  return false;
+}
+
+bool ReadHarFile(const std::string& path, HarFile* out, std::string* error) {
+  *out = HarFile();
+  HarStream stream;
+  JsonSyntaxError syntax;
+  std::string problem;
+  if (!StreamHarFile(path, kMaxHarBytes, kMaxHarEntries, &stream, &syntax, &problem)) {
+    *error = problem.empty() ? SyntaxErrorMessage(path, syntax) : path + ": " + problem;
+  } else if (BuildHar(stream, path, out, error)) {
+    return true;
+  }
+  *out = HarFile();
+  MakeOneLine(error);
+  return false;
+}
+
+namespace {
+
+// Counts a skipped entry on its page.
+void CountSkipped(const HarSkippedEntry& skipped, const std::string& name, TracePage* page) {
+  ++page->skipped_entries;
+  switch (skipped.reason) {
+    case HarSkipReason::kNotHttp:
+      ++page->skipped_not_http;
+      break;
+    case HarSkipReason::kInvalidUrl:
+      ++page->skipped_invalid_url;
+      if (page->first_invalid_url.empty()) page->first_invalid_url = name + ": " + skipped.detail;
+      break;
+    case HarSkipReason::kNoResponse:
+    case HarSkipReason::kNone:
+      ++page->skipped_no_response;
+      break;
+  }
+}
+
+// Adds `from`'s skipped counts to `to` (a page whose every entry was skipped is not replayed;
+// its counts go to a neighbour so that the replay still reports them).
+void MoveSkipped(const TracePage& from, TracePage* to) {
+  to->skipped_entries += from.skipped_entries;
+  to->skipped_not_http += from.skipped_not_http;
+  to->skipped_invalid_url += from.skipped_invalid_url;
+  to->skipped_no_response += from.skipped_no_response;
+  if (to->first_invalid_url.empty()) to->first_invalid_url = from.first_invalid_url;
+}
+
+bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::string* error) {
+  const nlohmann::json& doc = stream.doc;
   if (!doc.is_object()) {
     *error = name + ": expected a JSON object with \"log\", got " + JsonTypeName(doc);
     return false;
@@ -177,7 +213,7 @@ bool ParseHarText(std::string_view text, const std::string& name, HarFile* out,
   JsonFields log_fields(*log, "log");
   const nlohmann::json* creator = log_fields.Object("creator");
   const nlohmann::json* pages_json = log_fields.Array("pages");
-  const nlohmann::json* entries_json = log_fields.Array("entries", /*required=*/true);
+  log_fields.Array("entries", /*required=*/true);
   if (creator) {
     JsonFields creator_fields(*creator, "log.creator");
     creator_fields.String("name", &out->creator);
@@ -195,14 +231,18 @@ bool ParseHarText(std::string_view text, const std::string& name, HarFile* out,
              " pages, more than the limit of " + std::to_string(kMaxHarPages);
     return false;
   }
-  if (entries_json->size() > kMaxHarEntries) {
-    *error = name + ": log.entries: " + std::to_string(entries_json->size()) +
+  if (stream.entry_count > kMaxHarEntries) {
+    *error = name + ": log.entries: " + std::to_string(stream.entry_count) +
              " entries, more than the limit of " + std::to_string(kMaxHarEntries);
     return false;
   }
 
   std::vector<PageBuild> pages;
   if (pages_json && !ReadPages(*pages_json, name, &pages, error)) return false;
+  if (!stream.entry_error.empty()) {
+    *error = name + ": " + stream.entry_error;
+    return false;
+  }
   std::map<std::string, size_t> page_by_id;
   for (size_t i = 0; i < pages.size(); ++i) page_by_id[pages[i].page.id] = i;
   bool made_page = pages.empty();
@@ -210,37 +250,47 @@ bool ParseHarText(std::string_view text, const std::string& name, HarFile* out,
     pages.emplace_back();
     pages.back().page.id = "(no page)";
   }
-
-  for (size_t i = 0; i < entries_json->size(); ++i) {
-    ReadEntry read;
-    read.file_index = i;
-    std::string path = "log.entries[" + std::to_string(i) + "]";
-    std::string problem;
-    HarEntryStatus status =
-        ReadHarEntry((*entries_json)[i], path, &read.entry, &read.extras, &problem);
-    if (status == HarEntryStatus::kError) {
-      *error = name + ": " + problem;
-      return false;
-    }
-    size_t page_index = 0;
-    auto it = page_by_id.find(read.extras.pageref);
-    if (it != page_by_id.end()) {
-      page_index = it->second;
-    } else if (!made_page) {
-      page_index = PageForOrphan(pages, read.extras.start_epoch_ms);
-    }
-    if (status == HarEntryStatus::kSkipped) {
-      ++pages[page_index].page.skipped_entries;
-      continue;
-    }
+  auto page_for = [&](const std::string& pageref, double start_epoch_ms) -> size_t {
+    auto it = page_by_id.find(pageref);
+    if (it != page_by_id.end()) return it->second;
+    return made_page ? 0 : PageForOrphan(pages, start_epoch_ms);
+  };
+  for (HarReadEntry& read : stream.entries) {
+    size_t page_index = page_for(read.extras.pageref, read.extras.start_epoch_ms);
     pages[page_index].entries.push_back(std::move(read));
   }
+  for (const HarSkippedEntry& skipped : stream.skipped) {
+    CountSkipped(skipped, name, &pages[page_for(skipped.pageref, skipped.start_epoch_ms)].page);
+  }
+  stream.entries.clear();
+  stream.skipped.clear();
 
+  // Pages with something to replay, by start; the counts of pages with only skipped entries
+  // go to the next such page in file order (or the last).
   std::vector<std::pair<double, size_t>> order;  // page start, index
+  TracePage carried;
   for (size_t i = 0; i < pages.size(); ++i) {
-    if (pages[i].entries.empty()) continue;  // nothing to replay (or only skipped entries)
+    if (pages[i].entries.empty()) {
+      MoveSkipped(pages[i].page, &carried);
+      continue;
+    }
+    MoveSkipped(carried, &pages[i].page);
+    carried = TracePage();
     FinishPage(&pages[i], name);
     order.emplace_back(static_cast<double>(pages[i].page.started_epoch_ms), i);
+  }
+  if (carried.skipped_entries > 0) {
+    if (order.empty()) {
+      *error = name + ": no entry can be replayed: " + std::to_string(carried.skipped_entries) +
+               " skipped (" + std::to_string(carried.skipped_not_http) + " not http(s), " +
+               std::to_string(carried.skipped_invalid_url) + " invalid URL, " +
+               std::to_string(carried.skipped_no_response) + " never answered)";
+      if (!carried.first_invalid_url.empty()) {
+        *error += "; the first invalid URL: " + carried.first_invalid_url.substr(name.size() + 2);
+      }
+      return false;
+    }
+    MoveSkipped(carried, &pages[order.back().second].page);
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

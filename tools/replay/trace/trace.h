@@ -106,9 +106,14 @@ struct TracePage {
   // Entries in recorded start order; entries[0] is the navigation's document when present.
   std::vector<TraceEntry> entries;
   // Entries the reader skipped, counted so the summary can say so: not http/https (data:,
-  // blob:, ws:, chrome-extension:), not a URL at all, or never answered (status 0 and no
-  // response: blocked by the client, aborted).
+  // blob:, ws:, chrome-extension:), not a URL a browser could request (over 2 MiB, a control
+  // character in the host), or never answered (status 0 and no response: blocked by the
+  // client, aborted). skipped_entries is the sum of the three.
   int skipped_entries = 0;
+  int skipped_not_http = 0, skipped_invalid_url = 0, skipped_no_response = 0;
+  // The first entry skipped for its URL: "a.har: log.entries[3].request.url: URL longer than
+  // 2 MiB" (bounded; empty when none).
+  std::string first_invalid_url;
 
   // Recorded end of the page's last entry (ms after start): what replay's page load time is
   // compared with.

@@ -15,28 +15,10 @@ namespace {
 bool ReadBounded(const std::string& path, uint64_t max_bytes, bool whole, std::string* out,
                  std::string* error) {
   out->clear();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    *error = std::string("cannot open: ") + std::strerror(errno);
-    return false;
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    *error = std::string("cannot stat: ") + std::strerror(errno);
-    ::close(fd);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    *error = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
-    return false;
-  }
-  if (whole && static_cast<uint64_t>(st.st_size) > max_bytes) {
-    ::close(fd);
-    *error = "larger than the limit of " + FormatByteLimit(max_bytes);
-    return false;
-  }
-  uint64_t want = whole ? static_cast<uint64_t>(st.st_size) : max_bytes;
+  uint64_t size = 0;
+  int fd = OpenTraceFile(path, whole ? max_bytes : UINT64_MAX, &size, error);
+  if (fd < 0) return false;
+  uint64_t want = whole ? size : max_bytes;
   out->reserve(static_cast<size_t>(std::min<uint64_t>(want, max_bytes)));
   char buffer[65536];
   while (out->size() < max_bytes || whole) {
@@ -65,6 +47,32 @@ bool ReadBounded(const std::string& path, uint64_t max_bytes, bool whole, std::s
 }
 
 }  // namespace
+
+int OpenTraceFile(const std::string& path, uint64_t max_bytes, uint64_t* size, std::string* error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    *error = std::string("cannot open: ") + std::strerror(errno);
+    return -1;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    *error = std::string("cannot stat: ") + std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    *error = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+    return -1;
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    *error = "larger than the limit of " + FormatByteLimit(max_bytes);
+    return -1;
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
 
 bool ReadTraceFile(const std::string& path, uint64_t max_bytes, std::string* out,
                    std::string* error) {

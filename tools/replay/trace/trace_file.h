@@ -18,6 +18,11 @@ bool ReadTraceFile(const std::string& path, uint64_t max_bytes, std::string* out
 bool ReadTraceFilePrefix(const std::string& path, uint64_t max_bytes, std::string* out,
                          std::string* error);
 
+// Opens `path` for reading after the same checks (a regular file of at most `max_bytes`) and
+// returns the descriptor (the caller closes it) with the file's size in `size`; -1 with the
+// problem in `error`. For readers that stream the file rather than hold it.
+int OpenTraceFile(const std::string& path, uint64_t max_bytes, uint64_t* size, std::string* error);
+
 // "a/b/c.jsonl" -> "a/b"; "c.jsonl" -> ".".
 std::string TraceDirName(const std::string& path);
 
