@@ -66,8 +66,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     size_t colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;
+    // Values as the response parser gives them: without surrounding whitespace.
     std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
     response->AddHeader(std::string(line.substr(0, colon)), std::string(value));
     CheckDate(value);
   }
