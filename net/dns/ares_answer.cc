@@ -70,7 +70,7 @@ std::string DescribeAresFailure(int status, const AresServerInfo& info) {
   }
 }
 
-AresFamilyResult ConvertAresAnswer(int status, const ares_addrinfo* answer) noexcept {
+AresFamilyResult ConvertAresAnswer(int status, const ares_addrinfo* answer, int family) noexcept {
   AresFamilyResult result;
   result.status = status;
   if (status != ARES_SUCCESS) {
@@ -82,6 +82,11 @@ AresFamilyResult ConvertAresAnswer(int status, const ares_addrinfo* answer) noex
          node = node->ai_next) {
       auto endpoint = IPEndPoint::FromSockAddr(node->ai_addr);
       if (!endpoint) continue;
+      // Only the family asked (see the header).
+      if ((family == AF_INET && !endpoint->address().IsIPv4()) ||
+          (family == AF_INET6 && !endpoint->address().IsIPv6())) {
+        continue;
+      }
       // ai_socktype 0 can yield one node per socket type; keep each address once.
       if (std::find(result.addresses.begin(), result.addresses.end(), endpoint->address()) ==
           result.addresses.end()) {

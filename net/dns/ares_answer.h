@@ -45,9 +45,12 @@ struct AresFamilyResult {
   TimeDelta ttl = TimeDelta::max();
 };
 
-// Builds a family's outcome from an ares_getaddrinfo() answer. Never throws (out of memory is
-// ERR_OUT_OF_MEMORY).
-AresFamilyResult ConvertAresAnswer(int status, const ares_addrinfo* answer) noexcept;
+// Builds a family's outcome from an ares_getaddrinfo() answer to a query for `family` (AF_INET
+// or AF_INET6; AF_UNSPEC keeps both). Addresses of the other family are dropped, TTL included:
+// c-ares passes on whatever address records the reply holds, so a server answering an AAAA query
+// with A records would otherwise put IPv4 addresses in the IPv6 part. Never throws (out of
+// memory is ERR_OUT_OF_MEMORY).
+AresFamilyResult ConvertAresAnswer(int status, const ares_addrinfo* answer, int family) noexcept;
 
 // Combines the per-family outcomes (IPv6 first when both were asked):
 // - success if any family has addresses (IPv6 ones first), TTL = the smallest TTL among the

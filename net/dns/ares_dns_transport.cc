@@ -55,6 +55,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
   struct Query {
     Transaction* transaction;  // Null once the transaction is gone.
     size_t index;              // Into parts_.
+    int family;                // AF_INET6 or AF_INET: what the query asks for
   };
 
   Transaction(AresDnsTransport* transport, Callback callback)
@@ -76,7 +77,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
     // Register every query before issuing any: c-ares may complete one inside
     // ares_getaddrinfo() (a bad name, no memory), and completion counts the pending ones.
     pending_.reserve(count);
-    for (size_t i = 0; i < count; ++i) pending_.push_back(new Query{this, i});
+    for (size_t i = 0; i < count; ++i) pending_.push_back(new Query{this, i, families[i]});
     Query* queries[2] = {pending_[0], count > 1 ? pending_[1] : nullptr};
     for (size_t i = 0; i < count; ++i) {
       ares_addrinfo_hints hints = {};
@@ -145,7 +146,7 @@ class AresDnsTransport::Transaction : public DnsTransaction {
     // A cancelled or destroyed query is recorded as ERR_ABORTED like any other outcome, so the
     // transaction still completes (the transport detaches its transactions before it cancels or
     // destroys queries, so this is a safety net).
-    parts_[query->index] = ConvertAresAnswer(status, answer);
+    parts_[query->index] = ConvertAresAnswer(status, answer, query->family);
     if (!pending_.empty() || !transport_) return;
     // Deliver from a task of our own, never from inside c-ares: the user callback may start
     // lookups, destroy this transaction, or destroy the transport (ares_destroy() inside

@@ -120,11 +120,13 @@ class ZlibStage : public ContentDecoder::Stage {
         input->remove_prefix(input->size());  // bytes after the stream are ignored
         break;
       }
-      if (rv == Z_BUF_ERROR || (consumed == 0 && produced == 0)) break;  // needs input
-      if (rv != Z_OK) {
+      // An error first: zlib may report corrupt data in a call that consumed and produced
+      // nothing, which must not read as "needs input" (Decode would return 0 with input left).
+      if (rv != Z_OK && rv != Z_BUF_ERROR) {
         return Fail(std::string(gzip_ ? "gzip: " : "deflate: ") +
                     (z_.msg ? z_.msg : "corrupt data"));
       }
+      if (rv == Z_BUF_ERROR || (consumed == 0 && produced == 0)) break;  // needs input
     }
     return static_cast<int>(written);
   }

@@ -1,7 +1,11 @@
 // A main for the fuzz targets in builds without libFuzzer: runs LLVMFuzzerTestOneInput once on
 // every file named on the command line or found (recursively, in name order) in a directory
 // named there, so CTest replays the seed corpus (and any crash reproducer added to it) in
-// every build. Exit status 0 when every input ran; a broken promise traps.
+// every build. Exit status 0 when every input ran; a broken promise traps, and the input that
+// did it is named on stderr.
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +16,23 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace {
+
+// The input being run, for the crash handler.
+std::string current_input;
+
+void OnCrash(int sig) {
+  static const char kPrefix[] = "fuzz driver: crashed on input ";
+  ssize_t ignored = write(STDERR_FILENO, kPrefix, sizeof(kPrefix) - 1);
+  ignored = write(STDERR_FILENO, current_input.data(), current_input.size());
+  ignored = write(STDERR_FILENO, "\n", 1);
+  (void)ignored;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::filesystem::path> inputs;
@@ -34,7 +55,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::sort(inputs.begin(), inputs.end());
+  for (int sig : {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE}) signal(sig, OnCrash);
   for (const auto& path : inputs) {
+    current_input = path.string();
     std::ifstream file(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());

@@ -1,7 +1,7 @@
 // libFuzzer target for the session reader (tools/replay/trace/session_reader.h): any bytes read as
 // a session must give events that keep the reader's promises, then the end or a one-line error
 // naming the file and line, and never a crash. HAR paths resolve against the seed corpus, so
-// inputs can refer to the HAR seeds ("../har/minimal.har"). See README.md for how to run it.
+// inputs can refer to the HAR seeds ("../har_reader/minimal.har"). See README.md for how to run it.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -10,8 +10,8 @@
 
 #include "tools/replay/trace/session_reader.h"
 
-#ifndef FUZZ_SESSION_BASE_DIR
-#define FUZZ_SESSION_BASE_DIR "."
+#ifndef FUZZ_CORPUS_DIR
+#define FUZZ_CORPUS_DIR "."
 #endif
 
 namespace {
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto in =
       std::make_unique<std::istringstream>(std::string(reinterpret_cast<const char*>(data), size));
   std::unique_ptr<netstack::TraceSource> source =
-      netstack::OpenSessionStream(std::move(in), "fuzz.jsonl", FUZZ_SESSION_BASE_DIR);
+      netstack::OpenSessionStream(std::move(in), "fuzz.jsonl", FUZZ_CORPUS_DIR "/session_reader");
   netstack::SessionEvent event;
   std::string error;
   // The host lines first, as the replay reads them; an error ends the source.

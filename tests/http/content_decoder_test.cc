@@ -1,7 +1,9 @@
 #include "net/http/content_decoder.h"
 
 #include <catch2/catch.hpp>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "net/base/net_error.h"
 #include "tests/http/compression_test_util.h"
@@ -133,6 +135,30 @@ TEST_CASE("decoder: corrupt data fails") {
   Decoded bad_br = DecodeAll("br", br);
   CHECK(bad_br.rv == ERR_CONTENT_DECODING_FAILED);
   CHECK_THAT(bad_br.message, Catch::StartsWith("br: "));
+}
+
+// Found by tests/fuzz/fuzz_content_decoder (corpus/content_decoder/regress-data-error-no-progress):
+// zlib reported corrupt data in a call that consumed and produced nothing, which Decode took
+// for "needs more input" and returned 0 with the input left, so a stream buffered the rest of
+// the body waiting for the decoder to take it.
+TEST_CASE("decoder: corrupt data met without progress fails at once, never returns 0 early") {
+  const unsigned char bytes[] = {0x1f, 0x8b, 0x08, 0x00, 0xad, 0x53, 0x08, 0x6b, 0x02, 0xff,
+                                 0xb3, 0xc9, 0x28, 0xc9, 0xcd, 0x74, 0x72, 0x69, 0x70, 0x20,
+                                 0x6d, 0x65, 0x20, 0x06, 0x0a, 0x72, 0x6f, 0x75, 0x6e, 0x64,
+                                 0x20, 0x74, 0x72, 0x69, 0x70, 0x20, 0xae, 0x65, 0x20};
+  const std::string gz(reinterpret_cast<const char*>(bytes), sizeof(bytes));
+  std::unique_ptr<ContentDecoder> decoder;
+  REQUIRE(ContentDecoder::Create("x-gzip", kNoLimit, &decoder) == OK);
+  char out[2];
+  int rv = 0;
+  for (size_t pos = 0; pos < gz.size() && rv >= 0; pos += 8) {
+    std::string_view piece = std::string_view(gz).substr(pos, 8);
+    while ((rv = decoder->Decode(&piece, out, sizeof(out))) > 0) {
+    }
+    if (rv == 0) CHECK(piece.empty());  // 0 only once the input is taken
+  }
+  CHECK(rv == ERR_CONTENT_DECODING_FAILED);
+  CHECK_THAT(decoder->error_message(), Catch::StartsWith("gzip: "));
 }
 
 TEST_CASE("decoder: a truncated stream fails at Finish") {
