@@ -23,6 +23,18 @@ namespace netstack {
 // Delta-seconds past this are this (RFC 9111 section 1.2.2).
 inline constexpr int64_t kMaxDeltaSeconds = int64_t{1} << 31;
 
+// Bounds on the lists the cache reads from a response (or request). Each list is walked item by
+// item and the walk stops at its bound, so no header costs more than its bound's worth of items
+// however long it is; real responses use a handful. Hitting one:
+// - Cache-Control (all lines together) over kMaxCacheControlDirectives: the message counts as
+//   no-store and no-cache (not stored; a request bypasses the cache). Ignoring the rest instead
+//   could miss a no-store among them.
+// - Pragma over kMaxPragmaItems (read only without Cache-Control): counts as no-cache.
+// - Vary over kMaxVaryItems (duplicates counted): the response is not stored, like Vary: *.
+inline constexpr size_t kMaxCacheControlDirectives = 100;
+inline constexpr size_t kMaxPragmaItems = 100;
+inline constexpr size_t kMaxVaryItems = 128;
+
 // The Cache-Control directives a private cache acts on (s-maxage, proxy-revalidate, public's
 // shared-cache meaning and must-understand concern shared caches and are ignored).
 struct CacheControl {
@@ -35,6 +47,8 @@ struct CacheControl {
   bool is_private = false;
   bool is_public = false;
   bool only_if_cached = false;  // request
+  // Over kMaxCacheControlDirectives: the rest was not read, and no_store and no_cache are set.
+  bool too_many_directives = false;
   // First occurrence wins (RFC 9111 4.2.1). An unparsable max-age counts as 0 (stale); other
   // unparsable values are ignored. Values past kMaxDeltaSeconds are clamped.
   std::optional<TimeDelta> max_age;
@@ -45,9 +59,11 @@ struct CacheControl {
 };
 
 // A response's Cache-Control (every line). Without any Cache-Control, "Pragma: no-cache" counts
-// as no-cache (Chrome does the same for responses).
+// as no-cache (Chrome does the same for responses). Reads at most the bounds' worth of items
+// (kMaxCacheControlDirectives, kMaxPragmaItems; see above for what hitting one means).
 CacheControl ParseResponseCacheControl(const HttpResponseHeaders& headers);
 // A request's Cache-Control; without one, "Pragma: no-cache" counts as no-cache (RFC 9111 5.4).
+// The same bounds as responses.
 CacheControl ParseRequestCacheControl(const HttpRequestHeaders& headers);
 
 // GET, HEAD, OPTIONS, TRACE (RFC 9110 9.2.1). Everything else invalidates (RFC 9111 4.4).
@@ -68,9 +84,10 @@ RequestCachePolicy GetRequestCachePolicy(std::string_view method,
                                          const HttpRequestHeaders& headers);
 
 // Whether the response to a GET may be stored (RFC 9111 section 3 for a private cache): a
-// final status other than 206 and 304, no no-store in request or response, not "Vary: *", and
-// one of: max-age, Expires, private, public, or a heuristically cacheable status. *reason (if
-// given) says why not.
+// final status other than 206 and 304, no no-store in request or response (a Cache-Control
+// over kMaxCacheControlDirectives counts as no-store), not "Vary: *" nor a Vary over
+// kMaxVaryItems, and one of: max-age, Expires, private, public, or a heuristically cacheable
+// status. *reason (if given) says why not.
 bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
                 const HttpResponseHeaders& response, std::string* reason = nullptr);
 

@@ -89,23 +89,26 @@ bool HttpResponseHeaders::GetNormalizedHeader(std::string_view name, std::string
 
 bool HttpResponseHeaders::EnumerateHeader(size_t* iter, std::string_view name,
                                           std::string* value) const {
-  // *iter holds (line index << 32) | (item index within that line).
+  // *iter holds (line index << 32) | (byte offset within that line where the next item
+  // starts): each call resumes the line's walk where the last one stopped, so enumerating every
+  // item of a line scans it once (header values are far below 4 GiB: the parser's bound).
   size_t line = *iter >> 32;
-  size_t item = *iter & 0xFFFFFFFFu;
-  bool split = !IsNonCoalescing(name);
-  for (; line < headers_.size(); ++line, item = 0) {
+  size_t offset = *iter & 0xFFFFFFFFu;
+  const bool split = !IsNonCoalescing(name);
+  for (; line < headers_.size(); ++line, offset = 0) {
     const Header& h = headers_[line];
     if (!EqualsCaseInsensitiveAscii(h.name, name)) continue;
     if (!split) {
-      if (item > 0) continue;
+      if (offset > 0) continue;
       *value = h.value;
       *iter = ((line + 1) << 32);
       return true;
     }
-    std::vector<std::string_view> items = SplitHttpList(h.value);
-    if (item < items.size()) {
-      *value = std::string(items[item]);
-      *iter = (line << 32) | (item + 1);
+    HttpListIterator items(h.value, offset);
+    std::string_view item;
+    if (items.GetNext(&item)) {
+      *value = std::string(item);
+      *iter = (line << 32) | items.offset();
       return true;
     }
   }
@@ -118,6 +121,16 @@ bool HttpResponseHeaders::HasHeaderValue(std::string_view name, std::string_view
   std::string v;
   while (EnumerateHeader(&iter, name, &v)) {
     if (EqualsCaseInsensitiveAscii(v, value)) return true;
+  }
+  return false;
+}
+
+bool HttpResponseHeaders::HasDifferingValues(std::string_view name) const {
+  size_t iter = 0;
+  std::string first, other;
+  if (!EnumerateHeader(&iter, name, &first)) return false;
+  while (EnumerateHeader(&iter, name, &other)) {
+    if (other != first) return true;
   }
   return false;
 }

@@ -61,10 +61,18 @@ class HttpResponseHeaders {
   // for headers whose values may themselves contain commas (Date, Expires, Last-Modified,
   // Location, Retry-After, Set-Cookie, WWW-Authenticate, Proxy-Authenticate,
   // Strict-Transport-Security), where each line is one value, as in Chrome.
+  // Each call costs O(the bytes up to the next item), so walking all n items of a value is
+  // linear in its size, and a caller that stops after k items pays for those k only.
   bool EnumerateHeader(size_t* iter, std::string_view name, std::string* value) const;
 
   // Whether one of EnumerateHeader's values of `name` equals `value`, case-insensitively.
   bool HasHeaderValue(std::string_view name, std::string_view value) const;
+
+  // Whether EnumerateHeader's values of `name` are not all the same (case-sensitive): two
+  // different Location lines, "Content-Length: 10, 20". Chrome's
+  // HttpUtil::HeadersContainMultipleCopiesOfField, the test for a response-splitting attempt.
+  // False when there is at most one value or every value is identical.
+  bool HasDifferingValues(std::string_view name) const;
 
   // True for 301, 302, 303, 307 and 308 with a non-empty Location; *location (if given) gets
   // the first Location value, unresolved.
