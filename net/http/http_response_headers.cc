@@ -44,8 +44,13 @@ std::shared_ptr<HttpResponseHeaders> HttpResponseHeaders::Parse(std::string_view
   int rv = parser.Consume(text.data(), text.size());
   if (rv == OK && !parser.headers_complete()) rv = parser.ConsumeEof();
   if (rv != OK || !parser.headers_complete()) {
-    if (error)
-      *error = parser.error_message().empty() ? "incomplete header block" : parser.error_message();
+    if (error) {
+      // The parser's message leaves out the error's name: "malformed HTTP response: ...".
+      *error = rv == OK ? "incomplete header block"
+               : parser.error_message().empty()
+                   ? ErrorToMessage(rv)
+                   : ErrorToMessage(rv) + ": " + parser.error_message();
+    }
     return nullptr;
   }
   return std::const_pointer_cast<HttpResponseHeaders>(parser.response_headers());
@@ -125,12 +130,18 @@ bool HttpResponseHeaders::HasHeaderValue(std::string_view name, std::string_view
   return false;
 }
 
-bool HttpResponseHeaders::HasDifferingValues(std::string_view name) const {
-  size_t iter = 0;
-  std::string first, other;
-  if (!EnumerateHeader(&iter, name, &first)) return false;
-  while (EnumerateHeader(&iter, name, &other)) {
-    if (other != first) return true;
+bool HttpResponseHeaders::HasDifferingValues(std::string_view name, std::string* first,
+                                             std::string* other) const {
+  const Header* seen = nullptr;
+  for (const Header& h : headers_) {
+    if (!EqualsCaseInsensitiveAscii(h.name, name)) continue;
+    if (!seen) {
+      seen = &h;
+    } else if (h.value != seen->value) {
+      if (first) *first = seen->value;
+      if (other) *other = h.value;
+      return true;
+    }
   }
   return false;
 }

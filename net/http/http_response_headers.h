@@ -68,11 +68,12 @@ class HttpResponseHeaders {
   // Whether one of EnumerateHeader's values of `name` equals `value`, case-insensitively.
   bool HasHeaderValue(std::string_view name, std::string_view value) const;
 
-  // Whether EnumerateHeader's values of `name` are not all the same (case-sensitive): two
-  // different Location lines, "Content-Length: 10, 20". Chrome's
-  // HttpUtil::HeadersContainMultipleCopiesOfField, the test for a response-splitting attempt.
-  // False when there is at most one value or every value is identical.
-  bool HasDifferingValues(std::string_view name) const;
+  // Whether the lines named `name` do not all have the same value (compared as received,
+  // case-sensitively): two different Location lines, say. Chrome's
+  // HttpUtil::HeadersContainMultipleCopiesOfField, its test for a response-splitting attempt.
+  // When true, *first and *other (if given) get the first value and the first that differs.
+  bool HasDifferingValues(std::string_view name, std::string* first = nullptr,
+                          std::string* other = nullptr) const;
 
   // True for 301, 302, 303, 307 and 308 with a non-empty Location; *location (if given) gets
   // the first Location value, unresolved.
