@@ -65,3 +65,7 @@ NET_ERROR(DNS_REFUSED, -820, "DNS server refused the query")
 NET_ERROR(DNS_SERVER_UNREACHABLE, -821, "DNS server unreachable")
 NET_ERROR(INVALID_CHUNKED_ENCODING, -321, "invalid chunked encoding")
 NET_ERROR(FILE_NO_SPACE, -18, "no space left on the disk")
+NET_ERROR(RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH, -346, "differing Content-Length headers")
+NET_ERROR(RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION, -349,
+          "differing Content-Disposition headers")
+NET_ERROR(RESPONSE_HEADERS_MULTIPLE_LOCATION, -350, "differing Location headers")

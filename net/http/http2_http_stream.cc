@@ -66,7 +66,7 @@ int Http2HttpStream::SendRequest(const HttpRequestMessage& request, CompletionCa
   const int rv = session->StartRequest(head, priority_, this);
   if (rv < 0) {
     retriable_ = rv == ERR_CONNECTION_CLOSED;
-    return SetError(rv, "the HTTP/2 session refused the request: " + ErrorToMessage(rv));
+    return SetError(rv, "the HTTP/2 session refused the request");
   }
   request_id_ = rv;
   send_end_ = scheduler_.Now();

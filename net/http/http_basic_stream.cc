@@ -150,7 +150,7 @@ int HttpBasicStream::DoSendLoop() {
     }
     if (rv <= 0) {
       if (rv == 0) rv = ERR_CONNECTION_CLOSED;
-      return FinishOp(SetError(rv, "sending the request: " + ErrorToMessage(rv)));
+      return FinishOp(SetError(rv, "sending the request"));
     }
     request_offset_ += static_cast<size_t>(rv);
     bytes_sent_ += rv;
@@ -267,7 +267,7 @@ int HttpBasicStream::HandleReadResult(int rv) {
   // Some transports report an orderly close as ERR_CONNECTION_CLOSED (TLS without
   // close_notify): the parser decides whether the response was complete, as for EOF.
   if (rv == ERR_CONNECTION_CLOSED) rv = 0;
-  if (rv < 0) return SetError(rv, "reading the response: " + ErrorToMessage(rv));
+  if (rv < 0) return SetError(rv, "reading the response");
   if (rv == 0) {
     int result = parser_->ConsumeEof();
     return result == OK ? OK : SetError(result, parser_->error_message());
@@ -348,7 +348,7 @@ void HttpBasicStream::OnIoComplete(int rv) {
   if (op_ == Op::kSend) {
     if (rv <= 0) {
       if (rv == 0) rv = ERR_CONNECTION_CLOSED;
-      result = FinishOp(SetError(rv, "sending the request: " + ErrorToMessage(rv)));
+      result = FinishOp(SetError(rv, "sending the request"));
     } else {
       request_offset_ += static_cast<size_t>(rv);
       bytes_sent_ += rv;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 #include "net/base/net_error.h"
 #include "net/http/http_date.h"
@@ -12,70 +13,23 @@ namespace {
 
 constexpr TimeDelta kMaxDelta = std::chrono::seconds(kMaxDeltaSeconds);
 
-// Parses delta-seconds (1*DIGIT), clamping at kMaxDeltaSeconds. False for anything else.
-bool ParseDeltaSeconds(std::string_view s, TimeDelta* out) {
-  if (s.empty()) return false;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    if (v < kMaxDeltaSeconds) v = v * 10 + (c - '0');
+// Calls f(item) for each list item of every `name` line, in order, for at most `max_items`
+// items. Returns false if there were more (the rest is not scanned).
+template <typename F>
+bool ForEachListItem(const HttpResponseHeaders& headers, std::string_view name, size_t max_items,
+                     F f) {
+  size_t iter = 0;
+  std::string item;
+  for (size_t n = 0; headers.EnumerateHeader(&iter, name, &item); ++n) {
+    if (n == max_items) return false;
+    f(std::string_view(item));
   }
-  *out = Seconds(std::min(v, kMaxDeltaSeconds));
   return true;
 }
 
-// Applies one directive ("max-age=60", "no-cache", `max-age="60"`) to *cc.
-void ApplyDirective(std::string_view item, CacheControl* cc) {
-  std::string_view name = item, value;
-  bool has_value = false;
-  size_t eq = item.find('=');
-  if (eq != std::string_view::npos) {
-    name = TrimHttpWhitespace(item.substr(0, eq));
-    value = TrimHttpWhitespace(item.substr(eq + 1));
-    has_value = true;
-    // The quoted-string form, which recipients should accept (RFC 9111 5.2).
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-      value = value.substr(1, value.size() - 2);
-  }
-  auto is = [name](std::string_view d) { return EqualsCaseInsensitiveAscii(name, d); };
-  // Sets an optional delta once: the first occurrence wins.
-  auto delta = [&](std::optional<TimeDelta>* field, std::optional<TimeDelta> if_invalid) {
-    if (field->has_value()) return;
-    TimeDelta d;
-    if (ParseDeltaSeconds(value, &d)) {
-      *field = d;
-    } else if (if_invalid) {
-      *field = if_invalid;
-    }
-  };
-  if (is("no-store")) {
-    cc->no_store = true;
-  } else if (is("no-cache")) {
-    cc->no_cache = true;
-  } else if (is("must-revalidate")) {
-    cc->must_revalidate = true;
-  } else if (is("immutable")) {
-    cc->immutable = true;
-  } else if (is("private")) {
-    cc->is_private = true;
-  } else if (is("public")) {
-    cc->is_public = true;
-  } else if (is("only-if-cached")) {
-    cc->only_if_cached = true;
-  } else if (is("max-age")) {
-    // An unusable max-age makes the response stale rather than fresh by accident.
-    delta(&cc->max_age, TimeDelta::zero());
-  } else if (is("stale-while-revalidate")) {
-    delta(&cc->stale_while_revalidate, std::nullopt);
-  } else if (is("min-fresh")) {
-    delta(&cc->min_fresh, std::nullopt);
-  } else if (is("max-stale")) {
-    if (!has_value) {
-      if (!cc->max_stale) cc->max_stale = TimeDelta::max();
-    } else {
-      delta(&cc->max_stale, std::nullopt);
-    }
-  }
+std::string TooManyDirectivesReason(const char* side) {
+  return std::string(side) + " Cache-Control over " + std::to_string(kMaxCacheControlDirectives) +
+         " directives";
 }
 
 // The first value of a non-coalescing header (Date, Expires, Last-Modified), as a time.
@@ -123,35 +77,6 @@ double ToSecondsDouble(TimeDelta d) { return static_cast<double>(d.count()) / 1e
 
 }  // namespace
 
-CacheControl ParseResponseCacheControl(const HttpResponseHeaders& headers) {
-  CacheControl cc;
-  size_t iter = 0;
-  std::string item;
-  bool any = false;
-  while (headers.EnumerateHeader(&iter, "cache-control", &item)) {
-    any = true;
-    ApplyDirective(item, &cc);
-  }
-  if (!any && headers.HasHeaderValue("pragma", "no-cache")) cc.no_cache = true;
-  return cc;
-}
-
-CacheControl ParseRequestCacheControl(const HttpRequestHeaders& headers) {
-  CacheControl cc;
-  std::optional<std::string> value = headers.GetHeader("cache-control");
-  if (value) {
-    for (std::string_view item : SplitHttpList(*value)) ApplyDirective(item, &cc);
-    return cc;
-  }
-  std::optional<std::string> pragma = headers.GetHeader("pragma");
-  if (pragma) {
-    for (std::string_view item : SplitHttpList(*pragma)) {
-      if (EqualsCaseInsensitiveAscii(item, "no-cache")) cc.no_cache = true;
-    }
-  }
-  return cc;
-}
-
 bool IsSafeMethod(std::string_view method) {
   return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE";
 }
@@ -175,7 +100,8 @@ RequestCachePolicy GetRequestCachePolicy(std::string_view method,
   }
   if (cc.no_store) {
     policy.mode = RequestCachePolicy::Mode::kBypass;
-    policy.reason = "request no-store";
+    policy.reason =
+        cc.too_many_directives ? TooManyDirectivesReason("request") : "request no-store";
     return policy;
   }
   // The caller's own range or conditional request: the cache does not combine them with its
@@ -222,10 +148,18 @@ bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
   if (code < 200) return no("status " + std::to_string(code) + " is not final");
   if (code == 206) return no("partial content (206) is not stored");
   if (code == 304) return no("304 is not stored by itself");
-  if (ParseRequestCacheControl(request).no_store) return no("request no-store");
-  CacheControl cc = ParseResponseCacheControl(response);
+  const CacheControl request_cc = ParseRequestCacheControl(request);
+  if (request_cc.too_many_directives) return no(TooManyDirectivesReason("request"));
+  if (request_cc.no_store) return no("request no-store");
+  const CacheControl cc = ParseResponseCacheControl(response);
+  if (cc.too_many_directives) return no(TooManyDirectivesReason("response"));
   if (cc.no_store) return no("response no-store");
-  if (response.HasHeaderValue("vary", "*")) return no("Vary: *");
+  bool vary_star = false;
+  if (!ForEachListItem(response, "vary", kMaxVaryItems,
+                       [&vary_star](std::string_view item) { vary_star |= item == "*"; })) {
+    return no("Vary over " + std::to_string(kMaxVaryItems) + " items");
+  }
+  if (vary_star) return no("Vary: *");
   if (cc.max_age || cc.is_private || cc.is_public || response.HasHeader("expires") ||
       IsHeuristicallyCacheableStatus(code)) {
     return true;
@@ -247,11 +181,11 @@ const char* FreshnessSourceName(FreshnessSource source) {
   return "none";
 }
 
-TimeDelta GetFreshnessLifetime(const HttpResponseHeaders& headers, Time response_time,
-                               FreshnessSource* source) {
-  FreshnessSource unused;
-  if (!source) source = &unused;
-  CacheControl cc = ParseResponseCacheControl(headers);
+namespace {
+
+// GetFreshnessLifetime with the response's Cache-Control already parsed.
+TimeDelta FreshnessLifetime(const HttpResponseHeaders& headers, const CacheControl& cc,
+                            Time response_time, FreshnessSource* source) {
   if (cc.max_age) {
     *source = FreshnessSource::kMaxAge;
     return *cc.max_age;
@@ -277,6 +211,15 @@ TimeDelta GetFreshnessLifetime(const HttpResponseHeaders& headers, Time response
   return TimeDelta::zero();
 }
 
+}  // namespace
+
+TimeDelta GetFreshnessLifetime(const HttpResponseHeaders& headers, Time response_time,
+                               FreshnessSource* source) {
+  FreshnessSource unused;
+  return FreshnessLifetime(headers, ParseResponseCacheControl(headers), response_time,
+                           source ? source : &unused);
+}
+
 TimeDelta GetCurrentAge(const HttpResponseHeaders& headers, Time request_time, Time response_time,
                         Time now) {
   Time date;
@@ -294,10 +237,11 @@ FreshnessInfo GetFreshnessInfo(const HttpResponseInfo& info, Time now) {
   FreshnessInfo out;
   if (!info.headers) return out;
   const HttpResponseHeaders& headers = *info.headers;
-  out.lifetime = GetFreshnessLifetime(headers, info.response_time, &out.source);
+  // Cache-Control is parsed once here, for the lifetime and the flags below.
+  const CacheControl cc = ParseResponseCacheControl(headers);
+  out.lifetime = FreshnessLifetime(headers, cc, info.response_time, &out.source);
   out.heuristic = out.source == FreshnessSource::kHeuristic;
   out.age = GetCurrentAge(headers, info.request_time, info.response_time, now);
-  CacheControl cc = ParseResponseCacheControl(headers);
   out.stale_while_revalidate = cc.stale_while_revalidate.value_or(TimeDelta::zero());
   out.no_cache = cc.no_cache;
   out.must_revalidate = cc.must_revalidate;
@@ -449,30 +393,32 @@ bool IsNonUpdatedHeader(std::string_view name) {
 
 std::shared_ptr<HttpResponseHeaders> MergeNotModified(const HttpResponseHeaders& stored,
                                                       const HttpResponseHeaders& not_modified) {
-  auto merged = std::make_shared<HttpResponseHeaders>(stored);
-  // Names the 304 marks as connection-specific are not stored either (RFC 9110 7.6.1).
-  std::vector<std::string> connection_named;
+  // Names the 304 marks as connection-specific are not stored either (RFC 9110 7.6.1). Sets, so
+  // that the merge is linear in the headers of both however many names and lines there are.
+  std::unordered_set<std::string> connection_named;
   size_t iter = 0;
   std::string token;
   while (not_modified.EnumerateHeader(&iter, "connection", &token))
-    connection_named.push_back(ToLowerAscii(token));
-  auto excluded = [&](const std::string& name) {
-    return IsNonUpdatedHeader(name) || std::find(connection_named.begin(), connection_named.end(),
-                                                 ToLowerAscii(name)) != connection_named.end();
+    connection_named.insert(ToLowerAscii(token));
+  auto excluded = [&](const std::string& lower) {
+    return IsNonUpdatedHeader(lower) || connection_named.count(lower) > 0;
   };
-  // First drop every stored header the 304 replaces, then append the 304's in its order, so a
-  // repeated header (two Cache-Control lines) replaces as a whole.
-  std::vector<std::string> replaced;
+  // Every stored header the 304 replaces is dropped, then the 304's are appended in its order,
+  // so a repeated header (two Cache-Control lines) replaces as a whole.
+  std::unordered_set<std::string> replaced;
+  std::vector<const HttpResponseHeaders::Header*> added;
   for (const HttpResponseHeaders::Header& h : not_modified.headers()) {
-    if (excluded(h.name)) continue;
     std::string lower = ToLowerAscii(h.name);
-    if (std::find(replaced.begin(), replaced.end(), lower) != replaced.end()) continue;
-    replaced.push_back(lower);
-    merged->RemoveHeader(h.name);
+    if (excluded(lower)) continue;
+    replaced.insert(std::move(lower));
+    added.push_back(&h);
   }
-  for (const HttpResponseHeaders::Header& h : not_modified.headers()) {
-    if (!excluded(h.name)) merged->AddHeader(h.name, h.value);
+  auto merged = std::make_shared<HttpResponseHeaders>(stored.version(), stored.response_code(),
+                                                      stored.reason());
+  for (const HttpResponseHeaders::Header& h : stored.headers()) {
+    if (replaced.count(ToLowerAscii(h.name)) == 0) merged->AddHeader(h.name, h.value);
   }
+  for (const HttpResponseHeaders::Header* h : added) merged->AddHeader(h->name, h->value);
   return merged;
 }
 

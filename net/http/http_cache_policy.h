@@ -14,41 +14,12 @@
 
 #include "net/base/clock.h"
 #include "net/base/url.h"
+#include "net/http/http_cache_control.h"
 #include "net/http/http_request_headers.h"
 #include "net/http/http_response_headers.h"
 #include "net/http/http_response_info.h"
 
 namespace netstack {
-
-// Delta-seconds past this are this (RFC 9111 section 1.2.2).
-inline constexpr int64_t kMaxDeltaSeconds = int64_t{1} << 31;
-
-// The Cache-Control directives a private cache acts on (s-maxage, proxy-revalidate, public's
-// shared-cache meaning and must-understand concern shared caches and are ignored).
-struct CacheControl {
-  bool no_store = false;
-  // Response: store, but always validate before use. Request: validate before using a stored
-  // response. A qualified no-cache="Field" is treated as unqualified (RFC 9111 5.2.2.4 allows).
-  bool no_cache = false;
-  bool must_revalidate = false;  // response: a stale response is never used without validation
-  bool immutable = false;        // response: RFC 8246
-  bool is_private = false;
-  bool is_public = false;
-  bool only_if_cached = false;  // request
-  // First occurrence wins (RFC 9111 4.2.1). An unparsable max-age counts as 0 (stale); other
-  // unparsable values are ignored. Values past kMaxDeltaSeconds are clamped.
-  std::optional<TimeDelta> max_age;
-  std::optional<TimeDelta> stale_while_revalidate;  // response: RFC 5861
-  std::optional<TimeDelta> min_fresh;               // request
-  // Request: "max-stale" with no value accepts any staleness (TimeDelta::max()).
-  std::optional<TimeDelta> max_stale;
-};
-
-// A response's Cache-Control (every line). Without any Cache-Control, "Pragma: no-cache" counts
-// as no-cache (Chrome does the same for responses).
-CacheControl ParseResponseCacheControl(const HttpResponseHeaders& headers);
-// A request's Cache-Control; without one, "Pragma: no-cache" counts as no-cache (RFC 9111 5.4).
-CacheControl ParseRequestCacheControl(const HttpRequestHeaders& headers);
 
 // GET, HEAD, OPTIONS, TRACE (RFC 9110 9.2.1). Everything else invalidates (RFC 9111 4.4).
 bool IsSafeMethod(std::string_view method);
@@ -68,9 +39,10 @@ RequestCachePolicy GetRequestCachePolicy(std::string_view method,
                                          const HttpRequestHeaders& headers);
 
 // Whether the response to a GET may be stored (RFC 9111 section 3 for a private cache): a
-// final status other than 206 and 304, no no-store in request or response, not "Vary: *", and
-// one of: max-age, Expires, private, public, or a heuristically cacheable status. *reason (if
-// given) says why not.
+// final status other than 206 and 304, no no-store in request or response (a Cache-Control
+// over kMaxCacheControlDirectives counts as no-store), not "Vary: *" nor a Vary over
+// kMaxVaryItems, and one of: max-age, Expires, private, public, or a heuristically cacheable
+// status. *reason (if given) says why not.
 bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
                 const HttpResponseHeaders& response, std::string* reason = nullptr);
 

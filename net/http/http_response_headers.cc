@@ -44,8 +44,13 @@ std::shared_ptr<HttpResponseHeaders> HttpResponseHeaders::Parse(std::string_view
   int rv = parser.Consume(text.data(), text.size());
   if (rv == OK && !parser.headers_complete()) rv = parser.ConsumeEof();
   if (rv != OK || !parser.headers_complete()) {
-    if (error)
-      *error = parser.error_message().empty() ? "incomplete header block" : parser.error_message();
+    if (error) {
+      // The parser's message leaves out the error's name: "malformed HTTP response: ...".
+      *error = rv == OK ? "incomplete header block"
+               : parser.error_message().empty()
+                   ? ErrorToMessage(rv)
+                   : ErrorToMessage(rv) + ": " + parser.error_message();
+    }
     return nullptr;
   }
   return std::const_pointer_cast<HttpResponseHeaders>(parser.response_headers());
@@ -89,23 +94,26 @@ bool HttpResponseHeaders::GetNormalizedHeader(std::string_view name, std::string
 
 bool HttpResponseHeaders::EnumerateHeader(size_t* iter, std::string_view name,
                                           std::string* value) const {
-  // *iter holds (line index << 32) | (item index within that line).
+  // *iter holds (line index << 32) | (byte offset within that line where the next item
+  // starts): each call resumes the line's walk where the last one stopped, so enumerating every
+  // item of a line scans it once (header values are far below 4 GiB: the parser's bound).
   size_t line = *iter >> 32;
-  size_t item = *iter & 0xFFFFFFFFu;
-  bool split = !IsNonCoalescing(name);
-  for (; line < headers_.size(); ++line, item = 0) {
+  size_t offset = *iter & 0xFFFFFFFFu;
+  const bool split = !IsNonCoalescing(name);
+  for (; line < headers_.size(); ++line, offset = 0) {
     const Header& h = headers_[line];
     if (!EqualsCaseInsensitiveAscii(h.name, name)) continue;
     if (!split) {
-      if (item > 0) continue;
+      if (offset > 0) continue;
       *value = h.value;
       *iter = ((line + 1) << 32);
       return true;
     }
-    std::vector<std::string_view> items = SplitHttpList(h.value);
-    if (item < items.size()) {
-      *value = std::string(items[item]);
-      *iter = (line << 32) | (item + 1);
+    HttpListIterator items(h.value, offset);
+    std::string_view item;
+    if (items.GetNext(&item)) {
+      *value = std::string(item);
+      *iter = (line << 32) | items.offset();
       return true;
     }
   }
@@ -118,6 +126,22 @@ bool HttpResponseHeaders::HasHeaderValue(std::string_view name, std::string_view
   std::string v;
   while (EnumerateHeader(&iter, name, &v)) {
     if (EqualsCaseInsensitiveAscii(v, value)) return true;
+  }
+  return false;
+}
+
+bool HttpResponseHeaders::HasDifferingValues(std::string_view name, std::string* first,
+                                             std::string* other) const {
+  const Header* seen = nullptr;
+  for (const Header& h : headers_) {
+    if (!EqualsCaseInsensitiveAscii(h.name, name)) continue;
+    if (!seen) {
+      seen = &h;
+    } else if (h.value != seen->value) {
+      if (first) *first = seen->value;
+      if (other) *other = h.value;
+      return true;
+    }
   }
   return false;
 }

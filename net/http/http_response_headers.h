@@ -61,10 +61,19 @@ class HttpResponseHeaders {
   // for headers whose values may themselves contain commas (Date, Expires, Last-Modified,
   // Location, Retry-After, Set-Cookie, WWW-Authenticate, Proxy-Authenticate,
   // Strict-Transport-Security), where each line is one value, as in Chrome.
+  // Each call costs O(the bytes up to the next item), so walking all n items of a value is
+  // linear in its size, and a caller that stops after k items pays for those k only.
   bool EnumerateHeader(size_t* iter, std::string_view name, std::string* value) const;
 
   // Whether one of EnumerateHeader's values of `name` equals `value`, case-insensitively.
   bool HasHeaderValue(std::string_view name, std::string_view value) const;
+
+  // Whether the lines named `name` do not all have the same value (compared as received,
+  // case-sensitively): two different Location lines, say. Chrome's
+  // HttpUtil::HeadersContainMultipleCopiesOfField, its test for a response-splitting attempt.
+  // When true, *first and *other (if given) get the first value and the first that differs.
+  bool HasDifferingValues(std::string_view name, std::string* first = nullptr,
+                          std::string* other = nullptr) const;
 
   // True for 301, 302, 303, 307 and 308 with a non-empty Location; *location (if given) gets
   // the first Location value, unresolved.

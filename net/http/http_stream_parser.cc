@@ -103,12 +103,19 @@ void HttpStreamParser::FailNoThrow(int error, const char* message) noexcept {
 
 int HttpStreamParser::FailFromParser() {
   auto err = HTTP_PARSER_ERRNO(&parser_);
-  std::string what = http_errno_description(err);
-  if (err == HPE_HEADER_OVERFLOW) {
-    return Fail(ERR_RESPONSE_HEADERS_TOO_BIG, "response headers too big: " + what);
-  }
-  return Fail(ERR_INVALID_HTTP_RESPONSE, "malformed HTTP response: " + what + " (after " +
-                                             std::to_string(bytes_received_) + " bytes)");
+  const std::string where = " (after " + std::to_string(bytes_received_) + " bytes)";
+  if (err == HPE_HEADER_OVERFLOW)
+    return Fail(ERR_RESPONSE_HEADERS_TOO_BIG, http_errno_description(err) + where);
+  // In a chunked body (not its trailers) the library reports a chunk size that overflows as a
+  // bad content-length: it is the chunked framing that is wrong (Chrome's
+  // ERR_INVALID_CHUNKED_ENCODING).
+  const bool in_chunk_framing =
+      state_ == State::kBody && !in_trailers_ && (parser_.flags & F_CHUNKED);
+  if (in_chunk_framing && err == HPE_INVALID_CONTENT_LENGTH)
+    return Fail(ERR_INVALID_CHUNKED_ENCODING, "a chunk size too large for 64 bits" + where);
+  if (in_chunk_framing && err == HPE_INVALID_CHUNK_SIZE)
+    return Fail(ERR_INVALID_CHUNKED_ENCODING, "a chunk size line that is not hexadecimal" + where);
+  return Fail(ERR_INVALID_HTTP_RESPONSE, http_errno_description(err) + where);
 }
 
 int HttpStreamParser::Consume(const char* data, size_t len) {
@@ -129,7 +136,7 @@ int HttpStreamParser::Consume(const char* data, size_t len) {
       if (budget == 0) {
         return Fail(ERR_RESPONSE_HEADERS_TOO_BIG,
                     (in_trailers_ ? "chunked trailers over the response header limit of "
-                                  : "response headers larger than ") +
+                                  : "over the limit of ") +
                         std::to_string(options_.max_header_bytes) + " bytes");
       }
       chunk = std::min(chunk, budget);
@@ -170,7 +177,8 @@ int HttpStreamParser::Consume(const char* data, size_t len) {
     if (n < chunk) {
       // The library stops early without an error only for protocol upgrades, which end the
       // message first (handled above); anything else is a surprise.
-      return Fail(ERR_INVALID_HTTP_RESPONSE, "malformed HTTP response: parser stopped early");
+      return Fail(ERR_INVALID_HTTP_RESPONSE,
+                  "the parser stopped early after " + std::to_string(bytes_received_) + " bytes");
     }
   }
   return OK;
@@ -181,13 +189,12 @@ int HttpStreamParser::CountFraming(int64_t framing) {
   line_framing_bytes_ += framing;
   if (line_framing_bytes_ > kMaxChunkLineBytes) {
     return Fail(ERR_INVALID_CHUNKED_ENCODING,
-                "invalid chunked encoding: a chunk framing line over " +
-                    std::to_string(kMaxChunkLineBytes) + " bytes");
+                "a chunk framing line over " + std::to_string(kMaxChunkLineBytes) + " bytes");
   }
   if (framing_bytes_ > kMaxChunkLineBytes + kMaxFramingBytesPerBodyByte * body_bytes_received_) {
     return Fail(ERR_INVALID_CHUNKED_ENCODING,
-                "invalid chunked encoding: " + std::to_string(framing_bytes_) +
-                    " framing bytes for " + std::to_string(body_bytes_received_) + " body bytes");
+                std::to_string(framing_bytes_) + " framing bytes for " +
+                    std::to_string(body_bytes_received_) + " body bytes");
   }
   return OK;
 }
@@ -232,8 +239,7 @@ int HttpStreamParser::ConsumeEof() {
       if (bytes_received_ == 0) {
         return Fail(ERR_EMPTY_RESPONSE, "the server closed the connection without a response");
       }
-      return Fail(ERR_INVALID_HTTP_RESPONSE,
-                  "malformed HTTP response: connection closed inside the response headers");
+      return Fail(ERR_INVALID_HTTP_RESPONSE, "connection closed inside the response headers");
     case State::kBody:
       break;
     case State::kError:
@@ -354,6 +360,11 @@ int HttpStreamParser::HandleHeaderField(const char* at, size_t len) {
   if (state_ == State::kBody) return 0;  // a trailer: counted by Consume, dropped
   if (last_was_value_) FinishPendingHeader();
   field_.append(at, len);
+  // http-parser refuses any second Content-Length, even one with the same value, which Chrome
+  // accepts. Forgetting the first one when the name of a second is complete (the library checks
+  // at its value) lets it through; HandleHeadersComplete then fails differing values.
+  if ((parser_.flags & F_CONTENTLENGTH) && EqualsCaseInsensitiveAscii(field_, "content-length"))
+    parser_.flags &= ~F_CONTENTLENGTH;
   return 0;
 }
 
@@ -370,8 +381,14 @@ int HttpStreamParser::HandleHeadersComplete() {
   FinishPendingHeader();
   int code = static_cast<int>(parser_.status_code);
   if (code < 100) {
+    Fail(ERR_INVALID_HTTP_RESPONSE, "invalid HTTP status code " + std::to_string(code));
+    return -1;
+  }
+  if (code == 101) {
+    // netstack never asks to upgrade (no Upgrade header goes out), so a switch of protocols
+    // is not an answer to the request: the connection would carry something other than HTTP.
     Fail(ERR_INVALID_HTTP_RESPONSE,
-         "malformed HTTP response: invalid HTTP status code " + std::to_string(code));
+         "101 Switching Protocols to a request that did not ask to upgrade");
     return -1;
   }
   auto headers = std::make_shared<HttpResponseHeaders>(
@@ -379,16 +396,41 @@ int HttpStreamParser::HandleHeadersComplete() {
   for (auto& h : pending_headers_) headers->AddHeader(std::move(h.name), std::move(h.value));
   pending_headers_.clear();
 
-  interim_ = code / 100 == 1 && code != 101;
+  interim_ = code / 100 == 1;
   if (interim_) {
     ++informational_responses_;
   } else {
+    // Chrome's checks against response splitting (HttpStreamParser::ParseResponseHeaders):
+    // headers that must be single may repeat only with one value (Content-Length only
+    // matters without chunked framing).
+    if (!(parser_.flags & F_CHUNKED) &&
+        CheckSingleValued(*headers, "content-length",
+                          ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH) != OK) {
+      return -1;
+    }
+    if (CheckSingleValued(*headers, "content-disposition",
+                          ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION) != OK ||
+        CheckSingleValued(*headers, "location", ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION) != OK) {
+      return -1;
+    }
     headers_ = std::move(headers);
     state_ = State::kBody;
   }
   // Stop here so that Consume sees where the header bytes end.
   http_parser_pause(&parser_, 1);
   return ResponseHasNoBody(code, options_.head_request) ? 1 : 0;  // 1: the library skips it
+}
+
+int HttpStreamParser::CheckSingleValued(const HttpResponseHeaders& headers, std::string_view name,
+                                        int error) {
+  std::string first, other;
+  if (!headers.HasDifferingValues(name, &first, &other)) return OK;
+  // Values can be long (the header bound): the message shows the start of each.
+  auto shown = [](const std::string& v) {
+    constexpr size_t kShown = 64;
+    return "\"" + (v.size() > kShown ? v.substr(0, kShown) + "..." : v) + "\"";
+  };
+  return Fail(error, shown(first) + " and " + shown(other));
 }
 
 int HttpStreamParser::HandleBody(const char* at, size_t len) {

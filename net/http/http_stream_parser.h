@@ -5,7 +5,12 @@
 // directly.
 //
 // Response handling:
-// - 1xx informational responses are consumed and dropped, except 101 (returned as final).
+// - 1xx informational responses are consumed and dropped. A 101 is an error
+//   (ERR_INVALID_HTTP_RESPONSE): nothing here asks to upgrade, so it cannot be an answer.
+// - As Chrome (against response splitting): a final response whose Content-Length lines differ
+//   (unless chunked) -> ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH, whose Content-Disposition
+//   lines differ -> ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION, whose Location lines
+//   differ -> ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION. Identical repeats are accepted.
 // - HEAD responses, 1xx, 204 and 304 have no body whatever their framing headers say.
 // - Bodies framed by Content-Length, chunked (the framing is removed here; the
 //   Content-Encoding is not), or by the end of the connection (ConsumeEof ends them).
@@ -17,7 +22,8 @@
 //   bound a server could keep a response alive forever with zero body bytes, every read
 //   restarting the caller's idle timer. So, -> ERR_INVALID_CHUNKED_ENCODING when:
 //   - one framing line is over kMaxChunkLineBytes (Chrome's HttpChunkedDecoder line limit), or
-//   - all framing so far is over kMaxChunkLineBytes + kMaxFramingBytesPerBodyByte * body bytes.
+//   - all framing so far is over kMaxChunkLineBytes + kMaxFramingBytesPerBodyByte * body bytes,
+//   - a chunk size is not hexadecimal or does not fit in 64 bits.
 //     Every chunk but the last carries at least one body byte, and plain framing costs at
 //     most 20 bytes per chunk (16 hex digits and two CRLFs), so 32 per body byte admits any
 //     chunking without extensions (1-byte chunks included) and modest extensions, while the
@@ -123,7 +129,9 @@ class HttpStreamParser {
   bool message_complete() const { return state_ == State::kDone; }
   bool has_error() const { return state_ == State::kError; }
   int error() const { return error_; }
-  // Why the response was rejected, e.g. "malformed HTTP response: invalid HTTP status code".
+  // What was wrong and where, without the error's own name (ErrorToMessage(error()) says
+  // that; UrlRequest joins the two): e.g. "invalid HTTP status code 42", "a chunk size too
+  // large for 64 bits (after 80 bytes)".
   const std::string& error_message() const { return error_message_; }
 
   // The final response's headers once headers_complete(), else null.
@@ -180,6 +188,8 @@ class HttpStreamParser {
   int HandleChunkHeader();
   int HandleChunkComplete();
 
+  // Fails with `error` (naming both values) if the final response's `name` lines differ.
+  int CheckSingleValued(const HttpResponseHeaders& headers, std::string_view name, int error);
   void ResetForNextMessage();
   void FinishPendingHeader();
   int Fail(int error, std::string message);

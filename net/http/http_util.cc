@@ -1,5 +1,6 @@
 #include "net/http/http_util.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace netstack {
@@ -51,26 +52,50 @@ bool IsValidHeaderValue(std::string_view s) {
 
 std::string_view TrimHttpWhitespace(std::string_view s) { return TrimAscii(s, " \t"); }
 
-std::vector<std::string_view> SplitHttpList(std::string_view value) {
-  std::vector<std::string_view> items;
-  bool in_quotes = false;
-  size_t start = 0;
-  for (size_t i = 0; i <= value.size(); ++i) {
-    if (i < value.size()) {
-      char c = value[i];
-      if (in_quotes && c == '\\' && i + 1 < value.size()) {
+namespace {
+
+// HttpListIterator's step counter (see HttpListBytesScannedForTesting).
+thread_local uint64_t g_list_bytes_scanned = 0;
+
+}  // namespace
+
+HttpListIterator::HttpListIterator(std::string_view value, size_t offset)
+    : value_(value), offset_(std::min(offset, value.size())) {}
+
+bool HttpListIterator::GetNext(std::string_view* item) {
+  while (offset_ < value_.size()) {
+    const size_t start = offset_;
+    bool in_quotes = false;
+    size_t i = start;
+    for (; i < value_.size(); ++i) {
+      const char c = value_[i];
+      if (in_quotes && c == '\\' && i + 1 < value_.size()) {
         ++i;  // A quoted-pair: the next character is literal.
         continue;
       }
       if (c == '"') in_quotes = !in_quotes;
-      if (c != ',' || in_quotes) continue;
+      if (c == ',' && !in_quotes) break;
     }
-    std::string_view item = TrimHttpWhitespace(value.substr(start, i - start));
-    if (!item.empty()) items.push_back(item);
-    start = i + 1;
+    g_list_bytes_scanned += i - start + (i < value_.size() ? 1 : 0);
+    offset_ = i < value_.size() ? i + 1 : i;
+    std::string_view found = TrimHttpWhitespace(value_.substr(start, i - start));
+    if (!found.empty()) {
+      *item = found;
+      return true;
+    }
   }
+  return false;
+}
+
+std::vector<std::string_view> SplitHttpList(std::string_view value) {
+  std::vector<std::string_view> items;
+  HttpListIterator it(value);
+  std::string_view item;
+  while (it.GetNext(&item)) items.push_back(item);
   return items;
 }
+
+uint64_t HttpListBytesScannedForTesting() { return g_list_bytes_scanned; }
 
 namespace {
 
