@@ -65,3 +65,5 @@ NET_ERROR(DNS_REFUSED, -820, "DNS server refused the query")
 NET_ERROR(DNS_SERVER_UNREACHABLE, -821, "DNS server unreachable")
 NET_ERROR(INVALID_CHUNKED_ENCODING, -321, "invalid chunked encoding")
 NET_ERROR(FILE_NO_SPACE, -18, "no space left on the disk")
+// netstack's own (Chrome has no minimum rate): curl's --speed-limit, exit 28 there.
+NET_ERROR(TRANSFER_TOO_SLOW, -390, "transfer too slow")
