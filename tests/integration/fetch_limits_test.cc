@@ -88,14 +88,15 @@ TEST_CASE("without a limit, a short drip completes: --timeout only measures sile
 
 TEST_CASE("bad limit values are refused with one line and exit 2", "[fetch][limits]") {
   REQUIRE_NETSTACK_BINARY();
-  const std::vector<std::string> args =
-      GENERATE(std::vector<std::string>{"--timeout", "nan"},
-               std::vector<std::string>{"--connect-timeout", "nan"},
-               std::vector<std::string>{"--max-time", "inf"}, std::vector<std::string>{"-m", "-1"},
-               std::vector<std::string>{"--speed-limit", "-5"}, std::vector<std::string>{"-y", "0"},
-               std::vector<std::string>{"--headers-timeout", "1e400"},
-               std::vector<std::string>{"--dns-server", "127.0.0.1:0"},
-               std::vector<std::string>{"-d", "@/"});
+  const std::vector<std::string> args = GENERATE(
+      std::vector<std::string>{"--timeout", "nan"},
+      std::vector<std::string>{"--connect-timeout", "nan"},
+      std::vector<std::string>{"--max-time", "inf"}, std::vector<std::string>{"--max-time", "-1"},
+      std::vector<std::string>{"--speed-limit", "-5"},
+      std::vector<std::string>{"--speed-time", "0"},
+      std::vector<std::string>{"--headers-timeout", "1e400"},
+      std::vector<std::string>{"--dns-server", "127.0.0.1:0"},
+      std::vector<std::string>{"-d", "@/"});
   INFO(args[0] << " " << args[1]);
   NetstackRun run = RunNetstack(Concat({"fetch"}, Concat(args, {"http://127.0.0.1:9/"})),
                                 std::chrono::seconds(20));
