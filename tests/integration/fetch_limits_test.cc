@@ -29,7 +29,7 @@ void CheckCutOff(const SlowDripServer& server) {
   CHECK(closed.value("why", "") != "done");
 }
 
-TEST_CASE("--max-time stops a drip of headers and of body, over HTTP/1.1 and h2c",
+TEST_CASE("fetch --max-time stops a drip of headers and of body, over HTTP/1.1 and h2c",
           "[fetch][limits]") {
   REQUIRE_NETSTACK_BINARY();
   const std::string mode = GENERATE("headers-drip", "body-drip");
@@ -43,7 +43,7 @@ TEST_CASE("--max-time stops a drip of headers and of body, over HTTP/1.1 and h2c
   CheckCutOff(server);
 }
 
-TEST_CASE("--speed-limit stops a drip of headers and of body, over HTTP/1.1 and h2c",
+TEST_CASE("fetch --speed-limit stops a drip of headers and of body, over HTTP/1.1 and h2c",
           "[fetch][limits]") {
   REQUIRE_NETSTACK_BINARY();
   const std::string mode = GENERATE("headers-drip", "body-drip");
@@ -58,7 +58,8 @@ TEST_CASE("--speed-limit stops a drip of headers and of body, over HTTP/1.1 and 
   CheckCutOff(server);
 }
 
-TEST_CASE("--headers-timeout stops a headers drip, over HTTP/1.1 and h2c", "[fetch][limits]") {
+TEST_CASE("fetch --headers-timeout stops a headers drip, over HTTP/1.1 and h2c",
+          "[fetch][limits]") {
   REQUIRE_NETSTACK_BINARY();
   const std::string proto = GENERATE("http1", "h2c");
   INFO(proto);
