@@ -69,3 +69,5 @@ NET_ERROR(RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH, -346, "differing Content-Len
 NET_ERROR(RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION, -349,
           "differing Content-Disposition headers")
 NET_ERROR(RESPONSE_HEADERS_MULTIPLE_LOCATION, -350, "differing Location headers")
+// netstack's own (Chrome has no minimum rate): curl's --speed-limit, exit 28 there.
+NET_ERROR(TRANSFER_TOO_SLOW, -390, "transfer too slow")

@@ -30,7 +30,8 @@ HttpNetworkTransaction::HttpNetworkTransaction(UrlRequestContext* context, Reque
       net_log_(net_log),
       decode_content_(decode_content),
       handle_(std::make_unique<ClientSocketHandle>()),
-      throttle_timer_(context->scheduler()) {}
+      throttle_timer_(context->scheduler()),
+      headers_timer_(context->scheduler()) {}
 
 HttpNetworkTransaction::~HttpNetworkTransaction() {
   StopWaitingForSession();
@@ -297,6 +298,10 @@ int HttpNetworkTransaction::DoSendRequestComplete(int rv) {
     return rv;
   }
   next_state_ = State::kReadHeaders;
+  const TimeDelta headers_timeout = context_->config().limits.headers_timeout;
+  if (headers_timeout > TimeDelta::zero()) {
+    headers_timer_.Start(headers_timeout, [this] { OnHeadersTimeout(); });
+  }
   return OK;
 }
 
@@ -308,6 +313,7 @@ int HttpNetworkTransaction::DoReadHeaders() {
 }
 
 int HttpNetworkTransaction::DoReadHeadersComplete(int rv) {
+  headers_timer_.Stop();
   if (rv != OK) {
     if (MaybeRetryHttp2(rv) || MaybeRestartOnFreshSocket(rv)) return OK;
     error_detail_ = stream_->error_message();
@@ -337,6 +343,23 @@ bool HttpNetworkTransaction::MaybeRestartOnFreshSocket(int error) {
   handle_->ResetAndCloseSocket();
   next_state_ = State::kInitStream;
   return true;
+}
+
+void HttpNetworkTransaction::OnHeadersTimeout() {
+  if (next_state_ != State::kReadHeadersComplete) return;
+  next_state_ = State::kNone;
+  error_detail_ = "the response headers were not complete " +
+                  FormatSeconds(context_->config().limits.headers_timeout) +
+                  " s after the request was sent";
+  // Mid-response: the HTTP/1.1 socket is closed (not pooled), the HTTP/2 stream cancelled.
+  if (!h2_stream_) handle_->MarkUnusable();
+  stream_->GetLoadTimingInfo(&timing_);
+  h2_stream_ = nullptr;
+  stream_.reset();
+  handle_->Reset();
+  CompletionCallback cb = std::move(callback_);
+  callback_ = nullptr;
+  if (cb) cb(ERR_TIMED_OUT);  // May destroy this.
 }
 
 void HttpNetworkTransaction::OnIoComplete(int rv) {

@@ -13,6 +13,11 @@
 // meets), and when an HTTP/2 server refused the stream or went away before processing it
 // (REFUSED_STREAM, GOAWAY): at most kMaxRetries times.
 //
+// Once the request is written, the response headers must be complete within the context's
+// TransferLimits::headers_timeout (ERR_TIMED_OUT, the connection closed or the HTTP/2 stream
+// cancelled): a server that sends its headers a byte at a time, never silent long enough for the
+// stream's idle timeout, still cannot hold the request. Each attempt has its own deadline.
+//
 // Asynchronous contract as in stream_socket.h: results are synchronous or ERR_IO_PENDING, and
 // callbacks never run inside a call. Destroying the transaction cancels everything.
 #ifndef NET_HTTP_HTTP_NETWORK_TRANSACTION_H_
@@ -116,6 +121,8 @@ class HttpNetworkTransaction : public HttpTransaction {
   int DoReadHeadersComplete(int rv);
   void OnIoComplete(int rv);
   void OnReadComplete(int rv);
+  // The response headers did not complete within the headers timeout: fails Start.
+  void OnHeadersTimeout();
   // If a reused socket failed before any response byte, closes it and sets the state machine
   // to start over on another socket; returns whether it did.
   bool MaybeRestartOnFreshSocket(int error);
@@ -142,6 +149,7 @@ class HttpNetworkTransaction : public HttpTransaction {
   bool throttle_expired_ = false;
   bool tried_ip_pooling_ = false;
   OneShotTimer throttle_timer_;
+  OneShotTimer headers_timer_;  // from the request written to the end of the headers
   std::unique_ptr<HostResolver::Request> pooling_resolve_;
   std::shared_ptr<const HttpResponseHeaders> response_headers_;
   ConnectionInfo connection_info_;

@@ -21,7 +21,10 @@ UrlRequest::UrlRequest(UrlRequestContext* context, const Params& params, Delegat
       url_(params.request.url),
       method_(params.request.method),
       body_(params.request.body),
-      extra_headers_(params.request.extra_headers) {}
+      extra_headers_(params.request.extra_headers),
+      limits_(context->config().limits),
+      max_time_timer_(context->scheduler()),
+      speed_timer_(context->scheduler()) {}
 
 UrlRequest::~UrlRequest() {
   if (!in_flight_) return;
@@ -36,6 +39,7 @@ void UrlRequest::Start() {
   in_flight_ = true;
   buffer_.Allocate();
   start_time_ = context_->scheduler().Now();
+  StartLimitTimers();
   net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
     return nlohmann::json{{"url", url_.spec()},
                           {"method", method_},
@@ -48,6 +52,7 @@ void UrlRequest::Start() {
 }
 
 void UrlRequest::StartHop() {
+  if (!in_flight_) return;  // a limit ended the fetch before its first hop's task ran
   net_log_.BeginEvent(NetLogEventType::URL_REQUEST_START_JOB, [this] {
     return nlohmann::json{{"url", url_.spec()}, {"method", method_}};
   });
@@ -170,6 +175,7 @@ void UrlRequest::FollowRedirect() {
     for (const char* name : {"Authorization", "Proxy-Authorization", "Cookie", "Host"})
       extra_headers_.RemoveHeader(name);
   }
+  prior_hops_body_bytes_ += transaction_->encoded_body_bytes();
   transaction_.reset();  // Returns a drained socket to the pool (or closes it).
   redirect_chain_.push_back(redirect_target_.spec());
   url_ = redirect_target_;
@@ -185,11 +191,47 @@ void UrlRequest::RecordHop() {
   cache_disposition_ = transaction_->cache_disposition();
 }
 
+void UrlRequest::StartLimitTimers() {
+  if (limits_.max_time > TimeDelta::zero()) {
+    max_time_timer_.Start(limits_.max_time, [this] { OnMaxTimeExceeded(); });
+  }
+  if (limits_.min_bytes_per_second > 0) {
+    rate_monitor_ = std::make_unique<TransferRateMonitor>(limits_.min_bytes_per_second,
+                                                          limits_.low_speed_time, start_time_, 0);
+    speed_timer_.Start(TransferRateMonitor::kCheckInterval, [this] { OnSpeedCheck(); });
+  }
+}
+
+void UrlRequest::OnMaxTimeExceeded() {
+  // Whatever the fetch is doing (resolving, connecting, waiting, reading), it stops: Finish
+  // destroys the transaction, which closes its socket or cancels its HTTP/2 stream.
+  RecordHop();
+  Finish(ERR_TIMED_OUT, "the fetch took longer than its total time limit of " +
+                            FormatSeconds(limits_.max_time) + " s");
+}
+
+void UrlRequest::OnSpeedCheck() {
+  if (!rate_monitor_->Sample(context_->scheduler().Now(), BodyBytesSoFar())) {
+    speed_timer_.Start(TransferRateMonitor::kCheckInterval, [this] { OnSpeedCheck(); });
+    return;
+  }
+  RecordHop();
+  Finish(ERR_TRANSFER_TOO_SLOW, "less than " + std::to_string(limits_.min_bytes_per_second) +
+                                    " bytes/s for the last " +
+                                    FormatSeconds(limits_.low_speed_time) + " s");
+}
+
+int64_t UrlRequest::BodyBytesSoFar() const {
+  return prior_hops_body_bytes_ + (transaction_ ? transaction_->encoded_body_bytes() : 0);
+}
+
 LoadTimingPhases UrlRequest::load_timing_phases() const {
   return ComputeLoadTimingPhases(timing_, start_time_);
 }
 
 void UrlRequest::Finish(int result, std::string message) {
+  max_time_timer_.Stop();
+  speed_timer_.Stop();
   end_time_ = context_->scheduler().Now();
   error_ = result;
   if (result != OK) {

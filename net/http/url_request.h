@@ -1,5 +1,7 @@
 // UrlRequest: one fetch as a user asks for it: a URL, followed through redirects, its body
-// decoded and streamed to a delegate, with the timing of every step. Each hop is an
+// decoded and streamed to a delegate, with the timing of every step. The context's
+// TransferLimits bound the whole fetch: its total time (ERR_TIMED_OUT) and its minimum rate
+// (ERR_TRANSFER_TOO_SLOW), redirects and retries included (url_request_limits.h). Each hop is an
 // HttpTransaction from the context's http_transaction_factory() (the HTTP cache when there is
 // one, else the network layer); redirect bodies are drained so their keep-alive socket is
 // reused.
@@ -17,6 +19,7 @@
 #include "net/base/weak_ptr.h"
 #include "net/http/http_transaction.h"
 #include "net/http/read_buffer_pool.h"
+#include "net/http/url_request_limits.h"
 
 namespace netstack {
 
@@ -95,6 +98,13 @@ class UrlRequest {
   // Takes a body read's result; returns true to keep reading.
   bool ConsumeRead(int rv);
   void RecordHop();
+  // Starts the total-time timer and the rate checks the context's limits ask for.
+  void StartLimitTimers();
+  void OnMaxTimeExceeded();
+  // Every TransferRateMonitor::kCheckInterval: fails the fetch if it has been too slow.
+  void OnSpeedCheck();
+  // Body bytes received so far over every hop, as on the wire (before content decoding).
+  int64_t BodyBytesSoFar() const;
   // Ends the fetch with `result` and tells the delegate. Only called from loop callbacks
   // (Start() posts the first step), so OnComplete never runs inside Start().
   void Finish(int result, std::string message = {});
@@ -117,6 +127,12 @@ class UrlRequest {
   std::vector<std::string> redirect_chain_;
   bool draining_ = false;
   int64_t drained_bytes_ = 0;
+  int64_t prior_hops_body_bytes_ = 0;  // encoded body bytes of the hops before this one
+
+  const TransferLimits limits_;  // the context's
+  OneShotTimer max_time_timer_;
+  OneShotTimer speed_timer_;
+  std::unique_ptr<TransferRateMonitor> rate_monitor_;  // with a minimum rate, from Start()
 
   LoadTimingInfo timing_;
   ConnectionInfo connection_;

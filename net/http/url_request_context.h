@@ -18,6 +18,7 @@
 #include "net/http/http_basic_stream.h"
 #include "net/http/http_cache.h"
 #include "net/http/http_transaction_factory.h"
+#include "net/http/url_request_limits.h"
 #include "net/http2/http2_session_pool.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/client_socket_pool.h"
@@ -43,6 +44,8 @@ class UrlRequestContext {
     ClientSocketPool::Params pool;
     HttpBasicStream::Params stream;
     Http2Config http2;
+    // Every fetch's total time, minimum rate and headers deadline (url_request_limits.h).
+    TransferLimits limits;
   };
 
   // Destroys the HTTP cache (cancelling its background revalidations), then the network layer,

@@ -29,13 +29,25 @@
 
 namespace netstack {
 
+namespace {
+
+// Seconds as microseconds; the flags were checked finite and bounded (FiniteSeconds).
+TimeDelta SecondsToDelta(double seconds) {
+  return TimeDelta(static_cast<int64_t>(std::llround(seconds * 1e6)));
+}
+
+}  // namespace
+
 LiveStackOptions MakeLiveStackOptions(const FetchOptions& o) {
   LiveStackOptions s;
   s.context.pool.max_sockets = o.max_sockets;
   s.context.pool.max_sockets_per_group = o.max_sockets_per_group;
-  s.context.pool.connect_timeout =
-      TimeDelta(static_cast<int64_t>(std::llround(o.connect_timeout_s * 1e6)));
-  s.context.stream.idle_timeout = TimeDelta(static_cast<int64_t>(std::llround(o.timeout_s * 1e6)));
+  s.context.pool.connect_timeout = SecondsToDelta(o.connect_timeout_s);
+  s.context.stream.idle_timeout = SecondsToDelta(o.timeout_s);
+  s.context.limits.max_time = SecondsToDelta(o.max_time_s);
+  s.context.limits.min_bytes_per_second = o.speed_limit;
+  s.context.limits.low_speed_time = Seconds(o.speed_time_s > 0 ? o.speed_time_s : 30);
+  s.context.limits.headers_timeout = SecondsToDelta(o.headers_timeout_s);
   s.context.stream.max_body_bytes = static_cast<int64_t>(o.max_body);
   s.context.resolver.allow_stale = o.stale_dns;
   s.dns.servers = o.dns_servers;

@@ -1,20 +1,25 @@
 #include "tools/netstack/fetch_options.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "net/base/net_error.h"
 #include "net/base/string_util.h"
+#include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
 
-// A request body read with -d @FILE is bounded like a response body would be.
-constexpr uint64_t kMaxRequestBody = 64 * 1024 * 1024;
 constexpr size_t kMaxHeaderLine = 64 * 1024;
 
 bool ValidToken(const std::string& s) {
@@ -71,7 +76,86 @@ bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* me
   return true;
 }
 
+// "0.001", "86400": a bound as the messages print it.
+std::string FormatBound(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 }  // namespace
+
+CLI::Validator FiniteSeconds(double min, double max) {
+  const std::string range = "from " + FormatBound(min) + " to " + FormatBound(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(begin, &end);
+        // The whole text, no leading space, no overflow or underflow, no nan or inf.
+        const bool number = !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) &&
+                            end == begin + text.size() && errno != ERANGE && std::isfinite(value);
+        if (number && value >= min && value <= max) return std::string();
+        return "\"" + TerminalSafe(text) + "\" is not a number of seconds " + range;
+      },
+      "SECONDS " + range);
+}
+
+bool ReadRequestBodyFile(const std::string& path, int64_t max_bytes, std::string* body,
+                         std::string* message) {
+  const std::string named = "cannot read -d file \"" + TerminalSafe(path) + "\": ";
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *message = named + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    *message = named + (S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : std::strerror(errno));
+    close(fd);
+    return false;
+  }
+  // Read to the end (a pipe or device has no size to trust), never past the bound.
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *message = named + std::strerror(errno);
+      close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    if (static_cast<int64_t>(data.size()) > max_bytes) {
+      *message = named + "over " + std::to_string(max_bytes / (1024 * 1024)) +
+                 " MiB (the bound on a request body)";
+      close(fd);
+      return false;
+    }
+  }
+  close(fd);
+  *body = std::move(data);
+  return true;
+}
+
+bool ParseDnsServer(const std::string& text, IPEndPoint* out, std::string* message) {
+  const std::string named = "bad --dns-server \"" + TerminalSafe(text) + "\": ";
+  std::optional<IPEndPoint> endpoint = IPEndPoint::Parse(text, 53);
+  if (!endpoint) {
+    *message = named + "expected IP or IP:PORT ([IPv6]:PORT) with a port from 1 to 65535";
+    return false;
+  }
+  // IPEndPoint::Parse takes "IP:" as the default port, and port 0 as given: neither is a server.
+  if (text.back() == ':' || endpoint->port() == 0) {
+    *message = named + "the port must be 1 to 65535";
+    return false;
+  }
+  *out = *endpoint;
+  return true;
+}
 
 bool ParseByteSize(const std::string& text, int64_t max, int64_t* bytes) {
   uint64_t number = 0;
@@ -157,9 +241,21 @@ void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_option("--max-sockets", o->max_sockets, "socket pool limit in all")
       ->check(CLI::Range(1, 65536));
   cmd->add_option("--connect-timeout", o->connect_timeout_s, "connect timeout in seconds")
-      ->check(CLI::Range(0.001, 3600.0));
+      ->check(FiniteSeconds(0.001, 3600));
   cmd->add_option("--timeout", o->timeout_s, "fail a fetch idle for this many seconds")
-      ->check(CLI::Range(0.001, 86400.0));
+      ->check(FiniteSeconds(0.001, 86400));
+  cmd->add_option("-m,--max-time", o->max_time_s,
+                  "fail a fetch not done in this many seconds, redirects included (0: no limit)")
+      ->check(FiniteSeconds(0, 86400));
+  cmd->add_option("-Y,--speed-limit", o->speed_limit_text,
+                  "fail a fetch slower than BYTES a second (K, M, G suffixes) for --speed-time");
+  cmd->add_option("-y,--speed-time", o->speed_time_s,
+                  "seconds a fetch may stay under --speed-limit (default 30; limit 1 if not given)")
+      ->check(CLI::Range(1, 86400));
+  cmd->add_option("--headers-timeout", o->headers_timeout_s,
+                  "fail a response whose headers are not complete this many seconds after the "
+                  "request was sent (default 300)")
+      ->check(FiniteSeconds(0.001, 86400));
   cmd->add_option("--max-body", o->max_body, "largest decoded body in bytes")
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
   cmd->add_flag("--stale-dns", o->stale_dns, "serve expired DNS entries while refreshing");
@@ -182,6 +278,20 @@ void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
 }
 
 namespace {
+
+// -Y and -y as curl combines them: either one turns the rate check on.
+bool ValidateLimitOptions(FetchOptions* o, std::string* message) {
+  o->speed_limit = 0;
+  if (!o->speed_limit_text.empty() &&
+      !ParseByteSize(o->speed_limit_text, int64_t{1} << 40, &o->speed_limit)) {
+    *message = "bad --speed-limit \"" + TerminalSafe(o->speed_limit_text) +
+               "\": expected bytes a second with an optional K, M or G suffix, at most 1024G";
+    return false;
+  }
+  // curl: -y alone means a limit of 1 byte a second; -Y alone a time of 30 s.
+  if (o->speed_limit_text.empty() && o->speed_time_s > 0) o->speed_limit = 1;
+  return true;
+}
 
 // --page's own rules, and the predictor's settings.
 bool ValidatePageOptions(FetchOptions* o, std::string* message) {
@@ -265,31 +375,18 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
   }
   o->dns_servers.clear();
   for (const std::string& text : o->dns_server_texts) {
-    auto endpoint = IPEndPoint::Parse(text, 53);
-    if (!endpoint) {
-      *message = "bad --dns-server \"" + text + "\": expected IP or IP:PORT ([IPv6]:PORT)";
-      return false;
-    }
-    o->dns_servers.push_back(*endpoint);
+    IPEndPoint endpoint;
+    if (!ParseDnsServer(text, &endpoint, message)) return false;
+    o->dns_servers.push_back(endpoint);
   }
   if (!o->data.empty() && o->data.front() == '@') {
-    std::string path = o->data.substr(1);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      *message = "cannot read -d file \"" + path + "\"";
-      return false;
-    }
     std::string body;
-    char buf[65536];
-    while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-      body.append(buf, static_cast<size_t>(in.gcount()));
-      if (body.size() > kMaxRequestBody) {
-        *message = "-d file \"" + path + "\" is over 64 MiB";
-        return false;
-      }
+    if (!ReadRequestBodyFile(o->data.substr(1), kMaxRequestBodyBytes, &body, message)) {
+      return false;
     }
     o->data = std::move(body);
   }
+  if (!ValidateLimitOptions(o, message)) return false;
   std::transform(o->method.begin(), o->method.end(), o->method.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   if (o->method.empty()) o->method = o->head ? "HEAD" : !o->data.empty() ? "POST" : "GET";

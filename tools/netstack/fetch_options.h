@@ -46,6 +46,14 @@ struct FetchOptions {
   int max_sockets = 256;
   double connect_timeout_s = 30;
   double timeout_s = 30;
+  // curl's limits (docs/fetch.md "Time limits"): -m total seconds per URL (0: none); -Y bytes a
+  // second (0: off; with -y alone, 1) sustained over -y seconds (default 30 with -Y alone); and
+  // the deadline on a response's headers once the request is sent.
+  double max_time_s = 0;
+  std::string speed_limit_text;  // -Y as given; parsed into speed_limit by Validate
+  int64_t speed_limit = 0;
+  int speed_time_s = 0;  // 0: not given
+  double headers_timeout_s = 300;
   uint64_t max_body = uint64_t{1} << 30;
   bool stale_dns = false;
   std::string netlog_path;
@@ -78,6 +86,22 @@ constexpr int64_t kMaxCacheSize = int64_t{1} << 40;
 // DESIGN.md's defaults: 80 MiB on disk, 10 MiB in memory (--private).
 constexpr int64_t kDefaultDiskCacheSize = 80 * 1024 * 1024;
 constexpr int64_t kDefaultMemoryCacheSize = 10 * 1024 * 1024;
+
+// The largest request body -d @FILE reads (ERR past it, exit 2).
+constexpr int64_t kMaxRequestBodyBytes = 64 * 1024 * 1024;
+
+// A CLI11 check for a number of seconds: a finite decimal number within [min, max] (no nan,
+// inf, or overflow), else a one-line message naming the value and the range.
+CLI::Validator FiniteSeconds(double min, double max);
+
+// Reads -d @FILE's body: a readable file (not a directory) of at most max_bytes. False with a
+// one-line message naming the path and the reason ("Is a directory", "over 64 MiB").
+bool ReadRequestBodyFile(const std::string& path, int64_t max_bytes, std::string* body,
+                         std::string* message);
+
+// Parses --dns-server's IP[:PORT] ([IPv6]:PORT) strictly: a port, when given, is 1 to 65535
+// ("IP:" and port 0 are errors, not port 53). False with a one-line message naming `text`.
+bool ParseDnsServer(const std::string& text, IPEndPoint* out, std::string* message);
 
 // Parses a size: decimal bytes with an optional suffix K, M, G (or KiB, MiB, GiB; any case;
 // powers of 1024). False if `text` is malformed or above `max`; 0 is accepted.
