@@ -107,6 +107,13 @@ void Http2HttpStream::OnResponseHeaders(int status,
     bytes_received_ += static_cast<int64_t>(name.size() + value.size() + 32);  // RFC 9113 6.5.2
     parsed->AddHeader(std::move(name), std::move(value));
   }
+  // The response-splitting checks of HTTP/1.1 apply here too (nghttp2 itself checks that a
+  // content-length matches the DATA). The error wins over the headers in ReadResponseHeaders.
+  std::string message;
+  if (int rv = CheckSingleValuedHeaders(*parsed, /*check_content_length=*/true, &message);
+      rv != OK) {
+    SetError(rv, std::move(message));
+  }
   response_headers_ = std::move(parsed);
   net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_READ_RESPONSE_HEADERS,
                     [this] { return response_headers_->NetLogParams(); });

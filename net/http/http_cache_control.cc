@@ -62,20 +62,6 @@ void ApplyDirective(std::string_view item, CacheControl* cc) {
   }
 }
 
-// Calls f(item) for each list item of every `name` line, in order, for at most `max_items`
-// items. Returns false if there were more (the rest is not scanned).
-template <typename F>
-bool ForEachListItem(const HttpResponseHeaders& headers, std::string_view name, size_t max_items,
-                     F f) {
-  size_t iter = 0;
-  std::string item;
-  for (size_t n = 0; headers.EnumerateHeader(&iter, name, &item); ++n) {
-    if (n == max_items) return false;
-    f(std::string_view(item));
-  }
-  return true;
-}
-
 // The same over one request header value.
 template <typename F>
 bool ForEachListItem(std::string_view value, size_t max_items, F f) {

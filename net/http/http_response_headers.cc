@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "net/base/net_error.h"
 #include "net/http/http_stream_parser.h"
 #include "net/http/http_util.h"
 
@@ -203,6 +204,32 @@ std::string HttpResponseHeaders::ToHttpString() const {
   for (const Header& h : headers_) out.append(h.name).append(": ").append(h.value).append("\r\n");
   out.append("\r\n");
   return out;
+}
+
+int CheckSingleValuedHeaders(const HttpResponseHeaders& headers, bool check_content_length,
+                             std::string* message) {
+  struct Single {
+    std::string_view name;
+    int error;
+  };
+  constexpr Single kSingles[] = {
+      {"content-length", ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH},
+      {"content-disposition", ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION},
+      {"location", ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION},
+  };
+  for (const Single& single : kSingles) {
+    if (single.name == "content-length" && !check_content_length) continue;
+    std::string first, other;
+    if (!headers.HasDifferingValues(single.name, &first, &other)) continue;
+    // Values can be long (the header bound): the message shows the start of each.
+    auto shown = [](const std::string& v) {
+      constexpr size_t kShown = 64;
+      return "\"" + (v.size() > kShown ? v.substr(0, kShown) + "..." : v) + "\"";
+    };
+    *message = shown(first) + " and " + shown(other);
+    return single.error;
+  }
+  return OK;
 }
 
 }  // namespace netstack

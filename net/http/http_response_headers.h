@@ -103,6 +103,14 @@ class HttpResponseHeaders {
   std::vector<Header> headers_;
 };
 
+// Chrome's checks against response splitting (HttpStreamParser::ParseResponseHeaders), for
+// HTTP/1.1 and HTTP/2 alike: Content-Length (only when `check_content_length`: it does not
+// matter with chunked framing), Content-Disposition and Location may repeat only with one value.
+// Returns OK, or ERR_RESPONSE_HEADERS_MULTIPLE_* with *message naming the start (64 bytes) of the
+// two values: `"3" and "4"`.
+int CheckSingleValuedHeaders(const HttpResponseHeaders& headers, bool check_content_length,
+                             std::string* message);
+
 }  // namespace netstack
 
 #endif  // NET_HTTP_HTTP_RESPONSE_HEADERS_H_

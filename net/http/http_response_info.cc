@@ -242,6 +242,9 @@ bool ParseCanonical(std::string_view blob, HttpResponseInfo* info) {
     std::string_view key;
     // Keys strictly increasing: the general path's (sorted, duplicates merged) order.
     if (!r.String(&key) || (!first && !(previous_key < key)) || !r.Literal(":")) return false;
+    // Names as Serialize writes them: lowercase HTTP tokens (anything else takes the general
+    // path, which refuses it with a reason).
+    if (!IsHttpToken(key) || ToLowerAscii(key) != key) return false;
     previous_key = key;
     HttpResponseInfo::VaryValue v{ToLowerAscii(key), std::nullopt};
     if (!r.Literal("null")) {
@@ -379,7 +382,15 @@ bool HttpResponseInfo::Parse(std::string_view blob, HttpResponseInfo* info, std:
     return Fail(error, "\"vary\" missing or not an object");
   if (vary->size() > kMaxVaryHeaders) return Fail(error, "\"vary\" has too many headers");
   for (auto it = vary->begin(); it != vary->end(); ++it) {
+    // A name is an HTTP token, once: what SetVaryFromRequest can store, so the entry serializes
+    // back to itself.
+    if (!IsHttpToken(it.key()))
+      return Fail(error, "\"vary\" name '" + SanitizeUtf8(it.key().substr(0, 64)) +
+                             "' is not an HTTP token");
     VaryValue v{ToLowerAscii(it.key()), std::nullopt};
+    if (std::any_of(out.vary.begin(), out.vary.end(),
+                    [&](const VaryValue& seen) { return seen.name == v.name; }))
+      return Fail(error, "\"vary\" names " + v.name + " twice");
     if (!it.value().is_null()) {
       std::string value;
       if (!BytesFromJson(it.value(), &value))

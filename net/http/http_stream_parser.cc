@@ -400,17 +400,11 @@ int HttpStreamParser::HandleHeadersComplete() {
   if (interim_) {
     ++informational_responses_;
   } else {
-    // Chrome's checks against response splitting (HttpStreamParser::ParseResponseHeaders):
-    // headers that must be single may repeat only with one value (Content-Length only
-    // matters without chunked framing).
-    if (!(parser_.flags & F_CHUNKED) &&
-        CheckSingleValued(*headers, "content-length",
-                          ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH) != OK) {
-      return -1;
-    }
-    if (CheckSingleValued(*headers, "content-disposition",
-                          ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION) != OK ||
-        CheckSingleValued(*headers, "location", ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION) != OK) {
+    // Headers that must be single (Chrome's response-splitting checks).
+    std::string message;
+    if (int rv = CheckSingleValuedHeaders(*headers, !(parser_.flags & F_CHUNKED), &message);
+        rv != OK) {
+      Fail(rv, std::move(message));
       return -1;
     }
     headers_ = std::move(headers);
@@ -419,18 +413,6 @@ int HttpStreamParser::HandleHeadersComplete() {
   // Stop here so that Consume sees where the header bytes end.
   http_parser_pause(&parser_, 1);
   return ResponseHasNoBody(code, options_.head_request) ? 1 : 0;  // 1: the library skips it
-}
-
-int HttpStreamParser::CheckSingleValued(const HttpResponseHeaders& headers, std::string_view name,
-                                        int error) {
-  std::string first, other;
-  if (!headers.HasDifferingValues(name, &first, &other)) return OK;
-  // Values can be long (the header bound): the message shows the start of each.
-  auto shown = [](const std::string& v) {
-    constexpr size_t kShown = 64;
-    return "\"" + (v.size() > kShown ? v.substr(0, kShown) + "..." : v) + "\"";
-  };
-  return Fail(error, shown(first) + " and " + shown(other));
 }
 
 int HttpStreamParser::HandleBody(const char* at, size_t len) {

@@ -151,8 +151,9 @@ class HttpStreamParser {
   // Body bytes after chunked decoding.
   int64_t body_bytes_received() const { return body_bytes_received_; }
   // Chunked framing bytes so far (size lines, extensions, CRLFs after the data; the final LF
-  // of the header block is counted here too). bytes_received() == header_bytes() +
-  // body_bytes_received() + framing_bytes().
+  // of the header block is counted here too). Until an error, bytes_received() ==
+  // header_bytes() + body_bytes_received() + framing_bytes(); after one, bytes_received() also
+  // counts the slice that failed (it was consumed, but is none of the three).
   int64_t framing_bytes() const { return framing_bytes_; }
   size_t leftover_bytes() const { return leftover_bytes_; }
   // Informational (1xx) responses skipped.
@@ -188,8 +189,6 @@ class HttpStreamParser {
   int HandleChunkHeader();
   int HandleChunkComplete();
 
-  // Fails with `error` (naming both values) if the final response's `name` lines differ.
-  int CheckSingleValued(const HttpResponseHeaders& headers, std::string_view name, int error);
   void ResetForNextMessage();
   void FinishPendingHeader();
   int Fail(int error, std::string message);

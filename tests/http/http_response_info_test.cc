@@ -141,6 +141,11 @@ TEST_CASE("HttpResponseInfo::Parse refuses malformed blobs with a one-line reaso
       {without("vary"), "vary"},
       {with("vary", nlohmann::json::array()), "vary"},
       {with("vary", nlohmann::json{{"accept", 3}}), "accept"},
+      // Names SetVaryFromRequest could never store (found by fuzz_http_response_info: such an
+      // entry did not serialize back to itself).
+      {with("vary", nlohmann::json{{"HTTP/1.1 200 OK", "v"}}), "not an HTTP token"},
+      {with("vary", nlohmann::json{{"", nullptr}}), "not an HTTP token"},
+      {with("vary", nlohmann::json{{"Accept", "a"}, {"accept", "b"}}), "names accept twice"},
   };
   for (const Case& c : cases) {
     INFO(c.blob);

@@ -205,6 +205,33 @@ TEST_CASE("HTTP/2 stack: REFUSED_STREAM is retried, the --timeout holds on a sil
   CHECK(env.requests[2]->connection_info().socket_source == SocketSource::kHttp2Session);
 }
 
+TEST_CASE("HTTP/2 stack: differing Location or Content-Disposition fail the stream, as on HTTP/1.1",
+          "[http2][stack]") {
+  H2Env env;
+  env.AddHost("a.test");
+  env.factory->set_handler([&](H2ServerConnection& conn, int32_t id) {
+    const std::string path = conn.server.Header(id, ":path");
+    if (path == "/two-locations") {
+      conn.server.Respond(id, 302, {{"location", "/a"}, {"location", "/b"}});
+    } else if (path == "/two-dispositions") {
+      conn.server.Respond(
+          id, 200, {{"content-disposition", "inline"}, {"content-disposition", "attachment"}}, "x");
+    } else {  // the same value twice is fine
+      conn.server.Respond(id, 200, {{"location", "/a"}, {"location", "/a"}}, "ok");
+    }
+  });
+  env.Start("https://a.test/two-locations");
+  env.RunUntilDone();
+  CHECK(env.delegates[0]->result == ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION);
+  env.Start("https://a.test/two-dispositions");
+  env.RunUntilDone();
+  CHECK(env.delegates[1]->result == ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_DISPOSITION);
+  env.Start("https://a.test/same");
+  env.RunUntilDone();
+  CHECK(env.delegates[2]->result == OK);
+  CHECK(env.delegates[2]->data == "ok");
+}
+
 TEST_CASE(
     "HTTP/2 stack: a preconnect to an h2 origin opens one socket, none while a session is open",
     "[http2][stack][predictor]") {

@@ -265,7 +265,8 @@ void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("--no-cache", o->no_cache, "no HTTP cache: every fetch goes to the network");
   cmd->add_flag("--private", o->private_mode, "an in-memory cache; nothing written to the profile");
   cmd->add_option("--cache-size", o->cache_size_text,
-                  "cache size limit: bytes, or with a K/M/G suffix (default 80M, 10M --private)")
+                  "cache size limit: bytes, or with a K/M/G suffix (default: from the free disk "
+                  "space, at most 320M; 10M --private)")
       ->check([](const std::string& s) { return s.empty() ? std::string("empty size") : ""; });
   cmd->add_option("--cache-eviction", o->cache_eviction_text, "eviction ranking: lru or frequency");
   cmd->add_option("--predictor", o->predictor_text,

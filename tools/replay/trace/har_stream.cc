@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tools/replay/trace/trace_file.h"
+#include "tools/replay/trace/trace_json.h"
 
 namespace netstack {
 
@@ -119,19 +120,6 @@ class EntryReader {
   HarStream* out_;
   std::vector<Frame> frames_;
 };
-
-void LineAndColumn(std::string_view text, size_t offset, int* line, int* column) {
-  if (offset > text.size()) offset = text.size();
-  *line = 1;
-  size_t line_start = 0;
-  for (size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++*line;
-      line_start = i + 1;
-    }
-  }
-  *column = static_cast<int>(offset - line_start) + 1;
-}
 
 // Parses the bytes [begin, end) with an EntryReader; `locate` turns a byte offset into the
 // syntax error's line and column.

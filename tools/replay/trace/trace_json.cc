@@ -105,6 +105,8 @@ void BoundMessage(std::string* message, size_t max) {
   *message = message->substr(0, head) + " ... " + message->substr(tail);
 }
 
+}  // namespace
+
 void LineAndColumn(std::string_view text, size_t offset, int* line, int* column) {
   if (offset > text.size()) offset = text.size();
   *line = 1;
@@ -117,8 +119,6 @@ void LineAndColumn(std::string_view text, size_t offset, int* line, int* column)
   }
   *column = static_cast<int>(offset - line_start) + 1;
 }
-
-}  // namespace
 
 bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* error) {
   if (NestingDepth(text) > kMaxJsonDepth) {

@@ -25,6 +25,9 @@ struct JsonSyntaxError {
   std::string message;  // "syntax error while parsing value - invalid literal; ..."
 };
 
+// The 1-based line and column of byte `offset` of `text` (clamped to its end).
+void LineAndColumn(std::string_view text, size_t offset, int* line, int* column);
+
 // Parses one JSON document. Never throws: every nlohmann exception (a syntax error, a number too
 // large for a double) and a NUL byte anywhere in `text` are errors. On failure returns false
 // and fills `error`, its message at most kMaxSyntaxMessageBytes.
