@@ -4,40 +4,16 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "net/base/utf8.h"
+
 namespace netstack {
 
 namespace {
 
-// The deepest nesting of `text`, stopping early once past kMaxJsonDepth. Strings are skipped
-// so brackets inside them do not count.
-int NestingDepth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > deepest) deepest = depth;
-      if (deepest > kMaxJsonDepth) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-// The first place `token` stands in `text` outside a JSON string (0 when nowhere).
-size_t FindOutsideStrings(std::string_view text, std::string_view token) {
+// Calls f(i) for each byte text[i] outside a JSON string (the quotes themselves excluded),
+// until f returns false. Brackets or tokens inside strings are not JSON structure.
+template <typename F>
+void ForEachByteOutsideStrings(std::string_view text, F f) {
   bool in_string = false, escaped = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -49,47 +25,37 @@ size_t FindOutsideStrings(std::string_view text, std::string_view token) {
       } else if (c == '"') {
         in_string = false;
       }
-      continue;
-    }
-    if (c == '"') {
+    } else if (c == '"') {
       in_string = true;
-    } else if (text.compare(i, token.size(), token) == 0) {
-      return i;
+    } else if (!f(i)) {
+      return;
     }
   }
-  return 0;
 }
 
-// The length of the valid UTF-8 sequence at text[i] (1 for ASCII), or 0 when the byte there
-// starts none (a stray continuation byte, an overlong form, a surrogate, a cut sequence).
-size_t Utf8UnitLength(std::string_view text, size_t i) {
-  unsigned char c = static_cast<unsigned char>(text[i]);
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > text.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char cc = static_cast<unsigned char>(text[i + k]);
-    if ((cc & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3f);
-  }
-  if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-      (n == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
-    return 0;
-  }
-  return n;
+// The deepest nesting of `text`, stopping early once past kMaxJsonDepth.
+int NestingDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  ForEachByteOutsideStrings(text, [&](size_t i) {
+    if (text[i] == '[' || text[i] == '{') {
+      if (++depth > deepest) deepest = depth;
+    } else if (text[i] == ']' || text[i] == '}') {
+      --depth;
+    }
+    return deepest <= kMaxJsonDepth;
+  });
+  return deepest;
+}
+
+// The first place `token` stands in `text` outside a JSON string (0 when nowhere).
+size_t FindOutsideStrings(std::string_view text, std::string_view token) {
+  size_t found = 0;
+  ForEachByteOutsideStrings(text, [&](size_t i) {
+    if (text.compare(i, token.size(), token) != 0) return true;
+    found = i;
+    return false;
+  });
+  return found;
 }
 
 // Cuts `message` to about `max` bytes, keeping its start and its end (where a message names
@@ -202,7 +168,7 @@ void MakeOneLine(std::string* message) {
   const std::string& in = *message;
   size_t i = 0;
   while (i < in.size()) {
-    size_t length = Utf8UnitLength(in, i);
+    size_t length = Utf8SequenceLength(in, i);
     unsigned char c = static_cast<unsigned char>(in[i]);
     bool control = length == 0 || (length == 1 && (c < 0x20 || c == 0x7f)) ||
                    (length == 2 && c == 0xc2 && static_cast<unsigned char>(in[i + 1]) < 0xa0);
