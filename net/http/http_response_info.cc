@@ -399,6 +399,10 @@ bool HttpResponseInfo::Parse(std::string_view blob, HttpResponseInfo* info, std:
     }
     out.vary.push_back(std::move(v));
   }
+  // By name, as Serialize writes them and the fast path reads them (the JSON object's order is
+  // by the names as written, which lowercasing can change).
+  std::sort(out.vary.begin(), out.vary.end(),
+            [](const VaryValue& a, const VaryValue& b) { return a.name < b.name; });
   *info = std::move(out);
   return true;
 }
