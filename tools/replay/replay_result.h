@@ -21,6 +21,11 @@ struct PageResult {
   double start_ms = 0;           // virtual ms since the session's start
   double load_ms = 0;            // last request's end - page start
   double recorded_load_ms = -1;  // recorded last end, -1 when unknown
+  // The page's onLoad, replayed and recorded (ms after the page's start); both -1 when the
+  // trace has none. The load set is the entries the recording shows ending before its onLoad;
+  // the replayed onLoad is the last replayed end of that set plus the recorded tail (recorded
+  // onLoad minus the set's last recorded end). docs/replay.md, "Page metrics".
+  double onload_ms = -1, recorded_onload_ms = -1;
   int requests = 0, failed = 0;
   // Entries not replayed: no response recorded (status 0), and those the trace reader skipped
   // (TracePage::skipped_entries), of which these many for a URL that is not http(s) or that no

@@ -65,6 +65,24 @@ struct TraceEntry {
 
   // The browser served it from its own cache when recorded (no network use).
   bool recorded_from_cache = false;
+  // The recorded failure, when the request failed instead of being answered: WebPageTest's
+  // negative statuses (-1, -2), DevTools' Network.loadingFailed ("net::ERR_ABORTED"), a HAR
+  // entry with "_error". Empty when it did not fail. recorded_error_code is the net error it
+  // names (net/base/net_error_list.h; ERR_FAILED when the recording names none we know). Such
+  // an entry replays as that failure at its recorded time (start_ms + recorded_total_ms),
+  // without touching the network.
+  std::string recorded_error;
+  int recorded_error_code = 0;
+
+  // The connection it went over, as the recording names it (a HAR's "connection", DevTools'
+  // connectionId); empty when unknown. Entries with one id shared one connection.
+  std::string connection_id;
+  // The recording shows the connection was already open when this entry started, before the
+  // page's own requests could have opened it: DevTools' connectionReused on the first entry of
+  // its connection id in the page, a connection id an earlier page of the file used, or a
+  // network entry whose recorded DNS and connect are both absent or zero on its host's first
+  // entry. With warm_start on, the replay opens such connections before the page starts.
+  bool recorded_warm_connection = false;
   // When the request started, in ms after the page's start (the first entry's start).
   double start_ms = 0;
   // Recorded duration (HAR "time"), and its parts.
@@ -103,14 +121,21 @@ struct TracePage {
   // Recorded onContentLoad / onLoad in ms after the start; -1 when absent.
   double recorded_content_load_ms = -1;
   double recorded_onload_ms = -1;
+  // This page began a new run of a recording that holds several runs of one page
+  // (WebPageTest's runs, browsertime's iterations, a DevTools log per run): a fresh browser.
+  // With cold_runs on, the replay gives it a new stack (empty cache, pools and host cache).
+  // The first page of a file is a new run too (each trace is replayed on a fresh stack).
+  bool new_run = false;
   // Entries in recorded start order; entries[0] is the navigation's document when present.
   std::vector<TraceEntry> entries;
   // Entries the reader skipped, counted so the summary can say so: not http/https (data:,
   // blob:, ws:, chrome-extension:), not a URL a browser could request (over 2 MiB, a control
   // character in the host), or never answered (status 0 and no response: blocked by the
-  // client, aborted). skipped_entries is the sum of the three.
+  // client, aborted), or never finished (a DevTools request with neither a finish nor a failure
+  // before the log ends; a HAR entry without timings). skipped_entries is the sum of the four.
   int skipped_entries = 0;
   int skipped_not_http = 0, skipped_invalid_url = 0, skipped_no_response = 0;
+  int skipped_unfinished = 0;
   // The first entry skipped for its URL: "a.har: log.entries[3].request.url: URL longer than
   // 2 MiB" (bounded; empty when none).
   std::string first_invalid_url;
