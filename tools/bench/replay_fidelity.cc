@@ -1,21 +1,18 @@
 // replay_fidelity: how close `netstack replay` comes to what real browsers recorded. For each
-// HAR file in a folder (default ../shared/traces/har beside the repository) it reads the HAR,
-// estimates the network from the HAR's own timings (har_estimate.h), turns the replay's HTTP
-// cache off (the recording says which entries the browser's cache served), replays it twice
-// (dependency placement, then recorded-offset placement) and compares with the recording:
+// recording in the given folders (default ../shared/traces/har and ../shared/traces/devtools
+// beside the repository: HAR files and Chrome DevTools protocol logs) it estimates the network
+// from the recording's own timings, turns the replay's HTTP cache off (the recording says which
+// entries the browser's cache served), replays it twice (dependency placement, then
+// recorded-offset placement) and compares with the recording (fidelity_measure.h): onLoad and
+// last-request-end absolute percentage error per page, request end-time error, Spearman within
+// and across pages, the noise floor of files holding several runs of one page, and the error
+// causes per request.
 //
-//   - per page: load time (recorded end of the last entry vs simulated) absolute percentage
-//     error (APE);
-//   - per request: end time (ms after the page's start) APE; entries the browser served from
-//     its own cache when recording are excluded (they used no network, so their recorded
-//     times say nothing about the network model), and so are failed replays;
-//   - aggregates: mean APE (MAPE) and median APE of both, Spearman's rank correlation of
-//     request end times within each page (averaged over pages) and of page load times across
-//     all pages.
-//
-// Prints a table per HAR and an overall line, with Lighthouse Lantern's published accuracy
-// beside ours; --json FILE writes the same figures. A measurement, not a test: it never fails
-// on a figure (exit 1 only when a HAR could not be read or replayed, 2 on bad usage).
+// Prints a table per file, the overall figures per folder and per split, and the causes table,
+// with Lighthouse Lantern's published accuracy beside ours; --json FILE writes the same figures.
+// --split tuning|held-out|all picks the files: in each folder's sorted list, every second file
+// (the 2nd, 4th, ...) is held out of tuning. A measurement, not a test: it never fails on a
+// figure (exit 1 only when a file could not be read or replayed, 2 on bad usage).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -27,14 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/replay/replay_config.h"
-#include "tools/replay/replay_engine.h"
+#include "tools/bench/fidelity_measure.h"
 #include "tools/replay/report/report_stats.h"
 #include "tools/replay/report/report_text.h"
-#include "tools/replay/trace/har_estimate.h"
-#include "tools/replay/trace/har_reader.h"
-#include "tools/replay/trace/host_protocol.h"
-#include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
 namespace {
@@ -44,159 +36,136 @@ namespace {
 constexpr double kLanternSpearmanLow = 0.81, kLanternSpearmanHigh = 0.87;
 constexpr double kLanternMapeLow = 23, kLanternMapeHigh = 45;
 
-// What one replay produced, kept for comparison with the recording (a HAR's worth: bounded
-// by the reader's 100,000 entries).
-class Collector : public ReplayObserver {
- public:
-  struct Request {
-    uint64_t page;
-    double simulated_end, recorded_end;
-    bool recorded_from_cache, failed;
-  };
-  void OnRequest(const RequestRecord& r) override {
-    requests.push_back({r.entry->page, r.end_ms(), r.model->recorded_end_ms, r.recorded_hit,
-                        r.status == 0 || r.error != OK});
-  }
-  void OnPage(const PageResult& p) override { pages.push_back(p); }
-
-  std::vector<Request> requests;
-  std::vector<PageResult> pages;
-};
-
-// One placement's comparison for one HAR (or, merged, for all of them).
-struct Fidelity {
-  std::vector<double> load_ape, request_ape, request_spearman;  // request_spearman: per page
-  std::vector<double> recorded_load, simulated_load;
-  uint64_t requests_compared = 0, excluded_cache = 0, excluded_failed = 0;
-
-  void Merge(const Fidelity& o) {
-    auto append = [](std::vector<double>& a, const std::vector<double>& b) {
-      a.insert(a.end(), b.begin(), b.end());
-    };
-    append(load_ape, o.load_ape);
-    append(request_ape, o.request_ape);
-    append(request_spearman, o.request_spearman);
-    append(recorded_load, o.recorded_load);
-    append(simulated_load, o.simulated_load);
-    requests_compared += o.requests_compared;
-    excluded_cache += o.excluded_cache;
-    excluded_failed += o.excluded_failed;
-  }
-
-  nlohmann::json ToJson() const {
-    auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-    return {{"pages_compared", load_ape.size()},
-            {"page_load_mape_percent", number(MeanOf(load_ape))},
-            {"page_load_median_ape_percent", number(MedianOf(load_ape))},
-            {"page_load_spearman", number(SpearmanCorrelation(recorded_load, simulated_load))},
-            {"requests_compared", requests_compared},
-            {"requests_excluded_recorded_from_cache", excluded_cache},
-            {"requests_excluded_failed", excluded_failed},
-            {"request_end_mape_percent", number(MeanOf(request_ape))},
-            {"request_end_median_ape_percent", number(MedianOf(request_ape))},
-            {"request_end_spearman_mean_over_pages", number(MeanOf(request_spearman))},
-            {"pages_with_request_spearman", request_spearman.size()}};
-  }
-};
-
-Fidelity Compare(const Collector& c) {
-  Fidelity f;
-  for (const PageResult& p : c.pages) {
-    if (p.recorded_load_ms <= 0) continue;
-    f.load_ape.push_back(AbsolutePercentageError(p.recorded_load_ms, p.load_ms));
-    f.recorded_load.push_back(p.recorded_load_ms);
-    f.simulated_load.push_back(p.load_ms);
-  }
-  std::map<uint64_t, std::pair<std::vector<double>, std::vector<double>>> ends;  // by page
-  for (const Collector::Request& r : c.requests) {
-    if (r.recorded_from_cache) {
-      ++f.excluded_cache;
-      continue;
-    }
-    if (r.failed) {
-      ++f.excluded_failed;
-      continue;
-    }
-    if (r.recorded_end < 0) continue;
-    ++f.requests_compared;
-    f.request_ape.push_back(AbsolutePercentageError(r.recorded_end, r.simulated_end));
-    ends[r.page].first.push_back(r.recorded_end);
-    ends[r.page].second.push_back(r.simulated_end);
-  }
-  for (const auto& [page, pair] : ends) {
-    double rho = SpearmanCorrelation(pair.first, pair.second);
-    if (std::isfinite(rho)) f.request_spearman.push_back(rho);
-  }
-  return f;
-}
-
-struct HarOutcome {
-  std::string file, creator, error;
-  size_t pages = 0, entries = 0;
-  Fidelity dependency, offset;
-};
-
-// Replays `har` (a copy: the source consumes it) under `config`.
-bool Replay(const HarFile& har, const std::string& name, const ReplayConfig& config, Fidelity* out,
-            std::string* error) {
-  ReplayEngine engine(config);
-  Collector collector;
-  engine.AddObserver(&collector);
-  auto source = MakeHarSource(har, name);
-  if (!engine.Run(source.get(), error)) return false;
-  *out = Compare(collector);
-  return true;
-}
-
-HarOutcome Measure(const std::string& path, const std::vector<std::string>& sets) {
-  HarOutcome o;
-  o.file = std::filesystem::path(path).filename().string();
-  HarFile har;
-  if (!ReadHarFile(path, &har, &o.error)) return o;
-  o.creator = har.creator;
-  o.pages = har.pages.size();
-  for (const TracePage& p : har.pages) o.entries += p.entries.size();
-  ReplayConfig config;
-  config.network = EstimateNetwork(&har.pages, config.network).params;
-  // The recording already says which entries the browser's cache served (recorded hits, timed
-  // as recorded); every other entry went to the network. The replay's own HTTP cache would
-  // serve a later page's repeats that the recording fetched (browsertime's iterations each
-  // start with an empty cache), so it is off here; --set cache=on puts it back.
-  config.cache = false;
-  for (const std::string& set : sets) {
-    if (!config.Set(set, &o.error)) return o;
-  }
-  // Each host speaks what the recording says (h2 where its entries went over h2), as replay does.
-  ApplyHostProtocols(RecordedHostProtocols(har.pages), &config.network);
-  config.placement = Placement::kDependency;
-  if (!Replay(har, path, config, &o.dependency, &o.error)) return o;
-  config.placement = Placement::kOffset;
-  Replay(har, path, config, &o.offset, &o.error);
-  return o;
-}
-
 std::string Pct(double v) { return std::isfinite(v) ? FormatFixed(v, 1) + " %" : "n/a"; }
 std::string Rho(double v) { return std::isfinite(v) ? FormatFixed(v, 2) : "n/a"; }
 
-void PrintRow(const std::string& name, const std::string& pages, const std::string& requests,
-              const Fidelity& d, const Fidelity& o) {
-  std::printf("%-40s %5s %6s | %9s %9s | %9s %9s | %9s %9s | %6s %6s\n", name.c_str(),
-              pages.c_str(), requests.c_str(), Pct(MeanOf(d.load_ape)).c_str(),
-              Pct(MeanOf(o.load_ape)).c_str(), Pct(MeanOf(d.request_ape)).c_str(),
-              Pct(MeanOf(o.request_ape)).c_str(), Pct(MedianOf(d.request_ape)).c_str(),
-              Pct(MedianOf(o.request_ape)).c_str(), Rho(MeanOf(d.request_spearman)).c_str(),
-              Rho(MeanOf(o.request_spearman)).c_str());
+// Files and their figures merged: a folder, a split, or everything.
+struct Group {
+  explicit Group(std::string group_name = "") : name(std::move(group_name)) {}
+  std::string name;
+  size_t files = 0;
+  Fidelity dependency, offset;
+  NoiseFloor noise;
+  void Add(const FileOutcome& o) {
+    ++files;
+    dependency.Merge(o.dependency);
+    offset.Merge(o.offset);
+    noise.Merge(o.noise);
+  }
+  nlohmann::json ToJson() const {
+    return {{"files", files},
+            {"dependency", dependency.ToJson()},
+            {"offset", offset.ToJson()},
+            {"noise_floor", noise.ToJson()}};
+  }
+};
+
+void PrintHeader() {
+  std::printf("%-38s %-4s %5s %5s | %17s | %17s | %17s | %11s | %7s\n", "", "", "", "",
+              "onLoad MAPE", "last end MAPE", "request end MdAPE", "Spearman req", "noise");
+  std::printf("%-38s %-4s %5s %5s | %8s %8s | %8s %8s | %8s %8s | %5s %5s | %7s\n", "file", "kind",
+              "pages", "reqs", "depend.", "offset", "depend.", "offset", "depend.", "offset",
+              "dep.", "off.", "onLoad");
+}
+
+void PrintRow(const std::string& name, const std::string& kind, size_t pages, const Fidelity& d,
+              const Fidelity& o, const NoiseFloor& n) {
+  std::printf("%-38s %-4s %5zu %5llu | %8s %8s | %8s %8s | %8s %8s | %5s %5s | %7s\n",
+              TruncateText(name, 38).c_str(), kind.c_str(), pages,
+              static_cast<unsigned long long>(d.requests_compared),
+              Pct(MeanOf(d.onload_ape)).c_str(), Pct(MeanOf(o.onload_ape)).c_str(),
+              Pct(MeanOf(d.last_end_ape)).c_str(), Pct(MeanOf(o.last_end_ape)).c_str(),
+              Pct(MedianOf(d.request_ape)).c_str(), Pct(MedianOf(o.request_ape)).c_str(),
+              Rho(MeanOf(d.request_spearman)).c_str(), Rho(MeanOf(o.request_spearman)).c_str(),
+              Pct(MeanOf(n.onload_ape)).c_str());
+}
+
+void PrintGroup(const Group& g) {
+  const Fidelity& d = g.dependency;
+  const Fidelity& o = g.offset;
+  std::printf("%s (%zu files), dependency placement (offset placement):\n", g.name.c_str(),
+              g.files);
+  std::printf("  onLoad:      MAPE %s (%s), median APE %s (%s) over %zu pages with one\n",
+              Pct(MeanOf(d.onload_ape)).c_str(), Pct(MeanOf(o.onload_ape)).c_str(),
+              Pct(MedianOf(d.onload_ape)).c_str(), Pct(MedianOf(o.onload_ape)).c_str(),
+              d.onload_ape.size());
+  std::printf("  last end:    MAPE %s (%s), median APE %s (%s) over %zu pages\n",
+              Pct(MeanOf(d.last_end_ape)).c_str(), Pct(MeanOf(o.last_end_ape)).c_str(),
+              Pct(MedianOf(d.last_end_ape)).c_str(), Pct(MedianOf(o.last_end_ape)).c_str(),
+              d.last_end_ape.size());
+  std::printf(
+      "  across pages: Spearman %s (%s) of the page load (onLoad where recorded, else last end) "
+      "over %zu pages\n",
+      Rho(SpearmanCorrelation(d.recorded_page_load, d.replayed_page_load)).c_str(),
+      Rho(SpearmanCorrelation(o.recorded_page_load, o.replayed_page_load)).c_str(),
+      d.recorded_page_load.size());
+  std::printf(
+      "  request end: median APE %s (%s), MAPE %s (%s); Spearman within a page, mean over %zu "
+      "pages %s (%s)\n",
+      Pct(MedianOf(d.request_ape)).c_str(), Pct(MedianOf(o.request_ape)).c_str(),
+      Pct(MeanOf(d.request_ape)).c_str(), Pct(MeanOf(o.request_ape)).c_str(),
+      d.request_spearman.size(), Rho(MeanOf(d.request_spearman)).c_str(),
+      Rho(MeanOf(o.request_spearman)).c_str());
+  if (!g.noise.last_end_ape.empty()) {
+    std::printf(
+        "  noise floor: %zu runs of pages recorded several times, each against the median of "
+        "the others: onLoad MAPE %s, last end MAPE %s\n",
+        g.noise.last_end_ape.size(), Pct(MeanOf(g.noise.onload_ape)).c_str(),
+        Pct(MeanOf(g.noise.last_end_ape)).c_str());
+  }
+}
+
+// The causes of the request end-time error, largest first.
+void PrintCauses(const Fidelity& f) {
+  const ErrorCauses& c = f.causes;
+  double total = c.TotalAbsoluteMs();
+  std::printf(
+      "\nrequest end-time error by cause, dependency placement (%llu requests; replayed minus "
+      "recorded):\n",
+      static_cast<unsigned long long>(c.requests));
+  std::printf("  %-36s %12s %7s %16s\n", "cause", "sum |error|", "share", "mean per request");
+  std::vector<size_t> order(c.absolute_ms.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return c.absolute_ms[a] > c.absolute_ms[b]; });
+  for (size_t i : order) {
+    double mean = c.requests ? c.signed_ms[i] / c.requests : 0;
+    std::printf("  %-36s %9s ms %7s %13s ms\n", ErrorCauseName(static_cast<ErrorCause>(i)),
+                FormatCount(static_cast<uint64_t>(std::llround(c.absolute_ms[i]))).c_str(),
+                Pct(total > 0 ? 100 * c.absolute_ms[i] / total : NAN).c_str(),
+                (mean >= 0 ? "+" + FormatFixed(mean, 1) : FormatFixed(mean, 1)).c_str());
+  }
+}
+
+// The recordings in `dir` (.har and .json but not NOTICE files), sorted; every second one is
+// held out of tuning.
+std::vector<std::pair<std::string, bool>> ListRecordings(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
+    std::string ext = item.path().extension().string();
+    if (item.is_regular_file() && (ext == ".har" || ext == ".json"))
+      files.push_back(item.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::pair<std::string, bool>> out;
+  for (size_t i = 0; i < files.size(); ++i) out.push_back({files[i], i % 2 == 1});
+  return out;
 }
 
 int Main(int argc, char** argv) {
-  std::string dir =
-      std::filesystem::path(std::string(NETSTACK_SOURCE_DIR) + "/../shared/traces/har")
-          .lexically_normal()
-          .string();
-  std::string json_path;
+  std::string shared = std::filesystem::path(std::string(NETSTACK_SOURCE_DIR) + "/../shared/traces")
+                           .lexically_normal()
+                           .string();
+  std::vector<std::string> dirs;
+  std::string json_path, split = "all";
   std::vector<std::string> sets;
-  CLI::App app{"replay_fidelity: netstack replay against recorded HAR timings"};
-  app.add_option("--har-dir", dir, "folder of .har files (default ../shared/traces/har)");
+  CLI::App app{"replay_fidelity: netstack replay against recorded timings (HAR, DevTools logs)"};
+  app.add_option("--dir,--har-dir", dirs,
+                 "folder of recordings (repeatable; default ../shared/traces/har and "
+                 "../shared/traces/devtools)");
+  app.add_option("--split", split, "tuning, held-out or all (default): which files to measure")
+      ->check(CLI::IsMember({"tuning", "held-out", "all"}));
   app.add_option("--json", json_path, "also write the figures as JSON to FILE");
   app.add_option("--set", sets, "KEY=VALUE applied after the estimate (repeatable)");
   try {
@@ -204,78 +173,75 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (dirs.empty()) dirs = {shared + "/har", shared + "/devtools"};
 
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
-    if (item.path().extension() == ".har") files.push_back(item.path().string());
-  }
-  if (ec || files.empty()) {
-    std::printf("replay_fidelity: skipped: no .har files in %s%s%s\n", dir.c_str(), ec ? ": " : "",
-                ec ? ec.message().c_str() : "");
-    return 0;
-  }
-  std::sort(files.begin(), files.end());
-
-  std::printf("replay_fidelity: %zu HAR files in %s; network estimated from each HAR\n",
-              files.size(), dir.c_str());
-  std::printf("%-40s %5s %6s | %19s | %19s | %19s | %13s\n", "", "", "", "page load MAPE",
-              "request end MAPE", "request end MdAPE", "Spearman req");
-  std::printf("%-40s %5s %6s | %9s %9s | %9s %9s | %9s %9s | %6s %6s\n", "HAR", "pages", "reqs",
-              "depend.", "offset", "depend.", "offset", "depend.", "offset", "dep.", "off.");
-  Fidelity all_d, all_o;
-  nlohmann::json hars = nlohmann::json::array();
+  std::vector<FileOutcome> outcomes;
+  std::vector<bool> held_out;
   int failures = 0;
-  for (const std::string& path : files) {
-    HarOutcome o = Measure(path, sets);
-    nlohmann::json j = {
-        {"file", o.file}, {"creator", o.creator}, {"pages", o.pages}, {"entries", o.entries}};
-    if (!o.error.empty()) {
-      ++failures;
-      std::printf("%-40s error: %s\n", o.file.c_str(), o.error.c_str());
-      j["error"] = o.error;
-      hars.push_back(j);
+  for (const std::string& dir : dirs) {
+    auto files = ListRecordings(dir);
+    if (files.empty()) {
+      std::printf("replay_fidelity: skipped %s: no recordings there\n", dir.c_str());
       continue;
     }
-    PrintRow(TruncateText(o.file, 40), std::to_string(o.pages),
-             std::to_string(o.dependency.requests_compared), o.dependency, o.offset);
-    all_d.Merge(o.dependency);
-    all_o.Merge(o.offset);
-    j["dependency"] = o.dependency.ToJson();
-    j["offset"] = o.offset.ToJson();
-    hars.push_back(j);
+    for (const auto& [path, out_of_tuning] : files) {
+      if ((split == "tuning" && out_of_tuning) || (split == "held-out" && !out_of_tuning)) continue;
+      outcomes.push_back(Measure(path, sets));
+      held_out.push_back(out_of_tuning);
+    }
   }
-  PrintRow("overall", std::to_string(all_d.load_ape.size()),
-           std::to_string(all_d.requests_compared), all_d, all_o);
-  std::printf("\noverall, dependency placement (offset placement):\n");
+  if (outcomes.empty()) return 0;
+
+  std::printf("replay_fidelity: %zu recordings; network estimated from each; split: %s\n",
+              outcomes.size(), split.c_str());
+  PrintHeader();
+  Group all("overall"), tuning("tuning split"), held("held-out split");
+  std::map<std::string, Group> by_kind;
+  nlohmann::json files = nlohmann::json::array();
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const FileOutcome& o = outcomes[i];
+    nlohmann::json j = o.ToJson();
+    j["held_out"] = held_out[i];
+    files.push_back(j);
+    if (!o.error.empty()) {
+      ++failures;
+      std::printf("%-38s error: %s\n", TruncateText(o.file, 38).c_str(), o.error.c_str());
+      continue;
+    }
+    PrintRow(o.file + (held_out[i] ? " *" : ""), o.kind, o.pages, o.dependency, o.offset, o.noise);
+    all.Add(o);
+    (held_out[i] ? held : tuning).Add(o);
+    Group& k = by_kind[o.kind];
+    k.name = o.kind == "har" ? "HAR files" : "DevTools logs";
+    k.Add(o);
+  }
+  std::printf("(* held out of tuning)\n\n");
+  nlohmann::json groups = nlohmann::json::object();
+  for (const Group* g : {&all, &tuning, &held}) {
+    if (g->files == 0) continue;
+    PrintGroup(*g);
+    groups[g->name] = g->ToJson();
+  }
+  for (const auto& [kind, g] : by_kind) {
+    PrintGroup(g);
+    groups[g.name] = g.ToJson();
+  }
   std::printf(
-      "  page load:   MAPE %s (%s), median APE %s (%s), Spearman across %zu pages %s (%s)\n",
-      Pct(MeanOf(all_d.load_ape)).c_str(), Pct(MeanOf(all_o.load_ape)).c_str(),
-      Pct(MedianOf(all_d.load_ape)).c_str(), Pct(MedianOf(all_o.load_ape)).c_str(),
-      all_d.load_ape.size(),
-      Rho(SpearmanCorrelation(all_d.recorded_load, all_d.simulated_load)).c_str(),
-      Rho(SpearmanCorrelation(all_o.recorded_load, all_o.simulated_load)).c_str());
-  std::printf(
-      "  request end: MAPE %s (%s), median APE %s (%s), Spearman within a page, mean "
-      "over %zu pages %s (%s)\n",
-      Pct(MeanOf(all_d.request_ape)).c_str(), Pct(MeanOf(all_o.request_ape)).c_str(),
-      Pct(MedianOf(all_d.request_ape)).c_str(), Pct(MedianOf(all_o.request_ape)).c_str(),
-      all_d.request_spearman.size(), Rho(MeanOf(all_d.request_spearman)).c_str(),
-      Rho(MeanOf(all_o.request_spearman)).c_str());
-  std::printf(
-      "  Lantern (Lighthouse, published): Spearman %.2f-%.2f, MAPE %.0f-%.0f %% against "
-      "real loads (its metrics: FCP, FMP, TTI, ...)\n",
+      "Lantern (Lighthouse, published): Spearman %.2f-%.2f, MAPE %.0f-%.0f %% against real "
+      "loads (its metrics: FCP, FMP, TTI, ...)\n",
       kLanternSpearmanLow, kLanternSpearmanHigh, kLanternMapeLow, kLanternMapeHigh);
   std::printf(
-      "  request-level error excludes %llu entries the browser served from its cache "
-      "when recording, and %llu that failed in the replay\n",
-      static_cast<unsigned long long>(all_d.excluded_cache),
-      static_cast<unsigned long long>(all_d.excluded_failed));
+      "request-level error excludes %llu entries the browser served from its cache when "
+      "recording, and %llu that failed in the replay\n",
+      static_cast<unsigned long long>(all.dependency.excluded_cache),
+      static_cast<unsigned long long>(all.dependency.excluded_failed));
+  PrintCauses(all.dependency);
 
   if (!json_path.empty()) {
-    nlohmann::json out = {{"har_dir", dir},
-                          {"hars", hars},
-                          {"overall", {{"dependency", all_d.ToJson()}, {"offset", all_o.ToJson()}}},
+    nlohmann::json out = {{"dirs", dirs},
+                          {"split", split},
+                          {"files", files},
+                          {"groups", groups},
                           {"lantern_published",
                            {{"spearman", {kLanternSpearmanLow, kLanternSpearmanHigh}},
                             {"mape_percent", {kLanternMapeLow, kLanternMapeHigh}}}}};
