@@ -93,6 +93,12 @@ TEST_CASE("A recorded failure replays at its recorded time, with its error, with
     CHECK(r.end_ms() == 470 + 10 + 30);
     CHECK(recorder.pages[0].load_ms == 510);
   }
+  SECTION("a negative or unbounded recorded duration is clamped, not trusted") {
+    page->entries[1].recorded_total_ms = -5;
+    Recorder recorder;
+    REQUIRE(Replay(Config({"placement=offset"}), {Navigate(page)}, &recorder));
+    CHECK(recorder.Get(0, 1).end_ms() == 100);
+  }
   SECTION("a recording that names no known error: ERR_FAILED") {
     page->entries[1].recorded_error_code = 0;
     Recorder recorder;
