@@ -278,6 +278,42 @@ TEST_CASE("Cold runs: the HTTP cache starts empty, and the NetLog stays one vali
   CHECK(warm.Get(1, 0).cache == CacheDisposition::kHit);
 }
 
+// Counts the stacks a Monitor (--internals) sees come and go.
+class StackCounter : public ReplayEngine::Monitor {
+ public:
+  void OnStackCreated(UrlRequestContext* context, Predictor*, NetLog*, const Clock&) override {
+    CHECK(context);
+    CHECK(live == 0);
+    ++created;
+    ++live;
+  }
+  void BeforeEvent(const SessionEvent&, uint64_t, const ReplayTotals&) override {}
+  void OnRunEnd(const ReplayTotals&) override { CHECK(live == 1); }
+  void OnStackDestroyed() override {
+    CHECK(live == 1);
+    --live;
+  }
+  int created = 0, live = 0;
+};
+
+TEST_CASE("Cold runs: --internals sees the old stack go before the fresh one comes",
+          "[replay][cold-runs]") {
+  auto first = Page("run1", {MakeEntry("https://example.com/", 1000, 0, "document")});
+  auto second = Page("run2", {MakeEntry("https://example.com/", 1000, 0, "document")});
+  second->new_run = true;
+  StackCounter counter;
+  {
+    ReplayEngine engine(Config({}));
+    engine.SetMonitor(&counter);
+    test::VectorSource source({Navigate(first), test::Wait(), Navigate(second)});
+    std::string error;
+    REQUIRE(engine.Run(&source, &error));
+    CHECK(counter.created == 2);
+    CHECK(counter.live == 1);
+  }
+  CHECK(counter.live == 0);
+}
+
 TEST_CASE("onLoad: the page, its JSON and the summary use it as the page load",
           "[replay][onload]") {
   // Recorded: the document ends at 100 (MakeEntry's duration), a late image starts at 500.
