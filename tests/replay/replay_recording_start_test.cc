@@ -167,6 +167,28 @@ TEST_CASE("Warm start: a connection the recording shows open is open when the pa
   CHECK(on.pages[0].connect_wait_ms == 0);
 }
 
+TEST_CASE("Warm start: the predictor does not count warm connections as its preconnects",
+          "[replay][warm-start][predictor]") {
+  auto page = Page("p", {MakeEntry("https://example.com/", 1000, 0, "document"),
+                         MakeEntry("https://cdn.example/a.js", 1000, 10)});
+  page->entries[1].recorded_warm_connection = true;
+  Recorder on, off;
+  ReplayTotals with, without;
+  REQUIRE(Replay(Config({"predictor=chrome"}), {Navigate(page)}, &on, nullptr, &with));
+  REQUIRE(Replay(Config({"predictor=chrome", "warm_start=off"}), {Navigate(page)}, &off, nullptr,
+                 &without));
+  CHECK(on.pages[0].warm_connections == 1);
+  CHECK(on.Get(0, 1).connection.socket_source == SocketSource::kUnusedIdle);
+  // The predictor's own actions (it preconnects the navigated origin) are the same either way,
+  // and the warm connection is neither a ready nor a late preconnect.
+  CHECK(on.pages[0].preconnected == off.pages[0].preconnected);
+  CHECK(on.pages[0].preconnect_late == off.pages[0].preconnect_late);
+  CHECK(with.predictor.connections_ready == without.predictor.connections_ready);
+  CHECK(with.predictor.connections_late == without.predictor.connections_late);
+  CHECK(with.predictor.of(SpeculativeAction::kPreconnect).taken ==
+        without.predictor.of(SpeculativeAction::kPreconnect).taken);
+}
+
 TEST_CASE("Warm start: one connection per recorded connection id, within the group's limit",
           "[replay][warm-start]") {
   std::vector<TraceEntry> entries;
