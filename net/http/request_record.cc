@@ -14,7 +14,9 @@ double RequestRecord::end_ms() const {
 }
 
 const char* RequestRecord::cache_name() const {
-  return recorded_hit ? "recorded-hit" : CacheDispositionName(cache);
+  if (recorded_hit) return "recorded-hit";
+  if (recorded_failure) return "recorded-failure";
+  return CacheDispositionName(cache);
 }
 
 void FillRequestRecord(const UrlRequest& r, bool with_headers, RequestRecord* record) {
@@ -38,6 +40,7 @@ void FillRequestRecord(const UrlRequest& r, bool with_headers, RequestRecord* re
   rec.transfer_bytes = r.encoded_body_bytes();
   rec.cache = r.cache_disposition();
   rec.recorded_hit = false;
+  rec.recorded_failure = false;
   rec.start = r.start_time();
   rec.end = r.end_time();
   rec.phases = r.load_timing_phases();
@@ -56,6 +59,7 @@ void ClearRequestRecord(RequestRecord* record) {
   rec.body_bytes = rec.transfer_bytes = 0;
   rec.cache = CacheDisposition::kBypass;
   rec.recorded_hit = false;
+  rec.recorded_failure = false;
   rec.start = rec.end = TimeTicks{};
   rec.phases = LoadTimingPhases();
   rec.connection.socket_id = 0;

@@ -69,6 +69,10 @@ struct RequestRecord {
   // Replay: served by the browser's own cache in the recording (not by the stack); `cache` is
   // then kBypass and the JSON says "recorded-hit".
   bool recorded_hit = false;
+  // Replay: the recording shows this request failed (TraceEntry::recorded_error); it was
+  // replayed as that failure at its recorded time, without the network. `error` is the
+  // recorded net error, `cache` kBypass, and the JSON's cache says "recorded-failure".
+  bool recorded_failure = false;
   TimeTicks start{}, end{};  // the request's start (its first hop) and its end
   LoadTimingPhases phases;   // the last hop's timing, counted from `start`
   // The last hop's connection: socket id and SocketSource, peer address, TLS, DNS cache flags.
@@ -86,7 +90,7 @@ struct RequestRecord {
   // Start and end in ms after placement->page_start (0 without a placement).
   double start_ms() const;
   double end_ms() const;
-  // "recorded-hit" or CacheDispositionName(cache).
+  // "recorded-hit", "recorded-failure" or CacheDispositionName(cache).
   const char* cache_name() const;
 };
 

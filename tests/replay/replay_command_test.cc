@@ -299,3 +299,61 @@ TEST_CASE("The netstack binary: exit 0 on a good session, 2 on bad usage", "[rep
 
 }  // namespace
 }  // namespace netstack
+
+namespace netstack {
+namespace {
+
+// A HAR page with onLoad at 150 ms: the document (ends at 100) is its load set, a late image
+// (500..600) is not.
+const char kOnLoadHar[] = R"({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
+  "pages": [{"id": "p1", "title": "https://www.example.com/",
+             "startedDateTime": "2024-01-01T00:00:00.000Z",
+             "pageTimings": {"onContentLoad": 120, "onLoad": 150}}],
+  "entries": [
+   {"pageref": "p1", "startedDateTime": "2024-01-01T00:00:00.000Z", "time": 100,
+    "request": {"method": "GET", "url": "https://www.example.com/", "headers": []},
+    "response": {"status": 200, "statusText": "OK", "headers": [], "bodySize": 2000,
+                 "content": {"size": 2000}},
+    "timings": {"blocked": 0, "dns": 10, "connect": 20, "ssl": 10, "send": 0, "wait": 50,
+                "receive": 20}, "_resourceType": "document"},
+   {"pageref": "p1", "startedDateTime": "2024-01-01T00:00:00.500Z", "time": 100,
+    "request": {"method": "GET", "url": "https://www.example.com/late.png", "headers": []},
+    "response": {"status": 200, "statusText": "OK", "headers": [], "bodySize": 2000,
+                 "content": {"size": 2000}},
+    "timings": {"blocked": 0, "dns": 0, "connect": 0, "send": 0, "wait": 80, "receive": 20},
+    "_resourceType": "image"}]}})";
+
+TEST_CASE("replay: onLoad is the page load in the summary, --json and --compare, which say so",
+          "[replay][command][onload]") {
+  std::string har = Write("onload.har", kOnLoadHar);
+  std::string json = Temp("onload.jsonl");
+  CommandRun run = Run({har, "--json", json});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("(onLoad; 1 of 1 pages)") != std::string::npos);
+  std::vector<nlohmann::json> lines = JsonLines(json);
+  const nlohmann::json* page = nullptr;
+  for (const nlohmann::json& j : lines)
+    if (j["kind"] == "page") page = &j;
+  REQUIRE(page);
+  CHECK((*page)["recorded_onload_ms"] == 150.0);
+  CHECK((*page)["page_load_metric"] == "onload");
+  CHECK((*page)["page_load_ms"] == (*page)["onload_ms"]);
+  // The late image ends after onLoad: the replayed onLoad is before the last end.
+  CHECK((*page)["onload_ms"].get<double>() < (*page)["load_ms"].get<double>());
+  CHECK(lines.back()["page_load"]["metric"] == "onload");
+  CHECK(lines.back()["config"]["warm_start"] == "on");
+
+  CommandRun compare = Run({har, "--compare", "rtt_ms=20", "rtt_ms=200", "--json", json});
+  INFO(compare.err);
+  REQUIRE(compare.code == 0);
+  CHECK(compare.out.find("(page load: onLoad; 1 of 1 pages)") != std::string::npos);
+  lines = JsonLines(json);
+  CHECK(lines.back()["compare"]["metric"] == "onload");
+  CHECK(lines.back()["compare"]["median_diff_ms"].get<double>() > 0);
+  std::remove(har.c_str());
+  std::remove(json.c_str());
+}
+
+}  // namespace
+}  // namespace netstack

@@ -92,3 +92,45 @@ TEST_CASE("PageLoadCollector keeps loads by page index, bounded", "[replay][comp
 
 }  // namespace
 }  // namespace netstack
+
+namespace netstack {
+namespace {
+
+TEST_CASE("A comparison pairs onLoads where both sides have one, else last ends, and says which",
+          "[replay][compare][onload]") {
+  PageLoadCollector a, b;
+  auto add = [](PageLoadCollector* c, uint64_t index, double load, double onload) {
+    PageResult p;
+    p.page_index = index;
+    p.load_ms = load;
+    p.onload_ms = onload;
+    p.recorded_onload_ms = onload < 0 ? -1 : 100;
+    c->OnPage(p);
+  };
+  add(&a, 0, 900, 300);
+  add(&b, 0, 800, 250);
+  add(&a, 1, 500, -1);  // no onLoad: last ends on both sides
+  add(&b, 1, 450, -1);
+  std::vector<double> pa, pb;
+  size_t onload = PairPageLoads(a, b, &pa, &pb);
+  CHECK(onload == 1);
+  CHECK(pa == std::vector<double>{300, 500});
+  CHECK(pb == std::vector<double>{250, 450});
+  CompareSummary s = ComparePageLoads(pa, pb);
+  s.onload_pages = onload;
+  CHECK(std::string(s.metric()) == "mixed");
+  CHECK(s.ToJson()["metric"] == "mixed");
+  CHECK(s.ToJson()["onload_pages"] == 1);
+  CHECK(s.median_diff == -50);
+  std::string text = FormatComparison(pa, pb, a.labels(), s, "A", "B");
+  CHECK(text.find("(page load: onLoad; 1 of 2 pages, last request's end for the others)") !=
+        std::string::npos);
+
+  // Without any onLoad: the text is as it was.
+  CompareSummary plain = ComparePageLoads({1, 2}, {2, 3});
+  CHECK(std::string(plain.metric()) == "last_end");
+  CHECK(FormatComparison({1, 2}, {2, 3}, {}, plain, "A", "B").find("onLoad") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace netstack

@@ -259,3 +259,47 @@ TEST_CASE("ReplayConfig::ToJson and Describe show every setting", "[replay][conf
 
 }  // namespace
 }  // namespace netstack
+
+namespace netstack {
+namespace {
+
+TEST_CASE("ReplayConfig: warm_start and cold_runs are on by default, switched, shown and read back",
+          "[replay][config]") {
+  ReplayConfig c;
+  std::string error;
+  CHECK(c.warm_start);
+  CHECK(c.cold_runs);
+  CHECK(c.ToJson()["warm_start"] == "on");
+  CHECK(c.ToJson()["cold_runs"] == "on");
+  // Defaults are not named in the summary's network line.
+  CHECK(c.Describe().find("warm start") == std::string::npos);
+  REQUIRE(c.Set("warm_start=off", &error));
+  REQUIRE(c.Set("cold_runs=off", &error));
+  CHECK_FALSE(c.warm_start);
+  CHECK_FALSE(c.cold_runs);
+  CHECK(c.Describe().find(", warm start off, cold runs off") != std::string::npos);
+  CHECK_FALSE(c.Set("warm_start=maybe", &error));
+  CHECK(error == "warm_start: 'maybe' is not on or off");
+  CHECK_FALSE(c.Set("cold_runs=2", &error));
+  CHECK(error == "cold_runs: '2' is not on or off");
+  CHECK_FALSE(c.warm_start);
+
+  // ToJson's form reads back through --config (a file) and an inline list.
+  std::string path = "/tmp/replay_config_test_warm_" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream out(path);
+    out << c.ToJson().dump();
+  }
+  ReplayConfig back;
+  REQUIRE(back.Apply(path, &error));
+  std::remove(path.c_str());
+  CHECK_FALSE(back.warm_start);
+  CHECK_FALSE(back.cold_runs);
+  ReplayConfig inline_list;
+  REQUIRE(inline_list.Apply("warm_start=off,cold_runs=on", &error));
+  CHECK_FALSE(inline_list.warm_start);
+  CHECK(inline_list.cold_runs);
+}
+
+}  // namespace
+}  // namespace netstack

@@ -250,3 +250,41 @@ TEST_CASE("report: Write writes what Render returns, and names the file on failu
   CHECK_FALSE(report.Write("/nonexistent-dir/x.html", ReplayTotals{}, &error));
   CHECK(error == "cannot write /nonexistent-dir/x.html: No such file or directory");
 }
+
+namespace {
+
+TEST_CASE("ReplayReport: pages with an onLoad use it as the page load, and say so",
+          "[report][onload]") {
+  ReplayReport report("onload");
+  for (int e = 0; e < 2; ++e)
+    report.OnRequest(MakeRequest(0, e, "https://a.test/" + std::to_string(e)));
+  PageResult p = MakePage(0, 2);
+  p.load_ms = 900;
+  p.onload_ms = 400;
+  p.recorded_onload_ms = 380;
+  report.OnPage(p);
+  report.OnPage(MakePage(1, 0));  // no onLoad: its last request's end
+  ReplayTotals totals;
+  totals.pages = 2;
+  totals.warm_connections = 3;
+  totals.recorded_failures = 1;
+  totals.skipped = 2;
+  totals.skipped_unfinished = 2;
+  std::string html = report.Render(totals);
+  CHECK(html.find("onLoad; 1 of 2 pages, last request") != std::string::npos);
+  // The page's note and its waterfall's dashed onLoad line.
+  CHECK(html.find("onLoad 400") != std::string::npos);
+  CHECK(html.find("stroke-dasharray=\"4 3\"><title>onLoad") != std::string::npos);
+  CHECK(html.find("connections warm at start") != std::string::npos);
+  CHECK(html.find("unfinished") != std::string::npos);
+
+  // The comparison pairs onLoads when both sides have one.
+  PageResult b = p;
+  b.onload_ms = 300;
+  report.AddComparedPage(p, b);
+  html = report.Render(totals);
+  CHECK(html.find("Page load: onLoad; 1 of 1 pages, the same figure on both sides.") !=
+        std::string::npos);
+}
+
+}  // namespace

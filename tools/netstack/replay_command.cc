@@ -275,7 +275,11 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
                     " pages: replay fewer traces",
                 1);
   }
-  CompareSummary s = ComparePageLoads(loads_a.loads(), loads_b.loads());
+  // Onloads where the trace has them, the same figure on both sides.
+  std::vector<double> paired_a, paired_b;
+  size_t onload_pairs = PairPageLoads(loads_a, loads_b, &paired_a, &paired_b);
+  CompareSummary s = ComparePageLoads(paired_a, paired_b);
+  s.onload_pages = onload_pairs;
   if (!o.json_path.empty()) {
     auto run_json = [](const std::string& spec, Pass& pass, ReplaySummary& summary) {
       return nlohmann::json{{"spec", spec},
@@ -297,9 +301,8 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
     if (!report->Write(o.report_path, b.totals, &error)) code = fail(error, 1);
   }
   if (!o.quiet) {
-    std::string text =
-        FormatComparison(loads_a.loads(), loads_b.loads(), loads_a.labels(), s, o.compare[0],
-                         o.compare[1], static_cast<size_t>(o.summary_pages));
+    std::string text = FormatComparison(paired_a, paired_b, loads_a.labels(), s, o.compare[0],
+                                        o.compare[1], static_cast<size_t>(o.summary_pages));
     text += FormatPredictorComparison(a.totals, b.totals, s);
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -196,6 +196,11 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
     predictor = changed;
   } else if (key == "server_ms_from_trace") {
     return ParseOnOff(key, value, &server_ms_from_trace, error);
+  } else if (key == "warm_start") {
+    // Starting as the recording started (replay_config.h).
+    return ParseOnOff(key, value, &warm_start, error);
+  } else if (key == "cold_runs") {
+    return ParseOnOff(key, value, &cold_runs, error);
   } else {
     // Network keys, with or without a host prefix ("cdn.example:rtt_ms").
     size_t colon = key.rfind(':');
@@ -377,6 +382,8 @@ nlohmann::json ReplayConfig::ToJson() const {
   j["predictor"] = predictor.policy;
   j["predictor_config"] = predictor.ToJson();
   j["server_ms_from_trace"] = server_ms_from_trace ? "on" : "off";
+  j["warm_start"] = warm_start ? "on" : "off";
+  j["cold_runs"] = cold_runs ? "on" : "off";
   return j;
 }
 
@@ -404,6 +411,9 @@ std::string ReplayConfig::Describe() const {
                   std::to_string(max_sockets_per_group) + "/group, cache " +
                   (cache ? "on" : "off") + ", " + PlacementName(placement);
   if (network.radio.enabled) s += ", radio";
+  // Named only when switched from their defaults.
+  if (!warm_start) s += ", warm start off";
+  if (!cold_runs) s += ", cold runs off";
   if (network.http2_mode != Http2Mode::kAuto)
     s += std::string(", http2 ") + Http2ModeName(network.http2_mode);
   if (!network.hosts.empty())

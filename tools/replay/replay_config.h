@@ -8,6 +8,10 @@
 //   seed (0), predictor (off | chrome | learned: PredictorConfig::policy), predictor_KEY (any
 //   key of PredictorConfig::Set: predictor_max_in_flight=4, ...), server_ms_from_trace (on |
 //   off: use per-entry server times recorded in the trace when present)
+// Starting as the recording started (docs/replay.md, "Warm start and cold runs"):
+//   warm_start (on | off: open the connections the recording shows already open before each
+//   page starts), cold_runs (on | off: a recorded new run after a trace's first page gets a
+//   fresh stack)
 // plus `preset=NAME` (the network of a preset, NetworkParams::Preset).
 #ifndef TOOLS_REPLAY_REPLAY_CONFIG_H_
 #define TOOLS_REPLAY_REPLAY_CONFIG_H_
@@ -40,6 +44,12 @@ struct ReplayConfig {
   // The predictor's policy and knobs ("predictor" sets predictor.policy).
   PredictorConfig predictor;
   bool server_ms_from_trace = true;
+  // Starting as the recording started. warm_start: before a page starts, open the connections
+  // its entries' TraceEntry::recorded_warm_connection marks (their time is not the page's).
+  // cold_runs: a page with TracePage::new_run that is not its trace's first gets a fresh stack
+  // (cache, pools, host cache, TLS sessions, predictor).
+  bool warm_start = true;
+  bool cold_runs = true;
 
   // Applies "KEY=VALUE" (one --set); a network key goes to `network`. False with a one-line
   // `error` naming the key or value ("unknown key 'rt_ms'", "rtt_ms: -1 is out of range
@@ -69,7 +79,8 @@ struct ReplayConfig {
   nlohmann::json ToJson() const;
   // One line for the terminal summary: "rtt 40 ms, dns 40 ms, tls 1.3, server 30 ms, down
   // 10 Mbit/s, up 10 Mbit/s, cwnd 10, 6/group, cache on, dependency (+3 host overrides)", with
-  // ", radio" and ", http2 on|off" (not auto) before the overrides when set.
+  // ", radio", ", warm start off", ", cold runs off" and ", http2 on|off" (not auto) before the
+  // overrides when set.
   std::string Describe() const;
 
  private:

@@ -17,6 +17,7 @@
 #include "tools/replay/replay_predictor.h"
 #include "tools/replay/replay_prepared_page.h"
 #include "tools/replay/replay_responder.h"
+#include "tools/replay/replay_warm_start.h"
 
 namespace netstack {
 namespace {
@@ -71,7 +72,18 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   // At the first navigation: the wall clock starts at its page's recorded start (the stack may
   // have been built earlier for the predictor, with the default origin).
   void SetClockOrigin(int64_t epoch_ms);
-  void Navigate(const SessionEvent& event);
+  // cold_runs: the stack goes (pages in flight finish first), and the next EnsureStack builds
+  // a fresh one: empty cache, pools, host cache, TLS sessions and predictor. The NetLog and
+  // its file stay (one file across stacks). Adds the network's counters and the predictor's
+  // figures to the totals first.
+  void DestroyStack();
+  // Adds the current stack's network counters and predictor figures to the totals.
+  void CollectStackTotals();
+  // warm_start: opens `page`'s warm connections and runs virtual time until they are open.
+  // Returns how many it opened.
+  int WarmUp(const PreparedPage& page);
+  void Navigate(const SessionEvent& event, std::shared_ptr<const PreparedPage> prepared,
+                int warm_connections);
   // Runs the scheduler until no page is in flight; aborts the pages if nothing is left to run.
   void RunUntilPagesDone();
   void Reap();
@@ -88,6 +100,11 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
   // The predictor over context_ (declared after it: destroyed first).
   std::unique_ptr<ReplayPredictor> predictor_;
   bool clock_origin_set_ = false;
+  // Pages navigated by this run (the first page of the trace starts on the first stack).
+  uint64_t navigated_ = 0;
+  // Network counters and predictor figures of the stacks cold runs destroyed.
+  uint64_t past_dns_lookups_ = 0, past_tls_handshakes_ = 0, past_tls_resumed_ = 0;
+  PredictorStats past_predictor_;
   // Pages in flight and finished ones not yet destroyed (declared after what they use).
   std::vector<std::unique_ptr<ReplayPageRun>> pages_;
   std::vector<ReplayPageRun*> finished_;
@@ -100,9 +117,12 @@ class ReplayEngine::Impl : public ReplayPageRun::Delegate {
 
 bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
   if (context_) return true;
-  // Always a NetLog: sockets take their ids from it. Without an observer it only counts ids.
-  net_log_ = std::make_unique<NetLog>(scheduler_);
-  if (!netlog_path_.empty()) {
+  if (!net_log_) {
+    // Always a NetLog: sockets take their ids from it. Without an observer it only counts ids.
+    // One for the whole run: a cold run's stack writes into the same file.
+    net_log_ = std::make_unique<NetLog>(scheduler_);
+  }
+  if (!netlog_path_.empty() && !netlog_writer_) {
     // The wall-clock time of TimeTicks zero, so viewers show the recording's dates.
     int64_t offset_ms =
         epoch_ms - static_cast<int64_t>(ToMilliseconds(scheduler_.Now().time_since_epoch()));
@@ -137,12 +157,60 @@ void ReplayEngine::Impl::SetClockOrigin(int64_t epoch_ms) {
   stack_->clock().SetOrigin(TimeFromUnixMicros(epoch_ms * 1000), scheduler_.Now());
 }
 
-void ReplayEngine::Impl::Navigate(const SessionEvent& event) {
-  auto prepared = page_cache_.Get(event.page);
+void ReplayEngine::Impl::CollectStackTotals() {
+  const SimNetwork::Stats& stats = stack_->network()->stats();
+  totals_.dns_lookups = past_dns_lookups_ + stats.dns_lookups;
+  totals_.tls_handshakes = past_tls_handshakes_ + stats.tls_handshakes;
+  totals_.tls_resumed = past_tls_resumed_ + stats.tls_resumed;
+  // Pending speculative actions end as wasted; the outcomes go into the NetLog too.
+  predictor_->Finish(&totals_);
+  AddPredictorStats(&totals_.predictor, past_predictor_);
+}
+
+void ReplayEngine::Impl::DestroyStack() {
+  if (!context_) return;
+  CollectStackTotals();
+  past_dns_lookups_ = totals_.dns_lookups;
+  past_tls_handshakes_ = totals_.tls_handshakes;
+  past_tls_resumed_ = totals_.tls_resumed;
+  past_predictor_ = totals_.predictor;
+  if (monitor_) monitor_->OnStackDestroyed();
+  // Idle sockets end their NetLog lifetimes before the stack goes.
+  context_->socket_pool()->CloseIdleSockets();
+  Reap();
+  predictor_.reset();
+  context_ = nullptr;
+  stack_.reset();
+  clock_origin_set_ = false;
+  ++totals_.cold_runs;
+}
+
+int ReplayEngine::Impl::WarmUp(const PreparedPage& page) {
+  ReplayWarmStart warm(context_,
+                       NetLogWithSource::Make(net_log_.get(), NetLogSourceType::HTTP_STREAM_JOB));
+  warm.Start(page.warm_groups);
+  while (!warm.done()) {
+    TimeTicks next;
+    if (!scheduler_.NextTaskTime(&next)) {
+      warm.Abandon();  // nothing can finish it: the page starts with what is open
+      break;
+    }
+    totals_.scheduler_tasks +=
+        scheduler_.AdvanceBy(std::max(TimeDelta::zero(), next - scheduler_.Now()));
+    Reap();
+  }
+  return warm.opened();
+}
+
+void ReplayEngine::Impl::Navigate(const SessionEvent& event,
+                                  std::shared_ptr<const PreparedPage> prepared,
+                                  int warm_connections) {
+  ++navigated_;
   auto run =
       std::make_unique<ReplayPageRun>(scheduler_, context_, &responder_, this, &scratch_,
                                       std::move(prepared), next_page_index_++, kSessionStart);
   ReplayPageRun* page = run.get();
+  page->set_warm_connections(warm_connections);
   pages_.push_back(std::move(run));
   responder_.AddPage(page);
   ++in_flight_;
@@ -182,6 +250,9 @@ void ReplayEngine::Impl::OnPageDone(ReplayPageRun* run, const PageResult& page) 
   totals_.skipped += static_cast<uint64_t>(page.skipped);
   totals_.skipped_not_http += static_cast<uint64_t>(page.skipped_not_http);
   totals_.skipped_invalid_url += static_cast<uint64_t>(page.skipped_invalid_url);
+  totals_.skipped_unfinished += static_cast<uint64_t>(page.skipped_unfinished);
+  if (page.has_onload()) ++totals_.pages_with_onload;
+  totals_.warm_connections += static_cast<uint64_t>(page.warm_connections);
   if (totals_.first_invalid_url.empty()) totals_.first_invalid_url = page.first_invalid_url;
   totals_.pushed += static_cast<uint64_t>(page.pushed);
   totals_.connect_wait_ms += page.connect_wait_ms;
@@ -250,12 +321,29 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
           break;
         }
         {
+          // A recorded run after the trace's first page: a fresh browser (cold_runs). Pages in
+          // flight finish on the old stack first; the time that takes shifts later events.
+          if (config_.cold_runs && event.page->new_run && navigated_ > 0 && context_) {
+            TimeTicks wait_start = scheduler_.Now();
+            RunUntilPagesDone();
+            shift += scheduler_.Now() - wait_start;
+            DestroyStack();
+          }
           int64_t epoch =
               event.page->started_epoch_ms > 0 ? event.page->started_epoch_ms : kDefaultEpochMs;
           if (!EnsureStack(epoch, error)) return false;
           SetClockOrigin(epoch);
+          auto prepared = page_cache_.Get(event.page);
+          int warm = 0;
+          if (config_.warm_start && !prepared->warm_groups.empty()) {
+            // The connections the recording shows open are opened first; the page starts when
+            // they are (its time is not the page's, and later events shift by it).
+            TimeTicks warm_start = scheduler_.Now();
+            warm = WarmUp(*prepared);
+            shift += scheduler_.Now() - warm_start;
+          }
+          Navigate(event, std::move(prepared), warm);
         }
-        Navigate(event);
         break;
       case SessionEvent::Type::kWait:
         if (in_flight_ > 0) {
@@ -282,13 +370,12 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
   if (!context_ && !EnsureStack(kDefaultEpochMs, error)) return false;
   totals_.virtual_ms = ToMilliseconds(std::max(last_done_, last_event) - kSessionStart);
   const SimNetwork::Stats& stats = stack_->network()->stats();
-  totals_.dns_lookups = stats.dns_lookups;
-  totals_.tls_handshakes = stats.tls_handshakes;
-  totals_.tls_resumed = stats.tls_resumed;
+  totals_.dns_lookups = past_dns_lookups_ + stats.dns_lookups;
+  totals_.tls_handshakes = past_tls_handshakes_ + stats.tls_handshakes;
+  totals_.tls_resumed = past_tls_resumed_ + stats.tls_resumed;
   totals_.unmatched = responder_.unmatched();
   if (monitor_) monitor_->OnRunEnd(totals_);
-  // Pending speculative actions end as wasted; the outcomes go into the NetLog too.
-  predictor_->Finish(&totals_);
+  CollectStackTotals();
   if (netlog_writer_) {
     // Idle sockets end their NetLog lifetimes inside the file.
     context_->socket_pool()->CloseIdleSockets();

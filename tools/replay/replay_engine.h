@@ -13,6 +13,13 @@
 // predictor=off they change nothing. The run ends when every event was
 // processed and every page finished; idle sockets and their timers are not waited for.
 //
+// Starting as the recording started (docs/replay.md, "Warm start and cold runs"): with
+// warm_start, before a page starts the connections its recording shows open are opened
+// (ReplayWarmStart) and virtual time runs until they are; the page starts then and later events
+// shift by that time. With cold_runs, a page marked new_run that is not the run's first gets a
+// fresh stack (pages in flight finish on the old one first): empty cache, pools, host cache, TLS
+// sessions and predictor; the NetLog (and its file) is one for the whole run.
+//
 // The wall clock the HTTP cache sees starts at the first navigated page's recorded start
 // (2024-01-01T00:00:00Z when unknown), so recorded Date/Expires headers keep their meaning.
 //
@@ -49,7 +56,8 @@ class ReplayEngine {
    public:
     virtual ~Monitor() = default;
     // The pass's stack exists (built at its first navigation or predictor event, or at the
-    // end). The pointers stay valid until OnStackDestroyed; `predictor` is null with policy off.
+    // end, and again for each cold run after OnStackDestroyed). The pointers stay valid until
+    // OnStackDestroyed; `predictor` is null with policy off.
     virtual void OnStackCreated(UrlRequestContext* context, Predictor* predictor, NetLog* net_log,
                                 const Clock& clock) = 0;
     // Before the session event `event` (0-based `index` in this run) is processed.
@@ -57,7 +65,8 @@ class ReplayEngine {
                              const ReplayTotals& totals) = 0;
     // Every event processed and every page finished; the stack still exists.
     virtual void OnRunEnd(const ReplayTotals& totals) = 0;
-    // The stack is about to go (the engine's destruction).
+    // The stack is about to go (a cold run's fresh stack replaces it, or the engine's
+    // destruction).
     virtual void OnStackDestroyed() = 0;
   };
   explicit ReplayEngine(const ReplayConfig& config);

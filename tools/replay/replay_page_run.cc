@@ -6,6 +6,7 @@
 #include "net/base/load_timing_phases.h"
 #include "net/base/net_error.h"
 #include "net/http/http_response_headers.h"
+#include "tools/replay/replay_page_metrics.h"
 #include "tools/replay/replay_responder.h"
 
 namespace netstack {
@@ -72,7 +73,15 @@ void ReplayPageRun::Start() {
   result_.skipped = page.skipped_entries;
   result_.skipped_not_http = page.skipped_not_http;
   result_.skipped_invalid_url = page.skipped_invalid_url;
+  result_.skipped_unfinished = page.skipped_unfinished;
+  result_.warm_connections = warm_connections_;
   result_.first_invalid_url = page.first_invalid_url;
+  result_.recorded_onload_ms = page.recorded_onload_ms >= 0 ? page.recorded_onload_ms : -1;
+  result_.recorded_content_load_ms =
+      page.recorded_content_load_ms >= 0 ? page.recorded_content_load_ms : -1;
+  // Without entries, the page events are as recorded (an empty load set).
+  result_.onload_ms = result_.recorded_onload_ms;
+  result_.content_load_ms = result_.recorded_content_load_ms;
   if (entries_.empty()) {
     empty_timer_.Start(TimeDelta::zero(), [this] { delegate_->OnPageDone(this, result_); });
     return;
@@ -119,7 +128,17 @@ void ReplayPageRun::StartEntry(int index) {
         cost = TimeDelta(static_cast<int64_t>(std::llround(ms * 1000)));
       }
       e.timer.Start(cost, [entry = &e] {
-        entry->run->CompleteLocally(entry->index, /*recorded_hit=*/true, OK, "");
+        entry->run->CompleteLocally(entry->index, Local::kRecordedHit, OK, "");
+      });
+      return;
+    }
+    case PreparedEntry::Kind::kRecordedFailure: {
+      delegate_->OnEntryStarting(this, index);
+      // The failure as recorded: it costs its recorded duration and touches no network.
+      const TraceEntry& recorded = page_->page->entries[index];
+      double ms = std::clamp(recorded.recorded_total_ms, 0.0, kMaxTraceMs);
+      e.timer.Start(TimeDelta(static_cast<int64_t>(std::llround(ms * 1000))), [entry = &e] {
+        entry->run->CompleteLocally(entry->index, Local::kRecordedFailure, OK, "");
       });
       return;
     }
@@ -129,7 +148,7 @@ void ReplayPageRun::StartEntry(int index) {
       FinishEntry(index);
       return;
     case PreparedEntry::Kind::kInvalid:
-      CompleteLocally(index, /*recorded_hit=*/false, p.invalid_error, p.invalid_detail);
+      CompleteLocally(index, Local::kError, p.invalid_error, p.invalid_detail);
       return;
   }
 }
@@ -178,8 +197,7 @@ void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   FinishEntry(e->index);
 }
 
-void ReplayPageRun::CompleteLocally(int index, bool recorded_hit, int error,
-                                    const std::string& detail) {
+void ReplayPageRun::CompleteLocally(int index, Local how, int error, const std::string& detail) {
   EntryRun& e = entries_[index];
   e.end = scheduler_.Now();
   RequestRecord& r = *scratch_;
@@ -187,12 +205,17 @@ void ReplayPageRun::CompleteLocally(int index, bool recorded_hit, int error,
   ClearRequestRecord(&r);
   r.start = e.start;
   r.end = e.end;
-  if (error != OK) {
+  const TraceEntry& t = page_->page->entries[index];
+  if (how == Local::kRecordedFailure) {
+    // The readers give a net error (< 0); anything else is named ERR_FAILED.
+    r.recorded_failure = true;
+    r.error = t.recorded_error_code < 0 ? t.recorded_error_code : ERR_FAILED;
+    r.error_message = ErrorMessage(r.error, "recorded failure: " + t.recorded_error);
+  } else if (how == Local::kError) {
     r.error = error;
     r.error_message = ErrorMessage(error, detail);
   } else {
-    const TraceEntry& t = page_->page->entries[index];
-    r.recorded_hit = recorded_hit;
+    r.recorded_hit = true;
     r.status = t.status;
     // The recording knows the body as transferred only; nothing decodes it here.
     r.body_bytes = r.transfer_bytes = std::max<int64_t>(0, t.response_body_bytes);
@@ -224,8 +247,23 @@ void ReplayPageRun::FinishEntry(int index) {
   }
   if (--remaining_ == 0) {
     result_.load_ms = Ms(start_, last_end_);
+    ComputePageEvents();
     delegate_->OnPageDone(this, result_);
   }
+}
+
+void ReplayPageRun::ComputePageEvents() {
+  if (result_.recorded_onload_ms < 0 && result_.recorded_content_load_ms < 0) return;
+  const TracePage& page = *page_->page;
+  std::vector<PageEventEntry> ends(entries_.size());
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    ends[i].recorded_end_ms = page.entries[i].RecordedEndMs();
+    // Skipped entries are not in any load set.
+    if (page_->entries[i].kind != PreparedEntry::Kind::kSkipped)
+      ends[i].replayed_end_ms = Ms(start_, entries_[i].end);
+  }
+  result_.onload_ms = ReplayedPageEventMs(result_.recorded_onload_ms, ends);
+  result_.content_load_ms = ReplayedPageEventMs(result_.recorded_content_load_ms, ends);
 }
 
 void ReplayPageRun::Abort(const std::string& why) {
@@ -236,7 +274,7 @@ void ReplayPageRun::Abort(const std::string& why) {
     responder_->Forget(&e);
     e.request.reset();
     if (e.start == TimeTicks{}) e.start = scheduler_.Now();
-    CompleteLocally(static_cast<int>(i), /*recorded_hit=*/false, ERR_FAILED, why);
+    CompleteLocally(static_cast<int>(i), Local::kError, ERR_FAILED, why);
   }
   // Children of the aborted entries were posted again while aborting: cancel them.
   for (EntryRun& e : entries_) e.timer.Stop();

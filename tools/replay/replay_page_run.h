@@ -84,6 +84,9 @@ class ReplayPageRun {
   // The navigation's URL as the predictor knows the page (set by the engine before Start;
   // empty when the page has none that parses).
   void set_page_url(const Url& url) { page_url_ = url; }
+  // Connections opened for the page before it started (warm_start): PageResult's
+  // warm_connections. Set before Start.
+  void set_warm_connections(int count) { warm_connections_ = count; }
   const Url& page_url() const { return page_url_; }
   uint64_t page_index() const { return page_index_; }
   const PreparedPage& prepared() const { return *page_; }
@@ -94,9 +97,15 @@ class ReplayPageRun {
   void PostStart(int index, TimeDelta delay);
   void StartEntry(int index);
   void OnEntryComplete(EntryRun* entry, int result);
-  // A request that did not use the network: a recorded hit (`error` OK), or an invalid entry
-  // or an aborted one (`error` and what about it).
-  void CompleteLocally(int index, bool recorded_hit, int error, const std::string& detail);
+  // How a request that did not use the network ended.
+  enum class Local {
+    kRecordedHit,      // served by the browser's cache when recorded
+    kRecordedFailure,  // failed when recorded: the trace's recorded error
+    kError,            // invalid or aborted: `error` and what about it (`detail`)
+  };
+  void CompleteLocally(int index, Local how, int error, const std::string& detail);
+  // The page's replayed onLoad and DOMContentLoaded (replay_page_metrics.h), when recorded.
+  void ComputePageEvents();
   // Common end of an entry: figures, the observers, children, the page.
   void FinishEntry(int index);
   // The scratch record's context parts (placement, entry, model's recording) and the trace's
@@ -119,6 +128,7 @@ class ReplayPageRun {
   OneShotTimer empty_timer_;  // a page without entries completes on this
   PageResult result_;
   Url page_url_;
+  int warm_connections_ = 0;
 };
 
 }  // namespace netstack

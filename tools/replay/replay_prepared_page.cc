@@ -108,6 +108,32 @@ const char* DefaultReason(int status) {
   }
 }
 
+// PreparedPage::warm_groups of `page`.
+std::vector<WarmGroup> WarmGroups(const TracePage& page, const std::vector<PreparedEntry>& entries,
+                                  const ReplayConfig& config) {
+  std::vector<WarmGroup> groups;
+  std::vector<std::vector<std::string>> ids;  // distinct connection ids per group
+  int total = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TraceEntry& e = page.entries[i];
+    if (!e.recorded_warm_connection || entries[i].kind != PreparedEntry::Kind::kNetwork) continue;
+    SchemeHostPort origin = entries[i].request().url.scheme_host_port();
+    size_t g = 0;
+    while (g < groups.size() && !(groups[g].origin == origin)) ++g;
+    if (g == groups.size()) {
+      groups.push_back({origin, 0});
+      ids.emplace_back();
+    }
+    std::string id = e.connection_id.empty() ? "#" + std::to_string(i) : e.connection_id;
+    if (groups[g].count >= config.max_sockets_per_group || total >= config.max_sockets) continue;
+    if (std::find(ids[g].begin(), ids[g].end(), id) != ids[g].end()) continue;
+    ids[g].push_back(std::move(id));
+    ++groups[g].count;
+    ++total;
+  }
+  return groups;
+}
+
 }  // namespace
 
 uint64_t MatchHash(std::string_view method, std::string_view scheme, std::string_view host,
@@ -182,6 +208,10 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
       p.invalid_detail = message;
       continue;
     }
+    if (!e.recorded_error.empty()) {
+      p.kind = PreparedEntry::Kind::kRecordedFailure;
+      continue;
+    }
     if (e.recorded_from_cache) {
       p.kind = PreparedEntry::Kind::kRecordedHit;
       continue;
@@ -221,6 +251,7 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
       p.server_time =
           TimeDelta(static_cast<int64_t>(std::llround(std::min(e.server_ms, kMaxTraceMs) * 1000)));
   }
+  out->warm_groups = WarmGroups(*page, out->entries, config);
   // Children lists (counting sort by parent).
   out->child_begin.assign(n + 1, 0);
   for (size_t i = 0; i < n; ++i)

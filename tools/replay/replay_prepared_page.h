@@ -27,11 +27,13 @@ namespace netstack {
 
 struct PreparedEntry {
   enum class Kind {
-    kNetwork,      // issued as a UrlRequest
-    kRecordedHit,  // the browser's cache served it when recorded: a local cost, no network
-    kSkipped,      // no response was recorded (status 0): not replayed, counted
-    kInvalid,      // the URL does not parse, or the page's request bodies pass their bound
-                   // (64 MiB per page): reported as a failed request
+    kNetwork,          // issued as a UrlRequest
+    kRecordedHit,      // the browser's cache served it when recorded: a local cost, no network
+    kRecordedFailure,  // it failed when recorded (TraceEntry::recorded_error): replayed as that
+                       // failure, after its recorded duration, no network
+    kSkipped,          // no response was recorded (status 0): not replayed, counted
+    kInvalid,          // the URL does not parse, or the page's request bodies pass their bound
+                       // (64 MiB per page): reported as a failed request
   };
   Kind kind = Kind::kNetwork;
   // What the UrlRequest is created with (built once: url, method, headers, body of filler
@@ -60,9 +62,21 @@ struct PreparedEntry {
   TimeDelta gap{};     // after the parent's end
 };
 
+// Connections the recording shows open before the page started (warm_start): `count` of them
+// to `origin`.
+struct WarmGroup {
+  SchemeHostPort origin;
+  int count = 0;
+};
+
 struct PreparedPage {
   std::shared_ptr<const TracePage> page;
   std::vector<PreparedEntry> entries;
+  // The page's warm connections by origin, in order of first use: one per distinct recorded
+  // connection id (TraceEntry::connection_id; one per entry without one) of the network
+  // entries marked recorded_warm_connection, at most max_sockets_per_group per origin and
+  // max_sockets in all.
+  std::vector<WarmGroup> warm_groups;
   // Children of each entry (dependency placement), as ranges into `children`.
   std::vector<int> child_begin;  // size entries + 1
   std::vector<int> children;

@@ -13,13 +13,15 @@ nlohmann::json MsOrNull(double ms) {
   return ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(Ms(ms));
 }
 
-// {"no_response", "not_http", "invalid_url", "first_invalid_url" (null when none)}.
+// {"no_response", "not_http", "invalid_url", "unfinished", "first_invalid_url" (null when
+// none)}.
 template <typename Count>
-nlohmann::json SkippedReasons(Count skipped, Count not_http, Count invalid_url,
+nlohmann::json SkippedReasons(Count skipped, Count not_http, Count invalid_url, Count unfinished,
                               const std::string& first_invalid_url) {
-  return {{"no_response", skipped - not_http - invalid_url},
+  return {{"no_response", skipped - not_http - invalid_url - unfinished},
           {"not_http", not_http},
           {"invalid_url", invalid_url},
+          {"unfinished", unfinished},
           {"first_invalid_url", first_invalid_url.empty() ? nlohmann::json(nullptr)
                                                           : nlohmann::json(first_invalid_url)}};
 }
@@ -36,12 +38,20 @@ nlohmann::json PageResult::ToJson() const {
   j["start_ms"] = Ms(start_ms);
   j["load_ms"] = Ms(load_ms);
   j["recorded_load_ms"] = MsOrNull(recorded_load_ms);
+  j["onload_ms"] = MsOrNull(onload_ms);
+  j["recorded_onload_ms"] = MsOrNull(recorded_onload_ms);
+  j["content_load_ms"] = MsOrNull(content_load_ms);
+  j["recorded_content_load_ms"] = MsOrNull(recorded_content_load_ms);
+  j["page_load_ms"] = Ms(page_load_ms());
+  j["page_load_metric"] = page_load_metric();
   j["requests"] = requests;
   j["failed"] = failed;
+  j["recorded_failures"] = recorded_failures;
   j["skipped"] = skipped;
-  j["skipped_reasons"] =
-      SkippedReasons(skipped, skipped_not_http, skipped_invalid_url, first_invalid_url);
+  j["skipped_reasons"] = SkippedReasons(skipped, skipped_not_http, skipped_invalid_url,
+                                        skipped_unfinished, first_invalid_url);
   j["sockets"] = {{"opened", sockets_opened}, {"reused", sockets_reused}};
+  j["warm_connections"] = warm_connections;
   j["cache"] = {
       {"hits", cache_hits}, {"revalidated", revalidated}, {"recorded_hits", recorded_hits}};
   j["timing"] = {{"dns_ms", Ms(dns_ms)},   {"connect_ms", Ms(connect_ms)},
@@ -81,9 +91,14 @@ void ReplayTotals::Add(const ReplayTotals& o) {
   pages += o.pages;
   requests += o.requests;
   failed += o.failed;
+  recorded_failures += o.recorded_failures;
   skipped += o.skipped;
   skipped_not_http += o.skipped_not_http;
   skipped_invalid_url += o.skipped_invalid_url;
+  skipped_unfinished += o.skipped_unfinished;
+  pages_with_onload += o.pages_with_onload;
+  warm_connections += o.warm_connections;
+  cold_runs += o.cold_runs;
   if (first_invalid_url.empty()) first_invalid_url = o.first_invalid_url;
   pushed += o.pushed;
   sockets_opened += o.sockets_opened;
@@ -117,9 +132,13 @@ nlohmann::json ReplayTotals::ToJson() const {
   j["pages"] = pages;
   j["requests"] = requests;
   j["failed"] = failed;
+  j["recorded_failures"] = recorded_failures;
   j["skipped"] = skipped;
-  j["skipped_reasons"] =
-      SkippedReasons(skipped, skipped_not_http, skipped_invalid_url, first_invalid_url);
+  j["skipped_reasons"] = SkippedReasons(skipped, skipped_not_http, skipped_invalid_url,
+                                        skipped_unfinished, first_invalid_url);
+  j["pages_with_onload"] = pages_with_onload;
+  j["warm_connections"] = warm_connections;
+  j["cold_runs"] = cold_runs;
   j["unmatched"] = unmatched;
   j["pushed"] = pushed;
   j["other_events"] = other_events;

@@ -26,14 +26,23 @@ struct PageResult {
   // the replayed onLoad is the last replayed end of that set plus the recorded tail (recorded
   // onLoad minus the set's last recorded end). docs/replay.md, "Page metrics".
   double onload_ms = -1, recorded_onload_ms = -1;
-  int requests = 0, failed = 0;
+  // The same for DOMContentLoaded (TracePage::recorded_content_load_ms), with the same load-set
+  // rule; both -1 when the trace has none.
+  double content_load_ms = -1, recorded_content_load_ms = -1;
+  // Failed requests include recorded_failures: entries the recording shows failed
+  // (TraceEntry::recorded_error), replayed as that failure without the network.
+  int requests = 0, failed = 0, recorded_failures = 0;
   // Entries not replayed: no response recorded (status 0), and those the trace reader skipped
   // (TracePage::skipped_entries), of which these many for a URL that is not http(s) or that no
-  // browser could request; the first of the latter's reason ("a.har: log.entries[3].request.url:
-  // URL longer than 2 MiB").
-  int skipped = 0, skipped_not_http = 0, skipped_invalid_url = 0;
+  // browser could request, and these many that never finished (TracePage::skipped_unfinished);
+  // the first invalid URL's reason ("a.har: log.entries[3].request.url: URL longer than 2 MiB").
+  // The rest (skipped minus the three) had no response recorded.
+  int skipped = 0, skipped_not_http = 0, skipped_invalid_url = 0, skipped_unfinished = 0;
   std::string first_invalid_url;
   int sockets_opened = 0, sockets_reused = 0;
+  // Connections opened before the page started because the recording shows them already open
+  // (TraceEntry::recorded_warm_connection, warm_start=on): the warm-up's time is not the page's.
+  int warm_connections = 0;
   int cache_hits = 0;     // served by the replay's HTTP cache (hit or stale)
   int revalidated = 0;    // served by the cache after a 304
   int recorded_hits = 0;  // served by the browser's cache in the recording (recorded-hit)
@@ -49,14 +58,27 @@ struct PageResult {
   // requests issued at their recorded start.
   int pushed = 0;
 
+  // The page-load figure the summary, report and comparison use: the replayed onLoad when the
+  // trace has one (recorded_onload_ms >= 0), else load_ms; and its name, "onload" or
+  // "last_end". The recorded counterpart: recorded_onload_ms, else recorded_load_ms.
+  bool has_onload() const { return recorded_onload_ms >= 0; }
+  double page_load_ms() const { return has_onload() ? onload_ms : load_ms; }
+  double recorded_page_load_ms() const {
+    return has_onload() ? recorded_onload_ms : recorded_load_ms;
+  }
+  const char* page_load_metric() const { return has_onload() ? "onload" : "last_end"; }
+
   nlohmann::json ToJson() const;  // {"kind": "page", ...}
 };
 
 // Sums over a replay (or several: Add). Deterministic: no wall-clock figure.
 struct ReplayTotals {
-  uint64_t pages = 0, requests = 0, failed = 0;
+  uint64_t pages = 0, requests = 0, failed = 0, recorded_failures = 0;
   // Sums of PageResult's; first_invalid_url is the first page's that has one.
-  uint64_t skipped = 0, skipped_not_http = 0, skipped_invalid_url = 0;
+  uint64_t skipped = 0, skipped_not_http = 0, skipped_invalid_url = 0, skipped_unfinished = 0;
+  // Pages whose page load is their onLoad (PageResult::has_onload); sum of warm_connections;
+  // fresh stacks built for recorded runs after a trace's first (cold_runs=on).
+  uint64_t pages_with_onload = 0, warm_connections = 0, cold_runs = 0;
   std::string first_invalid_url;
   // Sum over pages of PageResult::pushed.
   uint64_t pushed = 0;
@@ -105,6 +127,7 @@ void AddRequestCounts(const RequestRecord& r, Sums* s) {
   if (r.cache == CacheDisposition::kHit || r.cache == CacheDisposition::kStale) ++s->cache_hits;
   if (r.cache == CacheDisposition::kRevalidated) ++s->revalidated;
   if (r.recorded_hit) ++s->recorded_hits;
+  if (r.recorded_failure) ++s->recorded_failures;
   s->bytes += r.transfer_bytes;
   s->dns_ms += p.dns_ms;
   s->connect_ms += p.connect_ms;

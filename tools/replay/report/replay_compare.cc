@@ -60,16 +60,42 @@ void PageLoadCollector::OnPage(const PageResult& page) {
     return;
   }
   size_t i = static_cast<size_t>(page.page_index);
-  if (loads_.size() <= i) loads_.resize(i + 1, 0);
+  if (loads_.size() <= i) {
+    loads_.resize(i + 1, 0);
+    onloads_.resize(i + 1, -1);
+  }
   loads_[i] = page.load_ms;
+  onloads_[i] = page.has_onload() ? page.onload_ms : -1;
   if (i < max_labels_) {
     if (labels_.size() <= i) labels_.resize(i + 1);
     labels_[i] = page.url;
   }
 }
 
+size_t PairPageLoads(const PageLoadCollector& a, const PageLoadCollector& b,
+                     std::vector<double>* loads_a, std::vector<double>* loads_b) {
+  size_t n = std::min(a.loads().size(), b.loads().size());
+  loads_a->assign(a.loads().begin(), a.loads().begin() + n);
+  loads_b->assign(b.loads().begin(), b.loads().begin() + n);
+  size_t onload = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (a.onloads()[i] < 0 || b.onloads()[i] < 0) continue;
+    (*loads_a)[i] = a.onloads()[i];
+    (*loads_b)[i] = b.onloads()[i];
+    ++onload;
+  }
+  return onload;
+}
+
+const char* CompareSummary::metric() const {
+  if (onload_pages == 0) return "last_end";
+  return onload_pages >= pages ? "onload" : "mixed";
+}
+
 nlohmann::json CompareSummary::ToJson() const {
   return {{"pages", pages},
+          {"metric", metric()},
+          {"onload_pages", onload_pages},
           {"median_a_ms", Round3(median_a)},
           {"median_b_ms", Round3(median_b)},
           {"median_diff_ms", Round3(median_diff)},
@@ -130,7 +156,13 @@ std::string FormatComparison(const std::vector<double>& a, const std::vector<dou
   }
   if (s.pages > shown) out += "... " + FormatThousands(s.pages - shown) + " more pages\n";
   out += "\n" + FormatThousands(s.pages) + " pages paired: median A " + FormatDuration(s.median_a) +
-         ", B " + FormatDuration(s.median_b) + "\n";
+         ", B " + FormatDuration(s.median_b);
+  if (s.onload_pages > 0) {
+    out += " (page load: onLoad; " + FormatThousands(s.onload_pages) + " of " +
+           FormatThousands(s.pages) + " pages" +
+           (s.onload_pages < s.pages ? ", last request's end for the others)" : ")");
+  }
+  out += "\n";
   out += "  B - A       median " + Signed(s.median_diff) + ", mean " + Signed(s.mean_diff) + "\n";
   out += "  pages       " + FormatThousands(s.faster) + " faster with B, " +
          FormatThousands(s.slower) + " slower, " + FormatThousands(s.same) + " the same\n";

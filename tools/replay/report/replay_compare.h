@@ -26,27 +26,40 @@ struct WilcoxonResult {
 // Differences with |d| <= `zero` count as zero.
 WilcoxonResult WilcoxonSignedRank(const std::vector<double>& differences, double zero = 1e-9);
 
-// Keeps each page's load time (and the first pages' URLs for the per-page lines). Bounded: at
-// most `max_pages` pages; past it, overflowed() is true and the comparison is refused.
+// Keeps each page's load times: its last request's end, and its onLoad (-1 when the trace has
+// none); and the first pages' URLs for the per-page lines. Bounded: at most `max_pages` pages;
+// past it, overflowed() is true and the comparison is refused.
 class PageLoadCollector : public ReplayObserver {
  public:
   explicit PageLoadCollector(size_t max_pages = 1'000'000, size_t max_labels = 20)
       : max_pages_(max_pages), max_labels_(max_labels) {}
   void OnPage(const PageResult& page) override;
 
+  // Last request's ends, by page index.
   const std::vector<double>& loads() const { return loads_; }
+  // Replayed onLoads, by page index; -1 for a page without one.
+  const std::vector<double>& onloads() const { return onloads_; }
   const std::vector<std::string>& labels() const { return labels_; }
   bool overflowed() const { return overflowed_; }
 
  private:
   const size_t max_pages_, max_labels_;
   std::vector<double> loads_;  // by page index (pages arrive in completion order)
+  std::vector<double> onloads_;
   std::vector<std::string> labels_;
   bool overflowed_ = false;
 };
 
+// The page loads a comparison pairs: page i's onLoad on both sides when both sides have one,
+// else its last request's end on both sides (a pair never mixes the two). Returns how many
+// pairs are onLoads.
+size_t PairPageLoads(const PageLoadCollector& a, const PageLoadCollector& b,
+                     std::vector<double>* loads_a, std::vector<double>* loads_b);
+
 struct CompareSummary {
   size_t pages = 0;
+  // Pairs compared on onLoad (PairPageLoads); the others on the last request's end.
+  size_t onload_pages = 0;
   double median_a = 0, median_b = 0;
   double median_diff = 0, mean_diff = 0;    // of B - A
   double total_diff = 0;                    // sum of B - A over the pairs
@@ -54,15 +67,19 @@ struct CompareSummary {
   WilcoxonResult wilcoxon;
 
   // Also "saved_ms": {"total", "per_navigation"}: A - B summed and averaged (the critical-path
-  // time B saves, negative when B is slower).
+  // time B saves, negative when B is slower), "metric" ("onload", "last_end" or "mixed") and
+  // "onload_pages".
   nlohmann::json ToJson() const;
+  // "onload" (every pair), "last_end" (none) or "mixed".
+  const char* metric() const;
 };
 
 // Pairs `a` and `b` (same length; page i with page i).
 CompareSummary ComparePageLoads(const std::vector<double>& a, const std::vector<double>& b);
 
 // The terminal text: per page A, B, B - A (up to `max_lines` pages, then "... N more"), then
-// the paired summary. `labels` name the first pages.
+// the paired summary, which names the figure ("page load: onLoad; 12 of 12 pages" when some
+// pairs are onLoads). `labels` name the first pages.
 std::string FormatComparison(const std::vector<double>& a, const std::vector<double>& b,
                              const std::vector<std::string>& labels, const CompareSummary& s,
                              const std::string& name_a, const std::string& name_b,

@@ -166,15 +166,26 @@ std::string FormatPredictorBlock(const ReplayTotals& t) {
 
 void ReplaySummary::OnPage(const PageResult& page) {
   ++pages_;
-  loads_.Add(page.load_ms);
+  loads_.Add(page.page_load_ms());
+  if (page.has_onload()) {
+    ++onload_pages_;
+    last_ends_.Add(page.load_ms);
+  }
   if (lines_.size() < max_page_lines_)
-    lines_.push_back({page.page_index, page.url, page.load_ms, page.requests, page.failed});
+    lines_.push_back({page.page_index, page.url, page.page_load_ms(), page.requests, page.failed});
+}
+
+std::string ReplaySummary::PageLoadMetric() const {
+  if (onload_pages_ == 0) return "last_end";
+  return onload_pages_ == pages_ ? "onload" : "mixed";
 }
 
 nlohmann::json ReplaySummary::PageLoadJson() {
   return {{"median_ms", RoundMsForJson(loads_.Quantile(0.5))},
           {"p90_ms", RoundMsForJson(loads_.Quantile(0.9))},
-          {"mean_ms", RoundMsForJson(loads_.mean())}};
+          {"mean_ms", RoundMsForJson(loads_.mean())},
+          {"metric", PageLoadMetric()},
+          {"onload_pages", onload_pages_}};
 }
 
 std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& config, double wall_s,
@@ -195,14 +206,17 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
   }
   out += "\n" + FormatThousands(t.pages) + " pages, " + FormatThousands(t.requests) + " requests";
   out += ", " + FormatThousands(t.failed) + " failed";
+  if (t.recorded_failures) out += " (" + FormatThousands(t.recorded_failures) + " as recorded)";
   if (t.skipped) {
     // By reason: "3 skipped (1 no response recorded, 2 invalid URL)".
     uint64_t no_response = t.skipped - t.skipped_not_http - t.skipped_invalid_url;
+    no_response -= t.skipped_unfinished;
     std::string reasons;
     for (const auto& [count, reason] :
          {std::pair<uint64_t, const char*>{no_response, "no response recorded"},
           {t.skipped_not_http, "not http(s)"},
-          {t.skipped_invalid_url, "invalid URL"}}) {
+          {t.skipped_invalid_url, "invalid URL"},
+          {t.skipped_unfinished, "unfinished"}}) {
       if (count == 0) continue;
       if (!reasons.empty()) reasons += ", ";
       reasons += FormatThousands(count) + " " + reason;
@@ -215,7 +229,15 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
   if (!t.first_invalid_url.empty())
     out += "  skipped     first invalid URL: " + TerminalUrl(t.first_invalid_url, 200) + "\n";
   out += "  page load   median " + FormatDuration(loads_.Quantile(0.5)) + ", p90 " +
-         FormatDuration(loads_.Quantile(0.9)) + "\n";
+         FormatDuration(loads_.Quantile(0.9));
+  if (onload_pages_ > 0) {
+    // Which figure: "(onLoad; 12 of 12 pages)", the others' last request's end.
+    out += " (onLoad; " + FormatThousands(onload_pages_) + " of " + FormatThousands(pages_) +
+           " pages" + (onload_pages_ < pages_ ? ", last request's end for the others)" : ")");
+    out += "\n  last end    median " + FormatDuration(last_ends_.Quantile(0.5)) + ", p90 " +
+           FormatDuration(last_ends_.Quantile(0.9)) + " (last request's end, pages with onLoad)";
+  }
+  out += "\n";
   const double phases =
       t.dns_ms + t.connect_ms + t.tls_ms + t.queued_ms + t.send_ms + t.ttfb_ms + t.receive_ms;
   auto phase = [&](const char* name, double ms) {
@@ -226,7 +248,11 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
          phase("waiting", t.ttfb_ms) + ", " + phase("receiving", t.receive_ms) +
          " (summed over requests)\n";
   out += "  sockets     " + FormatThousands(t.sockets_opened) + " opened, " +
-         FormatThousands(t.sockets_reused) + " reused\n";
+         FormatThousands(t.sockets_reused) + " reused";
+  if (t.warm_connections)
+    out += "; " + FormatThousands(t.warm_connections) + " connections warm at start";
+  if (t.cold_runs) out += "; " + FormatThousands(t.cold_runs) + " cold runs (fresh stacks)";
+  out += "\n";
   out += "  cache       " + FormatThousands(t.cache_hits) + " hits, " +
          FormatThousands(t.revalidated) + " revalidated, " + FormatThousands(t.recorded_hits) +
          " recorded hits\n";

@@ -55,7 +55,8 @@ class ReplaySummary : public ReplayObserver {
 
   void OnPage(const PageResult& page) override;
 
-  // The summary: page lines, then totals (page load median/p90, time in each phase with its
+  // The summary: page lines, then totals (page load median/p90, saying "(onLoad; N of M
+  // pages)" when some pages had one, then their last request's end), time in each phase with its
   // share, sockets, cache, failures), the predictor block (when its policy is not "off"), the
   // network line, virtual, wall and CPU time (wall/cpu < 0: not printed), and the simulated
   // events (totals.scheduler_tasks) with the CPU nanoseconds per event when cpu_s > 0 (the
@@ -63,9 +64,14 @@ class ReplaySummary : public ReplayObserver {
   // tools/bench/replay-bench reads). Lines end in '\n'.
   std::string Format(const ReplayTotals& totals, const ReplayConfig& config, double wall_s,
                      double cpu_s);
-  // {"median_ms", "p90_ms", "mean_ms"} of page loads, for the --json summary.
+  // {"median_ms", "p90_ms", "mean_ms", "metric", "onload_pages"} of page loads (each page's
+  // PageResult::page_load_ms(): its onLoad when the trace has one, else its last request's
+  // end), for the --json summary. "metric" is PageLoadMetric().
   nlohmann::json PageLoadJson();
+  // "onload" (every page had one), "last_end" (none had) or "mixed".
+  std::string PageLoadMetric() const;
   Distribution& loads() { return loads_; }
+  uint64_t onload_pages() const { return onload_pages_; }
 
  private:
   struct PageLine {
@@ -76,8 +82,9 @@ class ReplaySummary : public ReplayObserver {
   };
   const size_t max_page_lines_;
   std::vector<PageLine> lines_;
-  uint64_t pages_ = 0;
-  Distribution loads_;
+  uint64_t pages_ = 0, onload_pages_ = 0;
+  Distribution loads_;      // page loads (PageResult::page_load_ms)
+  Distribution last_ends_;  // last request's ends of the pages with an onLoad
 };
 
 // The predictor block of the summary (FormatPredictorBlock) for `totals`: hints started and

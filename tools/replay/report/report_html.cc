@@ -67,7 +67,7 @@ std::string Percent(uint64_t part, uint64_t whole) {
          " %)";
 }
 
-void AppendHistogramBlock(const char* title, const ReportHistogram& h, bool bytes,
+void AppendHistogramBlock(const std::string& title, const ReportHistogram& h, bool bytes,
                           std::string* out) {
   auto fmt = [&](double v) {
     return bytes ? FormatBytes(static_cast<int64_t>(std::llround(v))) : FormatMs(v);
@@ -98,11 +98,18 @@ struct ReplayReport::Comparison {
   ReportHistogram load_a{1, 6}, load_b{1, 6};
   ReportHistogram faster{0.1, 7}, slower{0.1, 7};  // |b - a| where b < a, b > a
   uint64_t pages = 0, equal = 0, percent_pages = 0;
+  uint64_t onload_pages = 0;  // pairs compared on onLoad (both sides had one)
   double sum_a = 0, sum_b = 0, sum_percent = 0;
   std::vector<Pair> pairs;  // the first max_pages_
 };
 
 ReplayReport::ReplayReport(std::string title) : title_(std::move(title)) {}
+
+std::string ReplayReport::PageLoadFigure() const {
+  if (onload_pages_ == 0) return "last request's end";
+  return "onLoad; " + FormatCount(onload_pages_) + " of " + FormatCount(pages_) + " pages" +
+         (onload_pages_ < pages_ ? ", last request's end for the others" : "");
+}
 ReplayReport::~ReplayReport() = default;
 
 void ReplayReport::SetConfig(const nlohmann::json& config) { config_ = config; }
@@ -118,11 +125,16 @@ void ReplayReport::AddComparedPage(const PageResult& a, const PageResult& b) {
   if (!comparison_) SetComparison("A", "B");
   Comparison& c = *comparison_;
   ++c.pages;
-  c.load_a.Add(a.load_ms);
-  c.load_b.Add(b.load_ms);
-  c.sum_a += a.load_ms;
-  c.sum_b += b.load_ms;
-  double diff = b.load_ms - a.load_ms;
+  // The same figure on both sides: onLoad when both have one, else the last request's end.
+  const bool onload = a.has_onload() && b.has_onload();
+  const double load_a = onload ? a.onload_ms : a.load_ms;
+  const double load_b = onload ? b.onload_ms : b.load_ms;
+  if (onload) ++c.onload_pages;
+  c.load_a.Add(load_a);
+  c.load_b.Add(load_b);
+  c.sum_a += load_a;
+  c.sum_b += load_b;
+  double diff = load_b - load_a;
   if (diff < 0) {
     c.faster.Add(-diff);
   } else if (diff > 0) {
@@ -130,12 +142,12 @@ void ReplayReport::AddComparedPage(const PageResult& a, const PageResult& b) {
   } else {
     ++c.equal;
   }
-  if (a.load_ms > 0) {
-    c.sum_percent += diff / a.load_ms * 100;
+  if (load_a > 0) {
+    c.sum_percent += diff / load_a * 100;
     ++c.percent_pages;
   }
   if (c.pairs.size() < max_pages_) {
-    c.pairs.push_back({a.page_index, a.id, a.url, a.load_ms, b.load_ms});
+    c.pairs.push_back({a.page_index, a.id, a.url, load_a, load_b});
   }
 }
 
@@ -169,8 +181,10 @@ void ReplayReport::OnRequest(const RequestRecord& r) {
 
 void ReplayReport::OnPage(const PageResult& page) {
   ++pages_;
-  page_load_.Add(page.load_ms);
-  if (page.recorded_load_ms >= 0) recorded_load_.Add(page.recorded_load_ms);
+  // The page-load figure: onLoad when the trace has one, else the last request's end.
+  page_load_.Add(page.page_load_ms());
+  if (page.recorded_page_load_ms() >= 0) recorded_load_.Add(page.recorded_page_load_ms());
+  if (page.has_onload()) ++onload_pages_;
 
   auto it = pending_.find(page.page_index);
   if (it != pending_.end()) {
@@ -207,12 +221,19 @@ void ReplayReport::AppendSummary(const ReplayTotals& t, std::string* out) const 
   AppendRow(out, "pages", FormatCount(t.pages));
   AppendRow(out, "requests", FormatCount(t.requests));
   AppendRow(out, "failed", FormatCount(t.failed) + Percent(t.failed, t.requests));
-  AppendRow(out, "skipped (no response recorded, not http(s), invalid URL)",
+  AppendRow(out, "failed as recorded (replayed without the network)",
+            FormatCount(t.recorded_failures));
+  AppendRow(out, "skipped (no response recorded, not http(s), invalid URL, unfinished)",
             FormatCount(t.skipped) + " (" +
-                FormatCount(t.skipped - t.skipped_not_http - t.skipped_invalid_url) + " / " +
-                FormatCount(t.skipped_not_http) + " / " + FormatCount(t.skipped_invalid_url) + ")");
+                FormatCount(t.skipped - t.skipped_not_http - t.skipped_invalid_url -
+                            t.skipped_unfinished) +
+                " / " + FormatCount(t.skipped_not_http) + " / " +
+                FormatCount(t.skipped_invalid_url) + " / " + FormatCount(t.skipped_unfinished) +
+                ")");
   AppendRow(out, "sockets opened", FormatCount(t.sockets_opened));
   AppendRow(out, "sockets reused", FormatCount(t.sockets_reused));
+  AppendRow(out, "connections warm at start", FormatCount(t.warm_connections));
+  AppendRow(out, "cold runs (fresh stacks)", FormatCount(t.cold_runs));
   AppendRow(out, "cache hits", FormatCount(t.cache_hits) + Percent(t.cache_hits, t.requests));
   AppendRow(out, "revalidated (304)", FormatCount(t.revalidated));
   AppendRow(out, "from the browser's cache when recorded", FormatCount(t.recorded_hits));
@@ -226,6 +247,7 @@ void ReplayReport::AppendSummary(const ReplayTotals& t, std::string* out) const 
   AppendRow(out, "virtual time", FormatMs(t.virtual_ms));
   AppendRow(out, "scheduler tasks", FormatCount(t.scheduler_tasks));
   AppendRow(out, "other session events", FormatCount(t.other_events));
+  AppendRow(out, "page load figure", PageLoadFigure());
   AppendRow(out, "page load (mean)", FormatMs(page_load_.mean()));
   AppendRow(out, "page load (median, approx.)", FormatMs(page_load_.ApproxQuantile(0.5)));
   *out += "</table></div>\n";
@@ -267,6 +289,11 @@ void ReplayReport::AppendComparison(std::string* out) const {
     return;
   }
   double n = static_cast<double>(c.pages);
+  *out += "<p class=\"note\">Page load: " +
+          (c.onload_pages == 0 ? std::string("last request's end")
+                               : "onLoad; " + FormatCount(c.onload_pages) + " of " +
+                                     FormatCount(c.pages) + " pages") +
+          ", the same figure on both sides.</p>\n";
   *out += "<table><tr><th></th><th class=\"n\">" + a + "</th><th class=\"n\">" + b + "</th></tr>\n";
   *out += "<tr><th>page load, mean</th><td class=\"n\">" + FormatMs(c.sum_a / n) +
           "</td><td class=\"n\">" + FormatMs(c.sum_b / n) + "</td></tr>\n";
@@ -303,9 +330,10 @@ void ReplayReport::AppendDistributions(std::string* out) const {
       "<h2 id=\"distributions\">Distributions</h2>\n<p class=\"note\">Fixed 1-2-5 "
       "log-spaced buckets over every page and request; medians and percentiles are "
       "estimated within a bucket.</p>\n<div class=\"grid2\">";
-  AppendHistogramBlock("page load time (simulated)", page_load_, false, out);
+  const std::string figure = " (" + PageLoadFigure() + ")";
+  AppendHistogramBlock("page load time, simulated" + figure, page_load_, false, out);
   if (recorded_load_.total() > 0) {
-    AppendHistogramBlock("page load time (recorded)", recorded_load_, false, out);
+    AppendHistogramBlock("page load time, recorded" + figure, recorded_load_, false, out);
   }
   AppendHistogramBlock("request duration (start to last byte)", duration_, false, out);
   AppendHistogramBlock("queued (waiting for a socket)", queued_, false, out);
@@ -324,7 +352,7 @@ void ReplayReport::AppendPagesTable(std::string* out) const {
     *out += "<p class=\"note\">no pages kept</p>\n";
   } else {
     *out +=
-        "<table><tr><th class=\"n\">#</th><th>page</th><th class=\"n\">load</th>"
+        "<table><tr><th class=\"n\">#</th><th>page</th><th class=\"n\">page load</th>"
         "<th class=\"n\">recorded</th><th class=\"n\">requests</th><th class=\"n\">failed"
         "</th><th class=\"n\">sockets new / reused</th><th class=\"n\">cache hits</th>"
         "<th class=\"n\">bytes</th></tr>\n";
@@ -333,8 +361,9 @@ void ReplayReport::AppendPagesTable(std::string* out) const {
       std::string name = p.url.empty() ? p.id : p.url;
       *out += "<tr><td class=\"n\">" + std::to_string(index) + "</td><td><a href=\"#page-" +
               std::to_string(index) + "\">" + HtmlEscape(TruncateText(name, 80)) +
-              "</a></td><td class=\"n\">" + FormatMs(p.load_ms) + "</td><td class=\"n\">" +
-              (p.recorded_load_ms >= 0 ? FormatMs(p.recorded_load_ms) : "") +
+              "</a></td><td class=\"n\">" + FormatMs(p.page_load_ms()) +
+              (p.has_onload() ? " (onLoad)" : "") + "</td><td class=\"n\">" +
+              (p.recorded_page_load_ms() >= 0 ? FormatMs(p.recorded_page_load_ms()) : "") +
               "</td><td class=\"n\">" + std::to_string(p.requests) + "</td><td class=\"n\">" +
               std::to_string(p.failed) + "</td><td class=\"n\">" +
               std::to_string(p.sockets_opened) + " / " + std::to_string(p.sockets_reused) +
@@ -375,7 +404,11 @@ void ReplayReport::Emit(const ReplayTotals& totals, Sink&& sink) const {
     chunk += "<p class=\"note\">";
     if (!p.id.empty()) chunk += "id " + HtmlEscape(p.id) + " \xC2\xB7 ";
     if (!p.source.empty()) chunk += HtmlEscape(p.source) + " \xC2\xB7 ";
-    chunk += "load " + FormatMs(p.load_ms);
+    if (p.has_onload()) {
+      chunk += "onLoad " + FormatMs(p.onload_ms) + " (recorded " + FormatMs(p.recorded_onload_ms) +
+               ") \xC2\xB7 ";
+    }
+    chunk += "last request's end " + FormatMs(p.load_ms);
     if (p.recorded_load_ms >= 0) chunk += " (recorded " + FormatMs(p.recorded_load_ms) + ")";
     chunk += " \xC2\xB7 " + std::to_string(p.requests) + " requests \xC2\xB7 " +
              FormatBytes(p.bytes) + "</p>\n";

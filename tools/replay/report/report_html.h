@@ -91,7 +91,10 @@ class ReplayReport : public ReplayObserver {
   std::map<uint64_t, WaterfallPage> pending_;
   uint64_t pages_not_kept_ = 0;
 
-  uint64_t pages_ = 0, requests_ = 0;
+  // "onLoad; 12 of 12 pages" or "last request's end": which figure page_load_ holds.
+  std::string PageLoadFigure() const;
+
+  uint64_t pages_ = 0, requests_ = 0, onload_pages_ = 0;
   ReportHistogram page_load_{1, 6};
   ReportHistogram recorded_load_{1, 6};
   ReportHistogram queued_{0.1, 6}, dns_{0.1, 6}, connect_{0.1, 6}, tls_{0.1, 6}, ttfb_{0.1, 6},

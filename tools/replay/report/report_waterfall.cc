@@ -70,7 +70,7 @@ void AppendRect(double x0, double x1, double y, double h, const std::string& fil
 void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
   std::vector<const RequestRecord*> rows;
   rows.reserve(wf.requests.size());
-  double max_ms = std::max(1.0, wf.page.load_ms);
+  double max_ms = std::max({1.0, wf.page.load_ms, wf.page.onload_ms});
   for (const RequestRecord& r : wf.requests) {
     rows.push_back(&r);
     if (std::isfinite(r.end_ms())) max_ms = std::max(max_ms, r.end_ms());
@@ -190,8 +190,17 @@ void AppendWaterfallSvg(const WaterfallPage& wf, std::string* out) {
   double load_x = x_of(wf.page.load_ms);
   *out += "<line x1=\"" + Coord(load_x) + "\" y1=\"" + Coord(kHeaderHeight - 4) + "\" x2=\"" +
           Coord(load_x) + "\" y2=\"" + Coord(height - 2) + "\" stroke=\"" + kLoadLineColor +
-          "\" stroke-width=\"1.5\"><title>page load " + FormatMs(wf.page.load_ms) +
+          "\" stroke-width=\"1.5\"><title>last request's end " + FormatMs(wf.page.load_ms) +
           "</title></line>\n";
+  if (wf.page.has_onload()) {
+    // The replayed onLoad (the page-load figure when the trace has one), dashed.
+    double onload_x = x_of(wf.page.onload_ms);
+    *out += "<line x1=\"" + Coord(onload_x) + "\" y1=\"" + Coord(kHeaderHeight - 4) + "\" x2=\"" +
+            Coord(onload_x) + "\" y2=\"" + Coord(height - 2) + "\" stroke=\"" + kLoadLineColor +
+            "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"><title>onLoad " +
+            FormatMs(wf.page.onload_ms) + " (recorded " + FormatMs(wf.page.recorded_onload_ms) +
+            ")</title></line>\n";
+  }
   *out += "</svg>\n";
 }
 
