@@ -16,6 +16,10 @@ struct NumberKey {
   int64_t units;
   int64_t min, max;
   bool integer;  // no fraction allowed (segments, bytes)
+  // When set, the lower bound in model units (a bound below one key unit: a scale's 0.01) and
+  // the range as messages show it.
+  int64_t min_units = -1;
+  const char* range = nullptr;
 };
 
 constexpr NumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
@@ -33,6 +37,8 @@ constexpr NumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, fal
 constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
 constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
+// Scales: millionths, 0.01..100.
+constexpr NumberKey kScale{"scale", 1'000'000, 0, 100, false, 10'000, "0.01..100"};
 
 constexpr const char* kHostKeys[] = {
     "rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls", "tls_session_lifetime_s", "http2"};
@@ -46,6 +52,7 @@ constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "radio_tail_ms",
                                      "radio_disconnect_ms",
                                      "radio_reconnect_ms"};
+constexpr const char* kScaleKeys[] = {"rtt_scale", "dns_scale", "server_scale", "bandwidth_scale"};
 
 // LTE: RRC connected with DRX for about 10 s after traffic, then RRC idle; waking takes about
 // 100 ms, and with no traffic for a minute the device is treated as detached (reattaching adds
@@ -66,6 +73,35 @@ bool IsHostKey(const std::string& key) {
 bool IsLinkKey(const std::string& key) {
   return std::find_if(std::begin(kLinkKeys), std::end(kLinkKeys),
                       [&](const char* k) { return key == k; }) != std::end(kLinkKeys);
+}
+
+bool IsScaleKey(const std::string& key) {
+  return std::find_if(std::begin(kScaleKeys), std::end(kScaleKeys),
+                      [&](const char* k) { return key == k; }) != std::end(kScaleKeys);
+}
+
+TimeDelta ScaleDelta(TimeDelta d, double scale) {
+  if (scale == 1) return d;
+  return TimeDelta(static_cast<int64_t>(std::llround(static_cast<double>(d.count()) * scale)));
+}
+
+// A link rate times `scale`; 0 (unlimited) stays unlimited, a positive rate stays positive.
+int64_t ScaleRate(int64_t bps, double scale) {
+  if (scale == 1 || bps <= 0) return bps;
+  return std::max<int64_t>(1, std::llround(static_cast<double>(bps) * scale));
+}
+
+// `overrides` without the fields whose global key the user set (they yield to it). http2 is
+// decided by http2_mode in ForHost.
+HostOverrides Unclaimed(HostOverrides o, const std::set<std::string>& user_keys) {
+  if (user_keys.empty()) return o;
+  if (user_keys.count("rtt_ms")) o.rtt.reset();
+  if (user_keys.count("dns_ms")) o.dns.reset();
+  if (user_keys.count("dns_ttl_s")) o.dns_ttl.reset();
+  if (user_keys.count("server_ms")) o.server_time.reset();
+  if (user_keys.count("tls")) o.tls.reset();
+  if (user_keys.count("tls_session_lifetime_s")) o.tls_session_lifetime.reset();
+  return o;
 }
 
 // What a message echoes of a value: at most 64 bytes of it ("..." after a cut), so a 200 KB
@@ -97,8 +133,9 @@ bool ParseNumber(const NumberKey& key, const std::string& label, const std::stri
     *error = label + ": '" + Shown(text) + "' is not a number";
     return false;
   }
-  std::string range =
-      " is out of range (" + std::to_string(key.min) + ".." + std::to_string(key.max) + ")";
+  std::string range = key.range ? std::string(" is out of range (") + key.range + ")"
+                                : " is out of range (" + std::to_string(key.min) + ".." +
+                                      std::to_string(key.max) + ")";
   // Every bound is at least 0: any negative number but zero is below it.
   if (negative && (whole.find_first_not_of('0') != std::string::npos ||
                    frac.find_first_not_of('0') != std::string::npos)) {
@@ -127,7 +164,8 @@ bool ParseNumber(const NumberKey& key, const std::string& label, const std::stri
   }
   if (i < frac.size() && frac[i] >= '5') ++frac_value;
   value += frac_value;
-  if (value < key.min * key.units || value > key.max * key.units) {
+  const int64_t min = key.min_units >= 0 ? key.min_units : key.min * key.units;
+  if (value < min || value > key.max * key.units) {
     *error = label + ": " + Shown(text) + range;
     return false;
   }
@@ -178,6 +216,27 @@ nlohmann::json HostJson(const HostParams& p) {
       {"tls_session_lifetime_s", Scaled(p.tls_session_lifetime.count(), 1'000'000)}};
 }
 
+nlohmann::json OverridesJson(const HostOverrides& o) {
+  nlohmann::json h = nlohmann::json::object();
+  if (o.rtt) h["rtt_ms"] = Scaled(o.rtt->count(), 1000);
+  if (o.dns) h["dns_ms"] = Scaled(o.dns->count(), 1000);
+  if (o.dns_ttl) h["dns_ttl_s"] = Scaled(o.dns_ttl->count(), 1'000'000);
+  if (o.server_time) h["server_ms"] = Scaled(o.server_time->count(), 1000);
+  if (o.tls) h["tls"] = TlsVersionName(*o.tls);
+  if (o.tls_session_lifetime) {
+    h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
+  }
+  if (o.http2) h["http2"] = *o.http2 ? "on" : "off";
+  return h;
+}
+
+// A scale as the key takes it: 1, 0.5, 0.333333.
+nlohmann::json ScaleJson(double scale) {
+  double rounded = std::round(scale * 1e6) / 1e6;
+  if (rounded == std::floor(rounded)) return static_cast<int64_t>(rounded);
+  return rounded;
+}
+
 // A profile: round trip and access link; DNS is one round trip to the access network's
 // resolver (net/sim/README.md explains the choice).
 NetworkParams Profile(int64_t rtt_us, int64_t down_bps, int64_t up_bps) {
@@ -211,17 +270,91 @@ HostParams HostOverrides::ApplyTo(HostParams base) const {
 }
 
 HostParams NetworkParams::ForHost(const std::string& host) const {
-  auto it = hosts.find(host);
-  HostParams p = it == hosts.end() ? defaults : it->second.ApplyTo(defaults);
+  HostParams p = defaults;
+  if (auto t = trace_hosts.find(host); t != trace_hosts.end())
+    p = Unclaimed(t->second, user_keys).ApplyTo(p);
+  if (auto it = hosts.find(host); it != hosts.end()) p = it->second.ApplyTo(p);
   if (http2_mode != Http2Mode::kAuto) p.http2 = http2_mode == Http2Mode::kOn;
+  p.rtt = ScaleDelta(p.rtt, rtt_scale);
+  p.dns = ScaleDelta(p.dns, dns_scale);
+  p.server_time = ScaleDelta(p.server_time, server_scale);
   return p;
 }
 
+bool NetworkParams::UserSetServerTime(const std::string& host) const {
+  if (user_keys.count("server_ms")) return true;
+  auto it = hosts.find(host);
+  return it != hosts.end() && it->second.server_time.has_value();
+}
+
+NetworkParams NetworkParams::Resolved() const {
+  NetworkParams out = *this;
+  out.hosts.clear();
+  out.trace_hosts.clear();
+  out.user_keys.clear();
+  out.trace_keys.clear();
+  out.defaults.rtt = ScaleDelta(defaults.rtt, rtt_scale);
+  out.defaults.dns = ScaleDelta(defaults.dns, dns_scale);
+  out.defaults.server_time = ScaleDelta(defaults.server_time, server_scale);
+  out.downlink_bps = ScaleRate(downlink_bps, bandwidth_scale);
+  out.uplink_bps = ScaleRate(uplink_bps, bandwidth_scale);
+  out.rtt_scale = out.dns_scale = out.server_scale = out.bandwidth_scale = 1;
+  auto resolve = [&](const std::string& host) {
+    HostParams p = ForHost(host);
+    HostOverrides& o = out.hosts[host];
+    o.rtt = p.rtt;
+    o.dns = p.dns;
+    o.dns_ttl = p.dns_ttl;
+    o.server_time = p.server_time;
+    o.tls = p.tls;
+    o.tls_session_lifetime = p.tls_session_lifetime;
+    o.http2 = p.http2;
+  };
+  for (const auto& entry : hosts) resolve(entry.first);
+  for (const auto& entry : trace_hosts) resolve(entry.first);
+  return out;
+}
+
+std::vector<std::string> NetworkParams::PresetKeys(const std::string& name) {
+  if (!Preset(name)) return {};
+  if (name == "unlimited") return {"down_kbps", "up_kbps"};
+  std::vector<std::string> keys = {"rtt_ms", "dns_ms", "down_kbps", "up_kbps"};
+  if (name == "lte") {
+    keys.insert(keys.end(), {"radio", "radio_promotion_ms", "radio_tail_ms", "radio_disconnect_ms",
+                             "radio_reconnect_ms"});
+  }
+  return keys;
+}
+
+bool NetworkParams::ApplyPreset(const std::string& name) {
+  auto preset = Preset(name);
+  if (!preset) return false;
+  preset->trace_hosts = std::move(trace_hosts);
+  preset->trace_keys = std::move(trace_keys);
+  for (const std::string& key : PresetKeys(name)) {
+    preset->user_keys.insert(key);
+    preset->trace_keys.erase(key);
+  }
+  *this = std::move(*preset);
+  return true;
+}
+
 bool NetworkParams::IsKey(const std::string& key) {
-  return key == "preset" || IsHostKey(key) || IsLinkKey(key);
+  return key == "preset" || IsHostKey(key) || IsLinkKey(key) || IsScaleKey(key);
 }
 
 bool NetworkParams::Set(const std::string& full_key, const std::string& value, std::string* error) {
+  if (!SetValue(full_key, value, error)) return false;
+  // A global key is the user's from now on: trace values for it yield (ForHost).
+  if (full_key.find(':') == std::string::npos && full_key != "preset") {
+    user_keys.insert(full_key);
+    trace_keys.erase(full_key);
+  }
+  return true;
+}
+
+bool NetworkParams::SetValue(const std::string& full_key, const std::string& value,
+                             std::string* error) {
   std::string host;
   std::string key = full_key;
   // The host prefix ends at the last ':' (an IPv6 literal host has its own colons).
@@ -245,14 +378,12 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
   }
 
   if (key == "preset") {
-    auto preset = Preset(value);
-    if (!preset) {
+    if (!ApplyPreset(value)) {
       std::string names;
       for (const std::string& n : PresetNames()) names += (names.empty() ? "" : ", ") + n;
       *error = "preset: unknown preset '" + Shown(value) + "' (known: " + names + ")";
       return false;
     }
-    *this = *preset;
     return true;
   }
 
@@ -330,6 +461,17 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     return true;
   }
 
+  if (IsScaleKey(key)) {
+    int64_t millionths = 0;
+    if (!ParseNumber(kScale, full_key, value, &millionths, error)) return false;
+    const double scale = static_cast<double>(millionths) / 1e6;
+    if (key == "rtt_scale") rtt_scale = scale;
+    if (key == "dns_scale") dns_scale = scale;
+    if (key == "server_scale") server_scale = scale;
+    if (key == "bandwidth_scale") bandwidth_scale = scale;
+    return true;
+  }
+
   const NumberKey& spec = key == "down_kbps"             ? kDownKbps
                           : key == "up_kbps"             ? kUpKbps
                           : key == "init_cwnd"           ? kInitCwnd
@@ -392,21 +534,35 @@ nlohmann::json NetworkParams::ToJson() const {
   out["radio_disconnect_ms"] = Scaled(radio.disconnect_after.count(), 1000);
   out["radio_reconnect_ms"] = Scaled(radio.reconnect.count(), 1000);
   out["http2"] = Http2ModeName(http2_mode);
+  out["rtt_scale"] = ScaleJson(rtt_scale);
+  out["dns_scale"] = ScaleJson(dns_scale);
+  out["server_scale"] = ScaleJson(server_scale);
+  out["bandwidth_scale"] = ScaleJson(bandwidth_scale);
   nlohmann::json per_host = nlohmann::json::object();
-  for (const auto& [host, o] : hosts) {
-    nlohmann::json h = nlohmann::json::object();
-    if (o.rtt) h["rtt_ms"] = Scaled(o.rtt->count(), 1000);
-    if (o.dns) h["dns_ms"] = Scaled(o.dns->count(), 1000);
-    if (o.dns_ttl) h["dns_ttl_s"] = Scaled(o.dns_ttl->count(), 1'000'000);
-    if (o.server_time) h["server_ms"] = Scaled(o.server_time->count(), 1000);
-    if (o.tls) h["tls"] = TlsVersionName(*o.tls);
-    if (o.tls_session_lifetime) {
-      h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
-    }
-    if (o.http2) h["http2"] = *o.http2 ? "on" : "off";
-    per_host[host] = std::move(h);
-  }
+  for (const auto& [host, o] : hosts) per_host[host] = OverridesJson(o);
   out["hosts"] = std::move(per_host);
+  // Only what is in effect: a field a user key overrides is left out (user_keys says which).
+  nlohmann::json trace = nlohmann::json::object();
+  for (const auto& [host, o] : trace_hosts) {
+    HostOverrides effective = Unclaimed(o, user_keys);
+    if (http2_mode != Http2Mode::kAuto) effective.http2.reset();
+    auto user = hosts.find(host);
+    if (user != hosts.end()) {
+      const HostOverrides& u = user->second;
+      if (u.rtt) effective.rtt.reset();
+      if (u.dns) effective.dns.reset();
+      if (u.dns_ttl) effective.dns_ttl.reset();
+      if (u.server_time) effective.server_time.reset();
+      if (u.tls) effective.tls.reset();
+      if (u.tls_session_lifetime) effective.tls_session_lifetime.reset();
+      if (u.http2) effective.http2.reset();
+    }
+    nlohmann::json h = OverridesJson(effective);
+    if (!h.empty()) trace[host] = std::move(h);
+  }
+  out["trace_hosts"] = std::move(trace);
+  out["user_keys"] = user_keys;
+  out["trace_keys"] = trace_keys;
   return out;
 }
 
