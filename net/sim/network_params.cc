@@ -4,41 +4,30 @@
 #include <cctype>
 
 #include "net/base/string_util.h"
+#include "net/sim/network_value.h"
 
 namespace netstack {
 
 namespace {
 
-// A decimal value as the model stores it: `units` per unit of the key ("rtt_ms": 1000 µs per
-// ms). `min`/`max` are in the key's units, inclusive.
-struct NumberKey {
-  const char* name;
-  int64_t units;
-  int64_t min, max;
-  bool integer;  // no fraction allowed (segments, bytes)
-  // When set, the lower bound in model units (a bound below one key unit: a scale's 0.01) and
-  // the range as messages show it.
-  int64_t min_units = -1;
-  const char* range = nullptr;
-};
-
-constexpr NumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
-constexpr NumberKey kDnsMs{"dns_ms", 1000, 0, 60'000, false};
-constexpr NumberKey kDnsTtlS{"dns_ttl_s", 1'000'000, 0, 604'800, false};
-constexpr NumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
+constexpr NetworkNumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kDnsMs{"dns_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kDnsTtlS{"dns_ttl_s", 1'000'000, 0, 604'800, false};
+constexpr NetworkNumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
 // RFC 8446 §4.6.1: a ticket lives at most 7 days.
-constexpr NumberKey kTlsSessionLifetimeS{"tls_session_lifetime_s", 1'000'000, 0, 604'800, false};
-constexpr NumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
-constexpr NumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
-constexpr NumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
-constexpr NumberKey kMss{"mss", 1, 500, 9000, true};
-constexpr NumberKey kIdleRestartMs{"idle_restart_ms", 1000, 0, 3'600'000, false};
-constexpr NumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, false};
-constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
-constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
-constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kTlsSessionLifetimeS{"tls_session_lifetime_s", 1'000'000, 0, 604'800,
+                                                false};
+constexpr NetworkNumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
+constexpr NetworkNumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
+constexpr NetworkNumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
+constexpr NetworkNumberKey kMss{"mss", 1, 500, 9000, true};
+constexpr NetworkNumberKey kIdleRestartMs{"idle_restart_ms", 1000, 0, 3'600'000, false};
+constexpr NetworkNumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
+constexpr NetworkNumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
+constexpr NetworkNumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
 // Scales: millionths, 0.01..100.
-constexpr NumberKey kScale{"scale", 1'000'000, 0, 100, false, 10'000, "0.01..100"};
+constexpr NetworkNumberKey kScale{"scale", 1'000'000, 0, 100, false, 10'000, "0.01..100"};
 
 constexpr const char* kHostKeys[] = {
     "rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls", "tls_session_lifetime_s", "http2"};
@@ -102,102 +91,6 @@ HostOverrides Unclaimed(HostOverrides o, const std::set<std::string>& user_keys)
   if (user_keys.count("tls")) o.tls.reset();
   if (user_keys.count("tls_session_lifetime_s")) o.tls_session_lifetime.reset();
   return o;
-}
-
-// What a message echoes of a value: at most 64 bytes of it ("..." after a cut), so a 200 KB
-// value is not repeated whole. Escaping for the terminal is the printer's (one place for all).
-std::string Shown(const std::string& text) {
-  constexpr size_t kMaxShown = 64;
-  if (text.size() <= kMaxShown) return text;
-  size_t cut = kMaxShown;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
-}
-
-// Parses "123" or "123.456" (no exponent) into value * units, rounded to the nearest unit.
-// Checks the bounds: a negative number ("-1") is out of range, not malformed. `label` names the
-// key in errors (with its host prefix).
-bool ParseNumber(const NumberKey& key, const std::string& label, const std::string& text,
-                 int64_t* out, std::string* error) {
-  const bool negative = !text.empty() && text[0] == '-';
-  const std::string digits = negative ? text.substr(1) : text;
-  size_t dot = digits.find('.');
-  std::string whole = digits.substr(0, dot);
-  std::string frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
-  auto all_digits = [](const std::string& s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  bool ok = !whole.empty() && all_digits(whole) && all_digits(frac) &&
-            (dot == std::string::npos || !frac.empty());
-  if (!ok) {
-    *error = label + ": '" + Shown(text) + "' is not a number";
-    return false;
-  }
-  std::string range = key.range ? std::string(" is out of range (") + key.range + ")"
-                                : " is out of range (" + std::to_string(key.min) + ".." +
-                                      std::to_string(key.max) + ")";
-  // Every bound is at least 0: any negative number but zero is below it.
-  if (negative && (whole.find_first_not_of('0') != std::string::npos ||
-                   frac.find_first_not_of('0') != std::string::npos)) {
-    *error = label + ": " + Shown(text) + range;
-    return false;
-  }
-  if (key.integer && dot != std::string::npos) {
-    *error = label + ": '" + Shown(text) + "' is not a whole number";
-    return false;
-  }
-  // Leading zeros carry no value; more digits than the largest bound has is out of range.
-  size_t first = whole.find_first_not_of('0');
-  whole = first == std::string::npos ? "0" : whole.substr(first);
-  if (whole.size() > 12) {
-    *error = label + ": " + Shown(text) + range;
-    return false;
-  }
-  int64_t value = std::stoll(whole) * key.units;
-  // The fraction, to the precision of `units` (a power of ten), rounded half up.
-  int64_t scale = key.units;
-  int64_t frac_value = 0;
-  size_t i = 0;
-  for (; i < frac.size() && scale > 1; ++i) {
-    scale /= 10;
-    frac_value += (frac[i] - '0') * scale;
-  }
-  if (i < frac.size() && frac[i] >= '5') ++frac_value;
-  value += frac_value;
-  const int64_t min = key.min_units >= 0 ? key.min_units : key.min * key.units;
-  if (value < min || value > key.max * key.units) {
-    *error = label + ": " + Shown(text) + range;
-    return false;
-  }
-  *out = value;
-  return true;
-}
-
-bool ParseTls(const std::string& label, const std::string& text, TlsVersion* out,
-              std::string* error) {
-  if (text == "1.2") {
-    *out = TlsVersion::kTls12;
-  } else if (text == "1.3") {
-    *out = TlsVersion::kTls13;
-  } else {
-    *error = label + ": '" + Shown(text) + "' is not 1.2 or 1.3";
-    return false;
-  }
-  return true;
-}
-
-// A host name as URLs carry it: letters, digits, '-', '.', '_', or an IPv6 literal in brackets.
-bool IsValidHost(const std::string& host) {
-  if (host.empty() || host.size() > 255) return false;
-  if (host.front() == '[') {
-    return host.size() > 2 && host.back() == ']' &&
-           std::all_of(host.begin() + 1, host.end() - 1, [](char c) {
-             return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
-           });
-  }
-  return std::all_of(host.begin(), host.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-  });
 }
 
 // JSON number for a duration in `units` per unit: integral when it is, else a decimal.
@@ -362,18 +255,18 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     host = full_key.substr(0, colon);
     key = full_key.substr(colon + 1);
     host = ToLowerAscii(host);
-    if (!IsValidHost(host)) {
-      *error = "'" + Shown(full_key) + "': '" + Shown(host) + "' is not a host name";
+    if (!IsValidHostName(host)) {
+      *error = "'" + ShownValue(full_key) + "': '" + ShownValue(host) + "' is not a host name";
       return false;
     }
   }
   if (!IsKey(key)) {
-    *error = "unknown key '" + Shown(full_key) + "'";
+    *error = "unknown key '" + ShownValue(full_key) + "'";
     return false;
   }
   if (!host.empty() && !IsHostKey(key)) {
     *error = "'" + key + "' applies to the whole network and takes no host prefix ('" +
-             Shown(full_key) + "')";
+             ShownValue(full_key) + "')";
     return false;
   }
 
@@ -381,7 +274,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     if (!ApplyPreset(value)) {
       std::string names;
       for (const std::string& n : PresetNames()) names += (names.empty() ? "" : ", ") + n;
-      *error = "preset: unknown preset '" + Shown(value) + "' (known: " + names + ")";
+      *error = "preset: unknown preset '" + ShownValue(value) + "' (known: " + names + ")";
       return false;
     }
     return true;
@@ -389,14 +282,14 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
 
   if (IsHostKey(key)) {
     if (!host.empty() && hosts.size() >= kMaxHostOverrides && !hosts.count(host)) {
-      *error = "'" + Shown(full_key) + "': too many per-host settings (at most " +
+      *error = "'" + ShownValue(full_key) + "': too many per-host settings (at most " +
                std::to_string(kMaxHostOverrides) + " hosts)";
       return false;
     }
     if (key == "http2") {
       if (host.empty()) {
         if (value != "auto" && value != "on" && value != "off") {
-          *error = "http2: '" + Shown(value) + "' is not auto, on or off";
+          *error = "http2: '" + ShownValue(value) + "' is not auto, on or off";
           return false;
         }
         http2_mode = value == "on"    ? Http2Mode::kOn
@@ -405,7 +298,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
         return true;
       }
       if (value != "on" && value != "off") {
-        *error = "'" + Shown(full_key) + "': '" + Shown(value) + "' is not on or off";
+        *error = "'" + ShownValue(full_key) + "': '" + ShownValue(value) + "' is not on or off";
         return false;
       }
       hosts[host].http2 = value == "on";
@@ -415,14 +308,14 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     TlsVersion tls{};
     int64_t n = 0;
     if (key == "tls") {
-      if (!ParseTls(full_key, value, &tls, error)) return false;
+      if (!ParseTlsVersion(full_key, value, &tls, error)) return false;
     } else {
-      const NumberKey& spec = key == "rtt_ms"                   ? kRttMs
-                              : key == "dns_ms"                 ? kDnsMs
-                              : key == "dns_ttl_s"              ? kDnsTtlS
-                              : key == "tls_session_lifetime_s" ? kTlsSessionLifetimeS
-                                                                : kServerMs;
-      if (!ParseNumber(spec, full_key, value, &n, error)) return false;
+      const NetworkNumberKey& spec = key == "rtt_ms"                   ? kRttMs
+                                     : key == "dns_ms"                 ? kDnsMs
+                                     : key == "dns_ttl_s"              ? kDnsTtlS
+                                     : key == "tls_session_lifetime_s" ? kTlsSessionLifetimeS
+                                                                       : kServerMs;
+      if (!ParseNetworkNumber(spec, full_key, value, &n, error)) return false;
       duration = TimeDelta(n);
     }
     if (host.empty()) {
@@ -455,7 +348,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     } else if (value == "3g") {
       radio = ThreeGRadio();
     } else {
-      *error = "radio: '" + Shown(value) + "' is not off, on, lte or 3g";
+      *error = "radio: '" + ShownValue(value) + "' is not off, on, lte or 3g";
       return false;
     }
     return true;
@@ -463,7 +356,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
 
   if (IsScaleKey(key)) {
     int64_t millionths = 0;
-    if (!ParseNumber(kScale, full_key, value, &millionths, error)) return false;
+    if (!ParseNetworkNumber(kScale, full_key, value, &millionths, error)) return false;
     const double scale = static_cast<double>(millionths) / 1e6;
     if (key == "rtt_scale") rtt_scale = scale;
     if (key == "dns_scale") dns_scale = scale;
@@ -472,17 +365,17 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     return true;
   }
 
-  const NumberKey& spec = key == "down_kbps"             ? kDownKbps
-                          : key == "up_kbps"             ? kUpKbps
-                          : key == "init_cwnd"           ? kInitCwnd
-                          : key == "mss"                 ? kMss
-                          : key == "idle_restart_ms"     ? kIdleRestartMs
-                          : key == "radio_promotion_ms"  ? kRadioPromotionMs
-                          : key == "radio_disconnect_ms" ? kRadioDisconnectMs
-                          : key == "radio_reconnect_ms"  ? kRadioReconnectMs
-                                                         : kRadioTailMs;
+  const NetworkNumberKey& spec = key == "down_kbps"             ? kDownKbps
+                                 : key == "up_kbps"             ? kUpKbps
+                                 : key == "init_cwnd"           ? kInitCwnd
+                                 : key == "mss"                 ? kMss
+                                 : key == "idle_restart_ms"     ? kIdleRestartMs
+                                 : key == "radio_promotion_ms"  ? kRadioPromotionMs
+                                 : key == "radio_disconnect_ms" ? kRadioDisconnectMs
+                                 : key == "radio_reconnect_ms"  ? kRadioReconnectMs
+                                                                : kRadioTailMs;
   int64_t n = 0;
-  if (!ParseNumber(spec, full_key, value, &n, error)) return false;
+  if (!ParseNetworkNumber(spec, full_key, value, &n, error)) return false;
   if (key == "down_kbps") downlink_bps = n;
   if (key == "up_kbps") uplink_bps = n;
   if (key == "init_cwnd") initial_cwnd_segments = static_cast<int>(n);
