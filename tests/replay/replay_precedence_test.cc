@@ -263,6 +263,32 @@ TEST_CASE("A --json configuration read back keeps where each value came from",
   REQUIRE(again.Apply(edited_path, &error));
   CHECK(again.network.mss == 1200);
   CHECK(again.network.user_keys.count("mss"));
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{R"({"network": {"trace_hosts": 5}})",
+                "network.trace_hosts: expected an object of HOST: {KEY: value}"},
+           Case{R"({"network": {"trace_hosts": {"a.test": 5}}})",
+                "network.trace_hosts.a.test: expected an object of KEY: value"},
+           Case{R"({"network": {"trace_hosts": {"a.test": {"rtt_ms": [1]}}}})",
+                "network.trace_hosts.a.test.rtt_ms: expected a string or a number"},
+           Case{R"({"network": {"trace_hosts": {"a.test": {"mss": 1000}}}})",
+                "network.trace_hosts: 'mss' applies to the whole network and takes no host "
+                "prefix ('a.test:mss')"},
+           Case{R"({"network": {"trace_keys": ["down_kbps"], "down_kbps": [1]}})",
+                "network.down_kbps: expected a string, a number or a boolean"},
+           Case{R"({"network": {"trace_keys": ["down_kbps"], "down_kbps": -1}})",
+                "down_kbps: -1 is out of range (0..100000000)"},
+       }) {
+    INFO(c.text);
+    std::string file = WriteTemp("case.json", c.text);
+    ReplayConfig fresh;
+    CHECK_FALSE(fresh.Apply(file, &error));
+    CHECK(error == file + ": " + c.message);
+    std::remove(file.c_str());
+  }
   for (const auto& p : {path, edited_path, bad}) std::remove(p.c_str());
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "tests/replay/replay_test_util.h"
 #include "tests/test_skip.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
@@ -330,6 +331,28 @@ TEST_CASE("What-if: README's rtt_ms=80 with tls=1.2 raises page load", "[replay]
   REQUIRE_RAN(slower);
   CHECK(slower.load_ms() > base.load_ms());
   CHECK(slower.PageSum("timing", "tls_ms") > base.PageSum("timing", "tls_ms"));
+  std::remove(session.c_str());
+}
+
+TEST_CASE("What-if: the predictor examples save time and report their figures",
+          "[replay][whatif][predictor]") {
+  // docs/replay.md, "The predictor", on a generated session (a small one: 30 navigations).
+  SyntheticSessionOptions options;
+  options.pages = 30;
+  options.seed = 3;
+  std::string session = Write("predictor.jsonl", test::Generate(options));
+  WhatIf learned =
+      Replay({session, "--preset", "slow-4g", "--compare", "predictor=off", "predictor=learned"});
+  REQUIRE_RAN(learned);
+  CHECK(learned.summary["compare"]["b_slower"] == 0);
+  CHECK(learned.summary["compare"]["b_faster"].get<int>() > 0);
+  CHECK(learned.summary["compare"]["saved_ms"]["total"].get<double>() > 0);
+  WhatIf chrome = Replay({session, "--set", "predictor=chrome"});
+  REQUIRE_RAN(chrome);
+  const json& predictor = chrome.summary["totals"]["predictor"];
+  CHECK(predictor["policy"] == "chrome");
+  CHECK(predictor["stats"]["hints"]["produced"].get<int>() > 0);
+  CHECK(predictor["tables"].is_object());
   std::remove(session.c_str());
 }
 
