@@ -240,8 +240,16 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
   if (!SetValue(full_key, value, error)) return false;
   // A global key is the user's from now on: trace values for it yield (ForHost).
   if (full_key.find(':') == std::string::npos && full_key != "preset") {
-    user_keys.insert(full_key);
-    trace_keys.erase(full_key);
+    std::vector<std::string> keys = {full_key};
+    // "radio=lte" and "radio=3g" set every radio time: each is the user's choice.
+    if (full_key == "radio" && (value == "lte" || value == "3g")) {
+      keys.insert(keys.end(), {"radio_promotion_ms", "radio_tail_ms", "radio_disconnect_ms",
+                               "radio_reconnect_ms"});
+    }
+    for (const std::string& key : keys) {
+      user_keys.insert(key);
+      trace_keys.erase(key);
+    }
   }
   return true;
 }

@@ -149,7 +149,7 @@ struct NetworkParams {
   // up_kbps 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
   // radio_promotion_ms 0..60000, radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000,
   // radio_reconnect_ms 0..60000, the *_scale keys 0.01..100; at most kMaxHostOverrides hosts.
-  // A key without a host prefix is recorded in `user_keys` (and leaves `trace_keys`).
+  // A global key goes in `user_keys`, out of `trace_keys` (radio=lte|3g: the radio times too).
   bool Set(const std::string& key, const std::string& value, std::string* error);
   // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);

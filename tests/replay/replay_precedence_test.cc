@@ -289,6 +289,23 @@ TEST_CASE("A --json configuration read back keeps where each value came from",
     CHECK(error == file + ": " + c.message);
     std::remove(file.c_str());
   }
+  // What the fuzzer (fuzz_replay_config) checks: an applied config round-trips, composite keys
+  // (radio=3g sets four times) and listed trace keys that are not network keys included.
+  for (const char* text : {R"({"network": {"user_keys": [], "radio": "3g", "radio_tail_ms": 9}})",
+                           R"({"network": {"trace_keys": ["cache"], "cache": "off"}})",
+                           R"({"network": {"trace_keys": ["rtt_ms"], "rtt_ms": 5}})",
+                           R"({"network": {"trace_keys": ["a.test:rtt_ms"], "a.test:rtt_ms": 5}})",
+                           R"({"network": {"user_keys": [], "mss": 1460, "init_cwnd": 4}})"}) {
+    INFO(text);
+    std::string file = WriteTemp("roundtrip.json", text);
+    ReplayConfig first;
+    REQUIRE(first.Apply(file, &error));
+    std::string written = WriteTemp("written.json", first.ToJson().dump());
+    ReplayConfig second;
+    REQUIRE(second.Apply(written, &error));
+    CHECK(second.ToJson() == first.ToJson());
+    for (const auto& p : {file, written}) std::remove(p.c_str());
+  }
   for (const auto& p : {path, edited_path, bad}) std::remove(p.c_str());
 }
 

@@ -270,7 +270,7 @@ static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
       if (!ApplyTraceHosts(config, value, error)) return false;
       continue;
     }
-    if (trace_keys && !value.is_object() &&
+    if (trace_keys && !value.is_object() && key != "preset" && NetworkParams::IsKey(key) &&
         std::find(trace_keys->begin(), trace_keys->end(), key) != trace_keys->end()) {
       // The trace's value of a global key (an estimated downlink): kept as the trace's.
       const bool users = config->network.user_keys.count(key) > 0;
