@@ -334,6 +334,35 @@ TEST_CASE("What-if: README's rtt_ms=80 with tls=1.2 raises page load", "[replay]
   std::remove(session.c_str());
 }
 
+#ifdef NETSTACK_BIN
+// The page-load mean of `netstack replay ARGS --json -`, run as the built binary (-1 on failure).
+double BinaryLoadMs(const std::string& args) {
+  std::string out = Temp("bin.jsonl");
+  std::string command =
+      std::string(NETSTACK_BIN) + " replay " + args + " --quiet --json - >" + out + " 2>/dev/null";
+  int status = std::system(command.c_str());
+  std::ifstream in(out);
+  std::string line, last;
+  while (std::getline(in, line)) last = line;
+  std::remove(out.c_str());
+  if (status != 0 || last.empty()) return -1;
+  json summary = json::parse(last, nullptr, /*allow_exceptions=*/false);
+  if (!summary.is_object() || !summary.contains("page_load")) return -1;
+  return summary["page_load"]["mean_ms"].get<double>();
+}
+
+TEST_CASE("What-if: the binary runs docs/replay.md's --estimate --set rtt_ms=20",
+          "[replay][whatif]") {
+  const std::string har = SharedHar(kBusyHar);
+  REQUIRE_HAR(har);
+  double recorded = BinaryLoadMs(har + " --estimate");
+  double faster = BinaryLoadMs(har + " --estimate --set rtt_ms=20");
+  REQUIRE(recorded > 0);
+  REQUIRE(faster > 0);
+  CHECK(faster < recorded);
+}
+#endif
+
 TEST_CASE("What-if: the predictor examples save time and report their figures",
           "[replay][whatif][predictor]") {
   // docs/replay.md, "The predictor", on a generated session (a small one: 30 navigations).
