@@ -4,35 +4,30 @@
 #include <cctype>
 
 #include "net/base/string_util.h"
+#include "net/sim/network_value.h"
 
 namespace netstack {
 
 namespace {
 
-// A decimal value as the model stores it: `units` per unit of the key ("rtt_ms": 1000 µs per
-// ms). `min`/`max` are in the key's units, inclusive.
-struct NumberKey {
-  const char* name;
-  int64_t units;
-  int64_t min, max;
-  bool integer;  // no fraction allowed (segments, bytes)
-};
-
-constexpr NumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
-constexpr NumberKey kDnsMs{"dns_ms", 1000, 0, 60'000, false};
-constexpr NumberKey kDnsTtlS{"dns_ttl_s", 1'000'000, 0, 604'800, false};
-constexpr NumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
+constexpr NetworkNumberKey kRttMs{"rtt_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kDnsMs{"dns_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kDnsTtlS{"dns_ttl_s", 1'000'000, 0, 604'800, false};
+constexpr NetworkNumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
 // RFC 8446 §4.6.1: a ticket lives at most 7 days.
-constexpr NumberKey kTlsSessionLifetimeS{"tls_session_lifetime_s", 1'000'000, 0, 604'800, false};
-constexpr NumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
-constexpr NumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
-constexpr NumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
-constexpr NumberKey kMss{"mss", 1, 500, 9000, true};
-constexpr NumberKey kIdleRestartMs{"idle_restart_ms", 1000, 0, 3'600'000, false};
-constexpr NumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, false};
-constexpr NumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
-constexpr NumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
-constexpr NumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kTlsSessionLifetimeS{"tls_session_lifetime_s", 1'000'000, 0, 604'800,
+                                                false};
+constexpr NetworkNumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
+constexpr NetworkNumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
+constexpr NetworkNumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
+constexpr NetworkNumberKey kMss{"mss", 1, 500, 9000, true};
+constexpr NetworkNumberKey kIdleRestartMs{"idle_restart_ms", 1000, 0, 3'600'000, false};
+constexpr NetworkNumberKey kRadioPromotionMs{"radio_promotion_ms", 1000, 0, 60'000, false};
+constexpr NetworkNumberKey kRadioTailMs{"radio_tail_ms", 1000, 0, 3'600'000, false};
+constexpr NetworkNumberKey kRadioDisconnectMs{"radio_disconnect_ms", 1000, 0, 3'600'000, false};
+constexpr NetworkNumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'000, false};
+// Scales: millionths, 0.01..100.
+constexpr NetworkNumberKey kScale{"scale", 1'000'000, 0, 100, false, 10'000, "0.01..100"};
 
 constexpr const char* kHostKeys[] = {
     "rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls", "tls_session_lifetime_s", "http2"};
@@ -46,6 +41,7 @@ constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "radio_tail_ms",
                                      "radio_disconnect_ms",
                                      "radio_reconnect_ms"};
+constexpr const char* kScaleKeys[] = {"rtt_scale", "dns_scale", "server_scale", "bandwidth_scale"};
 
 // LTE: RRC connected with DRX for about 10 s after traffic, then RRC idle; waking takes about
 // 100 ms, and with no traffic for a minute the device is treated as detached (reattaching adds
@@ -68,98 +64,33 @@ bool IsLinkKey(const std::string& key) {
                       [&](const char* k) { return key == k; }) != std::end(kLinkKeys);
 }
 
-// What a message echoes of a value: at most 64 bytes of it ("..." after a cut), so a 200 KB
-// value is not repeated whole. Escaping for the terminal is the printer's (one place for all).
-std::string Shown(const std::string& text) {
-  constexpr size_t kMaxShown = 64;
-  if (text.size() <= kMaxShown) return text;
-  size_t cut = kMaxShown;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
+bool IsScaleKey(const std::string& key) {
+  return std::find_if(std::begin(kScaleKeys), std::end(kScaleKeys),
+                      [&](const char* k) { return key == k; }) != std::end(kScaleKeys);
 }
 
-// Parses "123" or "123.456" (no exponent) into value * units, rounded to the nearest unit.
-// Checks the bounds: a negative number ("-1") is out of range, not malformed. `label` names the
-// key in errors (with its host prefix).
-bool ParseNumber(const NumberKey& key, const std::string& label, const std::string& text,
-                 int64_t* out, std::string* error) {
-  const bool negative = !text.empty() && text[0] == '-';
-  const std::string digits = negative ? text.substr(1) : text;
-  size_t dot = digits.find('.');
-  std::string whole = digits.substr(0, dot);
-  std::string frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
-  auto all_digits = [](const std::string& s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  bool ok = !whole.empty() && all_digits(whole) && all_digits(frac) &&
-            (dot == std::string::npos || !frac.empty());
-  if (!ok) {
-    *error = label + ": '" + Shown(text) + "' is not a number";
-    return false;
-  }
-  std::string range =
-      " is out of range (" + std::to_string(key.min) + ".." + std::to_string(key.max) + ")";
-  // Every bound is at least 0: any negative number but zero is below it.
-  if (negative && (whole.find_first_not_of('0') != std::string::npos ||
-                   frac.find_first_not_of('0') != std::string::npos)) {
-    *error = label + ": " + Shown(text) + range;
-    return false;
-  }
-  if (key.integer && dot != std::string::npos) {
-    *error = label + ": '" + Shown(text) + "' is not a whole number";
-    return false;
-  }
-  // Leading zeros carry no value; more digits than the largest bound has is out of range.
-  size_t first = whole.find_first_not_of('0');
-  whole = first == std::string::npos ? "0" : whole.substr(first);
-  if (whole.size() > 12) {
-    *error = label + ": " + Shown(text) + range;
-    return false;
-  }
-  int64_t value = std::stoll(whole) * key.units;
-  // The fraction, to the precision of `units` (a power of ten), rounded half up.
-  int64_t scale = key.units;
-  int64_t frac_value = 0;
-  size_t i = 0;
-  for (; i < frac.size() && scale > 1; ++i) {
-    scale /= 10;
-    frac_value += (frac[i] - '0') * scale;
-  }
-  if (i < frac.size() && frac[i] >= '5') ++frac_value;
-  value += frac_value;
-  if (value < key.min * key.units || value > key.max * key.units) {
-    *error = label + ": " + Shown(text) + range;
-    return false;
-  }
-  *out = value;
-  return true;
+TimeDelta ScaleDelta(TimeDelta d, double scale) {
+  if (scale == 1) return d;
+  return TimeDelta(static_cast<int64_t>(std::llround(static_cast<double>(d.count()) * scale)));
 }
 
-bool ParseTls(const std::string& label, const std::string& text, TlsVersion* out,
-              std::string* error) {
-  if (text == "1.2") {
-    *out = TlsVersion::kTls12;
-  } else if (text == "1.3") {
-    *out = TlsVersion::kTls13;
-  } else {
-    *error = label + ": '" + Shown(text) + "' is not 1.2 or 1.3";
-    return false;
-  }
-  return true;
+// A link rate times `scale`; 0 (unlimited) stays unlimited, a positive rate stays positive.
+int64_t ScaleRate(int64_t bps, double scale) {
+  if (scale == 1 || bps <= 0) return bps;
+  return std::max<int64_t>(1, std::llround(static_cast<double>(bps) * scale));
 }
 
-// A host name as URLs carry it: letters, digits, '-', '.', '_', or an IPv6 literal in brackets.
-bool IsValidHost(const std::string& host) {
-  if (host.empty() || host.size() > 255) return false;
-  if (host.front() == '[') {
-    return host.size() > 2 && host.back() == ']' &&
-           std::all_of(host.begin() + 1, host.end() - 1, [](char c) {
-             return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
-           });
-  }
-  return std::all_of(host.begin(), host.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-  });
+// `overrides` without the fields whose global key the user set (they yield to it). http2 is
+// decided by http2_mode in ForHost.
+HostOverrides Unclaimed(HostOverrides o, const std::set<std::string>& user_keys) {
+  if (user_keys.empty()) return o;
+  if (user_keys.count("rtt_ms")) o.rtt.reset();
+  if (user_keys.count("dns_ms")) o.dns.reset();
+  if (user_keys.count("dns_ttl_s")) o.dns_ttl.reset();
+  if (user_keys.count("server_ms")) o.server_time.reset();
+  if (user_keys.count("tls")) o.tls.reset();
+  if (user_keys.count("tls_session_lifetime_s")) o.tls_session_lifetime.reset();
+  return o;
 }
 
 // JSON number for a duration in `units` per unit: integral when it is, else a decimal.
@@ -176,6 +107,27 @@ nlohmann::json HostJson(const HostParams& p) {
       {"server_ms", Scaled(p.server_time.count(), 1000)},
       {"tls", TlsVersionName(p.tls)},
       {"tls_session_lifetime_s", Scaled(p.tls_session_lifetime.count(), 1'000'000)}};
+}
+
+nlohmann::json OverridesJson(const HostOverrides& o) {
+  nlohmann::json h = nlohmann::json::object();
+  if (o.rtt) h["rtt_ms"] = Scaled(o.rtt->count(), 1000);
+  if (o.dns) h["dns_ms"] = Scaled(o.dns->count(), 1000);
+  if (o.dns_ttl) h["dns_ttl_s"] = Scaled(o.dns_ttl->count(), 1'000'000);
+  if (o.server_time) h["server_ms"] = Scaled(o.server_time->count(), 1000);
+  if (o.tls) h["tls"] = TlsVersionName(*o.tls);
+  if (o.tls_session_lifetime) {
+    h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
+  }
+  if (o.http2) h["http2"] = *o.http2 ? "on" : "off";
+  return h;
+}
+
+// A scale as the key takes it: 1, 0.5, 0.333333.
+nlohmann::json ScaleJson(double scale) {
+  double rounded = std::round(scale * 1e6) / 1e6;
+  if (rounded == std::floor(rounded)) return static_cast<int64_t>(rounded);
+  return rounded;
 }
 
 // A profile: round trip and access link; DNS is one round trip to the access network's
@@ -211,17 +163,99 @@ HostParams HostOverrides::ApplyTo(HostParams base) const {
 }
 
 HostParams NetworkParams::ForHost(const std::string& host) const {
-  auto it = hosts.find(host);
-  HostParams p = it == hosts.end() ? defaults : it->second.ApplyTo(defaults);
+  HostParams p = defaults;
+  if (auto t = trace_hosts.find(host); t != trace_hosts.end())
+    p = Unclaimed(t->second, user_keys).ApplyTo(p);
+  if (auto it = hosts.find(host); it != hosts.end()) p = it->second.ApplyTo(p);
   if (http2_mode != Http2Mode::kAuto) p.http2 = http2_mode == Http2Mode::kOn;
+  p.rtt = ScaleDelta(p.rtt, rtt_scale);
+  p.dns = ScaleDelta(p.dns, dns_scale);
+  p.server_time = ScaleDelta(p.server_time, server_scale);
   return p;
 }
 
+bool NetworkParams::UserSetServerTime(const std::string& host) const {
+  if (user_keys.count("server_ms")) return true;
+  auto it = hosts.find(host);
+  return it != hosts.end() && it->second.server_time.has_value();
+}
+
+NetworkParams NetworkParams::Resolved() const {
+  NetworkParams out = *this;
+  out.hosts.clear();
+  out.trace_hosts.clear();
+  out.user_keys.clear();
+  out.trace_keys.clear();
+  out.defaults.rtt = ScaleDelta(defaults.rtt, rtt_scale);
+  out.defaults.dns = ScaleDelta(defaults.dns, dns_scale);
+  out.defaults.server_time = ScaleDelta(defaults.server_time, server_scale);
+  out.downlink_bps = ScaleRate(downlink_bps, bandwidth_scale);
+  out.uplink_bps = ScaleRate(uplink_bps, bandwidth_scale);
+  out.rtt_scale = out.dns_scale = out.server_scale = out.bandwidth_scale = 1;
+  auto resolve = [&](const std::string& host) {
+    HostParams p = ForHost(host);
+    HostOverrides& o = out.hosts[host];
+    o.rtt = p.rtt;
+    o.dns = p.dns;
+    o.dns_ttl = p.dns_ttl;
+    o.server_time = p.server_time;
+    o.tls = p.tls;
+    o.tls_session_lifetime = p.tls_session_lifetime;
+    o.http2 = p.http2;
+  };
+  for (const auto& entry : hosts) resolve(entry.first);
+  for (const auto& entry : trace_hosts) resolve(entry.first);
+  return out;
+}
+
+std::vector<std::string> NetworkParams::PresetKeys(const std::string& name) {
+  if (!Preset(name)) return {};
+  if (name == "unlimited") return {"down_kbps", "up_kbps"};
+  std::vector<std::string> keys = {"rtt_ms", "dns_ms", "down_kbps", "up_kbps"};
+  if (name == "lte") {
+    keys.insert(keys.end(), {"radio", "radio_promotion_ms", "radio_tail_ms", "radio_disconnect_ms",
+                             "radio_reconnect_ms"});
+  }
+  return keys;
+}
+
+bool NetworkParams::ApplyPreset(const std::string& name) {
+  auto preset = Preset(name);
+  if (!preset) return false;
+  preset->trace_hosts = std::move(trace_hosts);
+  preset->trace_keys = std::move(trace_keys);
+  for (const std::string& key : PresetKeys(name)) {
+    preset->user_keys.insert(key);
+    preset->trace_keys.erase(key);
+  }
+  *this = std::move(*preset);
+  return true;
+}
+
 bool NetworkParams::IsKey(const std::string& key) {
-  return key == "preset" || IsHostKey(key) || IsLinkKey(key);
+  return key == "preset" || IsHostKey(key) || IsLinkKey(key) || IsScaleKey(key);
 }
 
 bool NetworkParams::Set(const std::string& full_key, const std::string& value, std::string* error) {
+  if (!SetValue(full_key, value, error)) return false;
+  // A global key is the user's from now on: trace values for it yield (ForHost).
+  if (full_key.find(':') == std::string::npos && full_key != "preset") {
+    std::vector<std::string> keys = {full_key};
+    // "radio=lte" and "radio=3g" set every radio time: each is the user's choice.
+    if (full_key == "radio" && (value == "lte" || value == "3g")) {
+      keys.insert(keys.end(), {"radio_promotion_ms", "radio_tail_ms", "radio_disconnect_ms",
+                               "radio_reconnect_ms"});
+    }
+    for (const std::string& key : keys) {
+      user_keys.insert(key);
+      trace_keys.erase(key);
+    }
+  }
+  return true;
+}
+
+bool NetworkParams::SetValue(const std::string& full_key, const std::string& value,
+                             std::string* error) {
   std::string host;
   std::string key = full_key;
   // The host prefix ends at the last ':' (an IPv6 literal host has its own colons).
@@ -229,43 +263,41 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     host = full_key.substr(0, colon);
     key = full_key.substr(colon + 1);
     host = ToLowerAscii(host);
-    if (!IsValidHost(host)) {
-      *error = "'" + Shown(full_key) + "': '" + Shown(host) + "' is not a host name";
+    if (!IsValidHostName(host)) {
+      *error = "'" + ShownValue(full_key) + "': '" + ShownValue(host) + "' is not a host name";
       return false;
     }
   }
   if (!IsKey(key)) {
-    *error = "unknown key '" + Shown(full_key) + "'";
+    *error = "unknown key '" + ShownValue(full_key) + "'";
     return false;
   }
   if (!host.empty() && !IsHostKey(key)) {
     *error = "'" + key + "' applies to the whole network and takes no host prefix ('" +
-             Shown(full_key) + "')";
+             ShownValue(full_key) + "')";
     return false;
   }
 
   if (key == "preset") {
-    auto preset = Preset(value);
-    if (!preset) {
+    if (!ApplyPreset(value)) {
       std::string names;
       for (const std::string& n : PresetNames()) names += (names.empty() ? "" : ", ") + n;
-      *error = "preset: unknown preset '" + Shown(value) + "' (known: " + names + ")";
+      *error = "preset: unknown preset '" + ShownValue(value) + "' (known: " + names + ")";
       return false;
     }
-    *this = *preset;
     return true;
   }
 
   if (IsHostKey(key)) {
     if (!host.empty() && hosts.size() >= kMaxHostOverrides && !hosts.count(host)) {
-      *error = "'" + Shown(full_key) + "': too many per-host settings (at most " +
+      *error = "'" + ShownValue(full_key) + "': too many per-host settings (at most " +
                std::to_string(kMaxHostOverrides) + " hosts)";
       return false;
     }
     if (key == "http2") {
       if (host.empty()) {
         if (value != "auto" && value != "on" && value != "off") {
-          *error = "http2: '" + Shown(value) + "' is not auto, on or off";
+          *error = "http2: '" + ShownValue(value) + "' is not auto, on or off";
           return false;
         }
         http2_mode = value == "on"    ? Http2Mode::kOn
@@ -274,7 +306,7 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
         return true;
       }
       if (value != "on" && value != "off") {
-        *error = "'" + Shown(full_key) + "': '" + Shown(value) + "' is not on or off";
+        *error = "'" + ShownValue(full_key) + "': '" + ShownValue(value) + "' is not on or off";
         return false;
       }
       hosts[host].http2 = value == "on";
@@ -284,14 +316,14 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     TlsVersion tls{};
     int64_t n = 0;
     if (key == "tls") {
-      if (!ParseTls(full_key, value, &tls, error)) return false;
+      if (!ParseTlsVersion(full_key, value, &tls, error)) return false;
     } else {
-      const NumberKey& spec = key == "rtt_ms"                   ? kRttMs
-                              : key == "dns_ms"                 ? kDnsMs
-                              : key == "dns_ttl_s"              ? kDnsTtlS
-                              : key == "tls_session_lifetime_s" ? kTlsSessionLifetimeS
-                                                                : kServerMs;
-      if (!ParseNumber(spec, full_key, value, &n, error)) return false;
+      const NetworkNumberKey& spec = key == "rtt_ms"                   ? kRttMs
+                                     : key == "dns_ms"                 ? kDnsMs
+                                     : key == "dns_ttl_s"              ? kDnsTtlS
+                                     : key == "tls_session_lifetime_s" ? kTlsSessionLifetimeS
+                                                                       : kServerMs;
+      if (!ParseNetworkNumber(spec, full_key, value, &n, error)) return false;
       duration = TimeDelta(n);
     }
     if (host.empty()) {
@@ -324,23 +356,34 @@ bool NetworkParams::Set(const std::string& full_key, const std::string& value, s
     } else if (value == "3g") {
       radio = ThreeGRadio();
     } else {
-      *error = "radio: '" + Shown(value) + "' is not off, on, lte or 3g";
+      *error = "radio: '" + ShownValue(value) + "' is not off, on, lte or 3g";
       return false;
     }
     return true;
   }
 
-  const NumberKey& spec = key == "down_kbps"             ? kDownKbps
-                          : key == "up_kbps"             ? kUpKbps
-                          : key == "init_cwnd"           ? kInitCwnd
-                          : key == "mss"                 ? kMss
-                          : key == "idle_restart_ms"     ? kIdleRestartMs
-                          : key == "radio_promotion_ms"  ? kRadioPromotionMs
-                          : key == "radio_disconnect_ms" ? kRadioDisconnectMs
-                          : key == "radio_reconnect_ms"  ? kRadioReconnectMs
-                                                         : kRadioTailMs;
+  if (IsScaleKey(key)) {
+    int64_t millionths = 0;
+    if (!ParseNetworkNumber(kScale, full_key, value, &millionths, error)) return false;
+    const double scale = static_cast<double>(millionths) / 1e6;
+    if (key == "rtt_scale") rtt_scale = scale;
+    if (key == "dns_scale") dns_scale = scale;
+    if (key == "server_scale") server_scale = scale;
+    if (key == "bandwidth_scale") bandwidth_scale = scale;
+    return true;
+  }
+
+  const NetworkNumberKey& spec = key == "down_kbps"             ? kDownKbps
+                                 : key == "up_kbps"             ? kUpKbps
+                                 : key == "init_cwnd"           ? kInitCwnd
+                                 : key == "mss"                 ? kMss
+                                 : key == "idle_restart_ms"     ? kIdleRestartMs
+                                 : key == "radio_promotion_ms"  ? kRadioPromotionMs
+                                 : key == "radio_disconnect_ms" ? kRadioDisconnectMs
+                                 : key == "radio_reconnect_ms"  ? kRadioReconnectMs
+                                                                : kRadioTailMs;
   int64_t n = 0;
-  if (!ParseNumber(spec, full_key, value, &n, error)) return false;
+  if (!ParseNetworkNumber(spec, full_key, value, &n, error)) return false;
   if (key == "down_kbps") downlink_bps = n;
   if (key == "up_kbps") uplink_bps = n;
   if (key == "init_cwnd") initial_cwnd_segments = static_cast<int>(n);
@@ -392,21 +435,35 @@ nlohmann::json NetworkParams::ToJson() const {
   out["radio_disconnect_ms"] = Scaled(radio.disconnect_after.count(), 1000);
   out["radio_reconnect_ms"] = Scaled(radio.reconnect.count(), 1000);
   out["http2"] = Http2ModeName(http2_mode);
+  out["rtt_scale"] = ScaleJson(rtt_scale);
+  out["dns_scale"] = ScaleJson(dns_scale);
+  out["server_scale"] = ScaleJson(server_scale);
+  out["bandwidth_scale"] = ScaleJson(bandwidth_scale);
   nlohmann::json per_host = nlohmann::json::object();
-  for (const auto& [host, o] : hosts) {
-    nlohmann::json h = nlohmann::json::object();
-    if (o.rtt) h["rtt_ms"] = Scaled(o.rtt->count(), 1000);
-    if (o.dns) h["dns_ms"] = Scaled(o.dns->count(), 1000);
-    if (o.dns_ttl) h["dns_ttl_s"] = Scaled(o.dns_ttl->count(), 1'000'000);
-    if (o.server_time) h["server_ms"] = Scaled(o.server_time->count(), 1000);
-    if (o.tls) h["tls"] = TlsVersionName(*o.tls);
-    if (o.tls_session_lifetime) {
-      h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
-    }
-    if (o.http2) h["http2"] = *o.http2 ? "on" : "off";
-    per_host[host] = std::move(h);
-  }
+  for (const auto& [host, o] : hosts) per_host[host] = OverridesJson(o);
   out["hosts"] = std::move(per_host);
+  // Only what is in effect: a field a user key overrides is left out (user_keys says which).
+  nlohmann::json trace = nlohmann::json::object();
+  for (const auto& [host, o] : trace_hosts) {
+    HostOverrides effective = Unclaimed(o, user_keys);
+    if (http2_mode != Http2Mode::kAuto) effective.http2.reset();
+    auto user = hosts.find(host);
+    if (user != hosts.end()) {
+      const HostOverrides& u = user->second;
+      if (u.rtt) effective.rtt.reset();
+      if (u.dns) effective.dns.reset();
+      if (u.dns_ttl) effective.dns_ttl.reset();
+      if (u.server_time) effective.server_time.reset();
+      if (u.tls) effective.tls.reset();
+      if (u.tls_session_lifetime) effective.tls_session_lifetime.reset();
+      if (u.http2) effective.http2.reset();
+    }
+    nlohmann::json h = OverridesJson(effective);
+    if (!h.empty()) trace[host] = std::move(h);
+  }
+  out["trace_hosts"] = std::move(trace);
+  out["user_keys"] = user_keys;
+  out["trace_keys"] = trace_keys;
   return out;
 }
 

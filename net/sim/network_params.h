@@ -13,7 +13,18 @@
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
 //                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms,
 //                radio_disconnect_ms, radio_reconnect_ms
-//   preset:      preset=NAME replaces everything with the preset (host overrides are cleared)
+//   scales:      rtt_scale, dns_scale, server_scale, bandwidth_scale (1; 0.01..100): multiply
+//                every host's round trip, DNS lookup and server time (per-entry server times of
+//                a trace too: the replay's), and both link rates, after everything else
+//   preset:      preset=NAME replaces everything with the preset (the user's host overrides are
+//                cleared; the trace's are kept) and counts as the user setting the keys it
+//                defines (PresetKeys)
+//
+// Where a value comes from (the what-if precedence, docs/replay.md "Keys"): a key Set without a
+// host prefix is the user's and is remembered in `user_keys`; a host-prefixed one goes to
+// `hosts`. Values the trace gave (a HAR's estimated network, a trace's recorded protocols) go to
+// `trace_hosts` and `trace_keys` and yield to the user: for a host, its user override wins, then
+// a global key the user set, then the trace's value, then the global default.
 // Times and rates take decimals ("rtt_ms=62.5", "down_kbps=1638.4"); the model keeps
 // microseconds and bits per second. ToJson() writes the same keys, so its output can be read back
 // key by key.
@@ -24,6 +35,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,7 +97,16 @@ struct NetworkParams {
   static constexpr size_t kMaxHostOverrides = 10'000;
 
   HostParams defaults;
-  std::map<std::string, HostOverrides> hosts;  // by lowercase host name
+  std::map<std::string, HostOverrides> hosts;  // the user's, by lowercase host name
+  // Per-host values the trace gave (har_estimate.h, host_protocol.h), by lowercase host name. A
+  // field yields to the same host's field in `hosts` and to a global key in `user_keys` (http2
+  // to http2_mode on or off). Not bounded by kMaxHostOverrides: the trace readers bound hosts.
+  std::map<std::string, HostOverrides> trace_hosts;
+  // Global keys the user set (Set without a host prefix; a preset's PresetKeys), by key name.
+  std::set<std::string> user_keys;
+  // Global keys whose value the trace gave ("down_kbps" from a HAR's estimate); a key leaves it
+  // when the user sets it.
+  std::set<std::string> trace_keys;
 
   // The client's access link, shared by every connection (fair share). 0 = unlimited.
   int64_t downlink_bps = 10'000'000;
@@ -98,10 +119,27 @@ struct NetworkParams {
   TimeDelta idle_restart = Seconds(1);
   RadioParams radio;
   Http2Mode http2_mode = Http2Mode::kAuto;
+  // What-if multipliers (the *_scale keys), applied last by ForHost and Resolved.
+  double rtt_scale = 1, dns_scale = 1, server_scale = 1, bandwidth_scale = 1;
 
-  // The parameters for `host` (lowercase): defaults with that host's overrides. Their `http2`
-  // is already decided by http2_mode (on and off override the host's own setting).
+  // The parameters for `host` (lowercase): defaults, then the trace's values for it that no
+  // user key overrides, then the user's overrides for it, then the scales. Their `http2` is
+  // already decided by http2_mode (on and off override the host's own setting).
   HostParams ForHost(const std::string& host) const;
+  // True when the user set `server_ms` for `host`: globally (user_keys) or for that host. A
+  // trace's per-entry server times yield to it (the replay's prepared page).
+  bool UserSetServerTime(const std::string& host) const;
+  // The network as the simulator uses it: every host of `hosts` and `trace_hosts` resolved as
+  // ForHost does (into `hosts`), the scales applied to the defaults and the link and then 1,
+  // the trace's layer and the provenance sets emptied. ForHost gives the same on the result.
+  NetworkParams Resolved() const;
+  // Replaces the network with the preset `name` (false if there is none): the user's hosts,
+  // scales and every other key are reset, the trace's layer is kept (minus the keys the preset
+  // defines, now the user's).
+  bool ApplyPreset(const std::string& name);
+  // The global keys preset `name` defines (rtt_ms, dns_ms, down_kbps, up_kbps; the radio's for
+  // lte); empty for an unknown name.
+  static std::vector<std::string> PresetKeys(const std::string& name);
 
   // Applies one KEY=VALUE (see the file comment). Returns false with a one-line `error` naming
   // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number", "rtt_ms: -1 is out
@@ -110,7 +148,8 @@ struct NetworkParams {
   // dns_ttl_s 0..604800, server_ms 0..600000, tls_session_lifetime_s 0..604800, down_kbps and
   // up_kbps 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
   // radio_promotion_ms 0..60000, radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000,
-  // radio_reconnect_ms 0..60000; at most kMaxHostOverrides hosts.
+  // radio_reconnect_ms 0..60000, the *_scale keys 0.01..100; at most kMaxHostOverrides hosts.
+  // A global key goes in `user_keys`, out of `trace_keys` (radio=lte|3g: the radio times too).
   bool Set(const std::string& key, const std::string& value, std::string* error);
   // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);
@@ -121,9 +160,15 @@ struct NetworkParams {
   static std::optional<NetworkParams> Preset(const std::string& name);
   static std::vector<std::string> PresetNames();
 
-  // Everything, with host overrides ("hosts": {"a.example": {"rtt_ms": 80}}), for --json output
-  // and the report. Keys are Set's keys.
+  // Everything, with the user's host overrides ("hosts": {"a.example": {"rtt_ms": 80}}), the
+  // trace's host values still in effect ("trace_hosts": the ones a user key overrides are left
+  // out), "user_keys" and "trace_keys" (sorted arrays), for --json output and the report. Keys
+  // are Set's keys.
   nlohmann::json ToJson() const;
+
+ private:
+  // Set without recording the key's provenance.
+  bool SetValue(const std::string& key, const std::string& value, std::string* error);
 };
 
 }  // namespace netstack

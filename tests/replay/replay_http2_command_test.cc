@@ -121,12 +121,14 @@ TEST_CASE("HTTP/2: a HAR's h2 hosts replay with http2 on, --set and --config win
   REQUIRE(run.code == 0);
   const json& config = run.summary["traces"][0]["config"];
   CHECK(config["network"]["http2"] == "auto");
-  CHECK(config["network"]["hosts"]["h2.test"]["http2"] == "on");
-  CHECK_FALSE(config["network"]["hosts"].contains("old.test"));
+  // The recorded protocols are the trace's values, not the user's host overrides.
+  CHECK(config["network"]["trace_hosts"]["h2.test"]["http2"] == "on");
+  CHECK_FALSE(config["network"]["trace_hosts"].contains("old.test"));
+  CHECK(config["network"]["hosts"].empty());
   CHECK(SpeaksH2(config, "h2.test"));
   CHECK_FALSE(SpeaksH2(config, "old.test"));
   // The options' own configuration does not carry the trace's hosts.
-  CHECK(run.summary["config"]["network"]["hosts"].empty());
+  CHECK(run.summary["config"]["network"]["trace_hosts"].empty());
 
   // What if: every host on HTTP/1.1, or every host on h2.
   CommandRun off = Run(har, {"--set", "http2=off"});
@@ -156,7 +158,8 @@ TEST_CASE("HTTP/2: a HAR's h2 hosts replay with http2 on, --set and --config win
   // --estimate: the estimated hosts keep their recorded protocol.
   CommandRun estimate = Run(har, {"--estimate"});
   REQUIRE(estimate.code == 0);
-  const json& estimated = estimate.summary["traces"][0]["config"]["network"]["hosts"]["h2.test"];
+  const json& estimated =
+      estimate.summary["traces"][0]["config"]["network"]["trace_hosts"]["h2.test"];
   CHECK(estimated["http2"] == "on");
   CHECK(estimated.contains("server_ms"));
   for (const auto& p : {har, conf}) std::remove(p.c_str());
@@ -275,7 +278,7 @@ TEST_CASE("HTTP/2: a session's host lines, and gen-session's", "[replay][command
   size_t h2_lines = 0, pos = 0;
   while ((pos = text.find("\"protocol\":\"h2\"", pos)) != std::string::npos) ++h2_lines, ++pos;
   CHECK(h2_lines > 0);
-  CHECK(gen.summary["traces"][0]["config"]["network"]["hosts"].size() == h2_lines);
+  CHECK(gen.summary["traces"][0]["config"]["network"]["trace_hosts"].size() == h2_lines);
   for (const auto& p : {session, generated}) std::remove(p.c_str());
 }
 

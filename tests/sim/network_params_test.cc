@@ -178,7 +178,11 @@ TEST_CASE("params: presets, and preset= replaces everything", "[sim][params]") {
   REQUIRE(p.Set("preset", "3g", &error));
   CHECK(p.hosts.empty());
   CHECK(p.mss == 1460);
-  CHECK(p.ToJson() == g3.ToJson());
+  // The preset's keys are the user's now (they win over a trace's values); the rest is 3g's.
+  nlohmann::json set = p.ToJson();
+  CHECK(set["user_keys"] == nlohmann::json::array({"dns_ms", "down_kbps", "rtt_ms", "up_kbps"}));
+  set["user_keys"] = nlohmann::json::array();
+  CHECK(set == g3.ToJson());
 }
 
 TEST_CASE("params: ToJson writes Set's keys, and reads back through Set", "[sim][params]") {
@@ -198,8 +202,12 @@ TEST_CASE("params: ToJson writes Set's keys, and reads back through Set", "[sim]
   CHECK(json["hosts"]["x.test"]["tls_session_lifetime_s"] == 86400);
 
   NetworkParams copy;
+  // Where values came from (not keys): hosts, the trace's host values, the provenance lists.
+  for (const char* listed : {"trace_hosts", "user_keys", "trace_keys"})
+    CHECK(json.contains(listed));
   for (const auto& [key, value] : json.items()) {
-    if (key == "hosts") continue;
+    if (key == "hosts" || key == "trace_hosts" || key == "user_keys" || key == "trace_keys")
+      continue;
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     INFO(key << "=" << text);
     REQUIRE(NetworkParams::IsKey(key));
@@ -211,8 +219,13 @@ TEST_CASE("params: ToJson writes Set's keys, and reads back through Set", "[sim]
       REQUIRE(copy.Set(host + ":" + key, text, &error));
     }
   }
-  CHECK(copy.ToJson() == json);
+  // Every key Set here is the copy's user's; the rest is the same.
+  nlohmann::json copied = copy.ToJson();
+  CHECK(copied["user_keys"].size() == copied.size() - 4);
+  for (nlohmann::json* j : {&copied, &json}) j->erase("user_keys");
+  CHECK(copied == json);
   CHECK(NetworkParams::IsKey("preset"));
+  CHECK(NetworkParams::IsKey("rtt_scale"));
   CHECK_FALSE(NetworkParams::IsKey("max_sockets_per_group"));
   CHECK(std::string(TlsVersionName(TlsVersion::kTls12)) == "1.2");
 }

@@ -72,27 +72,27 @@ TEST_CASE("EstimateNetwork: per-host RTT, DNS, TLS and server time from timings"
   const NetworkParams& params = estimate.params;
   CHECK(Ms(params.defaults.rtt) == 33);  // defaults untouched
 
-  REQUIRE(params.hosts.count("a.test"));
-  const HostOverrides& a = params.hosts.at("a.test");
+  REQUIRE(params.trace_hosts.count("a.test"));
+  const HostOverrides& a = params.trace_hosts.at("a.test");
   CHECK(Ms(*a.rtt) == 40);
   CHECK(Ms(*a.dns) == 25);
   CHECK(*a.tls == TlsVersion::kTls12);
   CHECK(Ms(*a.server_time) == 50);  // median of 100, 50, 20
 
-  REQUIRE(params.hosts.count("b.test"));
-  const HostOverrides& b = params.hosts.at("b.test");
+  REQUIRE(params.trace_hosts.count("b.test"));
+  const HostOverrides& b = params.trace_hosts.at("b.test");
   CHECK(Ms(*b.rtt) == 100);
   CHECK(*b.tls == TlsVersion::kTls13);
   CHECK(Ms(*b.server_time) == 50);
 
-  REQUIRE(params.hosts.count("c.test"));
-  const HostOverrides& c = params.hosts.at("c.test");
+  REQUIRE(params.trace_hosts.count("c.test"));
+  const HostOverrides& c = params.trace_hosts.at("c.test");
   CHECK(Ms(*c.rtt) == 45);  // other hosts' median connect RTT (70) is longer: waits win
   // No connect timings: the first wait (70) has no room for a lookup after TCP, TLS 1.3 and
   // the request's round trip (3 x 45): the name was cached.
   CHECK(Ms(*c.dns) == 0);
   CHECK_FALSE(c.tls.has_value());
-  CHECK_FALSE(params.hosts.count("d.test"));
+  CHECK_FALSE(params.trace_hosts.count("d.test"));
 
   // Each entry's server time: wait - its host's rtt.
   const auto& entries = har.pages[0].entries;
@@ -130,10 +130,10 @@ TEST_CASE("EstimateNetwork: hosts without connect timings", "[trace][estimate]")
   base.defaults.dns = Milliseconds(40);
   HarEstimate estimate = EstimateNetwork(&har.pages, base);
   const NetworkParams& params = estimate.params;
-  CHECK(Ms(*params.hosts.at("a.test").rtt) == 30);
-  CHECK(Ms(*params.hosts.at("b.test").rtt) == 30);
-  CHECK(Ms(*params.hosts.at("c.test").rtt) == 30);
-  CHECK(Ms(*params.hosts.at("c.test").dns) == 40);
+  CHECK(Ms(*params.trace_hosts.at("a.test").rtt) == 30);
+  CHECK(Ms(*params.trace_hosts.at("b.test").rtt) == 30);
+  CHECK(Ms(*params.trace_hosts.at("c.test").rtt) == 30);
+  CHECK(Ms(*params.trace_hosts.at("c.test").dns) == 40);
   const auto& entries = har.pages[0].entries;
   CHECK(entries[1].server_ms == 400 - 30 - (40 + 30 + 30));  // b: wait - rtt - (DNS, TCP, TLS 1.3)
   CHECK(entries[2].server_ms == 50);
@@ -153,6 +153,16 @@ TEST_CASE("EstimateNetwork: downlink from the busiest second of receiving", "[tr
   HarEstimate estimate = EstimateNetwork(&har.pages, base);
   CHECK(estimate.params.downlink_bps == Approx(20'000'000).epsilon(0.02));
   CHECK(estimate.params.uplink_bps == base.uplink_bps);
+  CHECK(estimate.params.trace_keys == std::set<std::string>{"down_kbps"});
+
+  // The user's down_kbps is kept, however it was given (--set, --config, a preset).
+  std::string error;
+  NetworkParams user;
+  REQUIRE(user.Set("down_kbps", "1000", &error));
+  HarEstimate kept = EstimateNetwork(&har.pages, user);
+  CHECK(kept.params.downlink_bps == 1'000'000);
+  CHECK(kept.params.trace_keys.empty());
+  CHECK(kept.notes.back() == "link: downlink kept (down_kbps is the user's)");
 
   // A single entry with too short a receive says nothing: the downlink is kept.
   json short_receive = {{"wait", 50}, {"receive", 2}};
@@ -177,8 +187,8 @@ TEST_CASE("EstimateNetwork: sane numbers on the shared HARs", "[trace][estimate]
     std::string problem;
     REQUIRE(ReadHarFile(path, &har, &problem));
     HarEstimate estimate = EstimateNetwork(&har.pages, NetworkParams());
-    CHECK_FALSE(estimate.params.hosts.empty());
-    for (const auto& [host, overrides] : estimate.params.hosts) {
+    CHECK_FALSE(estimate.params.trace_hosts.empty());
+    for (const auto& [host, overrides] : estimate.params.trace_hosts) {
       INFO(host);
       REQUIRE(overrides.rtt.has_value());
       CHECK(Ms(*overrides.rtt) > 0);

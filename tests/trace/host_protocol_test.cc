@@ -127,7 +127,9 @@ TEST_CASE("Protocols: h2 and h3 hosts get http2 on unless the user set it",
   CHECK(params.ForHost("a.test").http2);
   CHECK(params.ForHost("b.test").http2);  // no QUIC model: h3 replays as h2
   CHECK_FALSE(params.ForHost("c.test").http2);
-  CHECK(params.hosts.count("c.test") == 0);  // http/1.1 is the default: no override written
+  CHECK(params.trace_hosts.count("c.test") == 0);  // http/1.1 is the default: nothing written
+  CHECK(params.trace_hosts.at("a.test").http2);    // the trace's value, not the user's
+  CHECK_FALSE(params.hosts.count("a.test"));
   CHECK_FALSE(params.ForHost("mine.test").http2);
   CHECK_FALSE(params.ForHost("other.test").http2);
   // http2=off and on without a host force every host, whatever the trace says.

@@ -45,9 +45,10 @@ struct OpenedTrace {
 };
 
 // Opens `path` and builds its configuration: the options' (preset, configs, --set), with
-// --estimate the HAR's estimated network under the --set overrides, then `spec` (compare's A
-// or B) on top, then the protocols the trace records for the hosts none of these set
-// (host_protocol.h). False with a one-line `error` naming the file.
+// --estimate the HAR's estimated network as the trace's values, then `spec` (compare's A or B)
+// on top, then the protocols the trace records, as the trace's values too (host_protocol.h).
+// The trace's values yield to every key the user gave, global or per host, whenever it was
+// applied (NetworkParams::ForHost). False with a one-line `error` naming the file.
 bool OpenTraceFor(const ReplayOptions& o, const std::string& path, const std::string* spec,
                   OpenedTrace* out, std::string* error) {
   out->config = o.config;
@@ -69,9 +70,10 @@ bool OpenTraceFor(const ReplayOptions& o, const std::string& path, const std::st
     }
     HarFile har;
     if (!ReadHarFile(path, &har, error)) return false;
+    // The estimate goes to the network's trace layer, under every key the user gave (however
+    // the options were ordered: network_params.h, "Where a value comes from").
     HarEstimate estimate = EstimateNetwork(&har.pages, out->config.network);
     out->config.network = estimate.params;
-    if (!ApplyReplayOverrides(o, &out->config, error)) return false;
     out->source = MakeHarSource(std::move(har), path);
   } else {
     out->source = OpenTrace(path, error);

@@ -35,8 +35,9 @@ struct ReplayOptions {
   static constexpr uint64_t kMaxSummaryPages = 100'000;
 
   // Built by ValidateReplayOptions: --preset, then each --config, then each --set, then --seed.
-  // With --estimate, each HAR's estimate replaces the network before the --set and --seed are
-  // applied again (BaseConfigFor in replay_command.cc).
+  // With --estimate, each HAR's estimate is added as the trace's values (NetworkParams'
+  // trace_hosts and trace_keys), which yield to every key these options set (OpenTraceFor in
+  // replay_command.cc).
   ReplayConfig config;
 };
 
@@ -49,7 +50,7 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* options);
 // "a.conf:3: unknown key 'x' (see docs/replay.md)").
 bool ValidateReplayOptions(ReplayOptions* options, std::string* message);
 
-// Applies --set and --seed of `options` to `config` (after a HAR estimate replaced its network).
+// Applies --set and --seed of `options` to `config`.
 bool ApplyReplayOverrides(const ReplayOptions& options, ReplayConfig* config, std::string* message);
 
 // Parses `args` (without "netstack replay") as the command line would, then validates. False

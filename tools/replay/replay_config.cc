@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -143,12 +144,10 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
   }
   int64_t n = 0;
   if (key == "preset") {
-    auto preset = NetworkParams::Preset(value);
-    if (!preset) {
+    if (!network.ApplyPreset(value)) {
       *error = "unknown preset '" + Shown(value) + "' (" + PresetList() + ")";
       return false;
     }
-    network = *preset;
     return true;
   }
   if (key == "max_sockets_per_group") {
@@ -214,15 +213,92 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
   return true;
 }
 
+// Reads ToJson()'s "trace_hosts" ({"a.example": {"rtt_ms": 35, "http2": "on"}}) back into the
+// trace's layer of `config`'s network, checked as Set checks a host key.
+static bool ApplyTraceHosts(ReplayConfig* config, const nlohmann::json& hosts, std::string* error) {
+  if (!hosts.is_object()) {
+    *error = "network.trace_hosts: expected an object of HOST: {KEY: value}";
+    return false;
+  }
+  NetworkParams parsed;  // bounds the hosts as Set does (kMaxHostOverrides)
+  std::string text_value;
+  for (const auto& [host, keys] : hosts.items()) {
+    if (!keys.is_object()) {
+      *error = "network.trace_hosts." + Shown(host) + ": expected an object of KEY: value";
+      return false;
+    }
+    for (const auto& [key, value] : keys.items()) {
+      if (!ScalarText(value, &text_value)) {
+        *error = "network.trace_hosts." + Shown(host) + "." + Shown(key) +
+                 ": expected a string or a number";
+        return false;
+      }
+      if (!parsed.Set(host + ":" + key, text_value, error)) {
+        *error = "network.trace_hosts: " + *error;
+        return false;
+      }
+    }
+  }
+  for (const auto& [host, read] : parsed.hosts) {
+    HostOverrides& o = config->network.trace_hosts[host];
+    if (read.rtt) o.rtt = read.rtt;
+    if (read.dns) o.dns = read.dns;
+    if (read.dns_ttl) o.dns_ttl = read.dns_ttl;
+    if (read.server_time) o.server_time = read.server_time;
+    if (read.tls) o.tls = read.tls;
+    if (read.tls_session_lifetime) o.tls_session_lifetime = read.tls_session_lifetime;
+    if (read.http2) o.http2 = read.http2;
+  }
+  return true;
+}
+
 // Applies the members of a JSON config object (the "preset" member excepted: applied first by
 // the caller). A member whose value is an object is either the nested network of ToJson()
 // ("network": {..., "hosts": {...}}), the "hosts" object in it, or one host's overrides
 // ("cdn.example": {"rtt_ms": 20}). `prefix` names where `object` is, for messages.
 static bool ApplyJsonMembers(ReplayConfig* config, const nlohmann::json& object,
                              const std::string& prefix, int depth, std::string* error) {
+  // ToJson()'s network lists the keys the user set and those the trace gave: the trace's are read
+  // back as the trace's, the others it writes are defaults, taken only when their value was
+  // edited.
+  const nlohmann::json* user_keys = nullptr;
+  const nlohmann::json* trace_keys = nullptr;
+  if (depth == 1 && object.contains("user_keys") && object.at("user_keys").is_array())
+    user_keys = &object.at("user_keys");
+  if (depth == 1 && object.contains("trace_keys") && object.at("trace_keys").is_array())
+    trace_keys = &object.at("trace_keys");
   for (const auto& [key, value] : object.items()) {
     std::string text_value;
     if (key == "preset") continue;
+    if (depth == 1 && (key == "user_keys" || key == "trace_keys")) continue;
+    if (depth == 1 && key == "trace_hosts") {
+      if (!ApplyTraceHosts(config, value, error)) return false;
+      continue;
+    }
+    if (trace_keys && !value.is_object() && key != "preset" && NetworkParams::IsKey(key) &&
+        std::find(trace_keys->begin(), trace_keys->end(), key) != trace_keys->end()) {
+      // The trace's value of a global key (an estimated downlink): kept as the trace's.
+      const bool users = config->network.user_keys.count(key) > 0;
+      if (!ScalarText(value, &text_value)) {
+        *error = prefix + Shown(key) + ": expected a string, a number or a boolean";
+        return false;
+      }
+      if (!config->SetKey(key, text_value, error)) return false;
+      if (!users) {
+        config->network.user_keys.erase(key);
+        config->network.trace_keys.insert(key);
+      }
+      continue;
+    }
+    if (user_keys && !value.is_object() && NetworkParams::IsKey(key) &&
+        std::find(user_keys->begin(), user_keys->end(), key) == user_keys->end()) {
+      ReplayConfig probe = *config;
+      if (ScalarText(value, &text_value) && probe.SetKey(key, text_value, error) &&
+          probe.network.ToJson().value(key, nlohmann::json()) ==
+              config->network.ToJson().value(key, nlohmann::json())) {
+        continue;  // unchanged: not the user's
+      }
+    }
     if (value.is_object()) {
       if (depth == 0 && key == "predictor_config") {
         // ToJson()'s predictor knobs: {"max_in_flight": 8, ...}.
@@ -361,10 +437,7 @@ bool ReplayConfig::ApplySpec(const std::string& spec, std::string* error) {
     }
     return true;
   }
-  if (auto preset = NetworkParams::Preset(spec)) {
-    network = *preset;
-    return true;
-  }
+  if (network.ApplyPreset(spec)) return true;
   *error = "'" + Shown(spec) + "' is not a config file, a KEY=VALUE list or a preset (" +
            PresetList() + ")";
   return false;
@@ -416,6 +489,16 @@ std::string ReplayConfig::Describe() const {
   if (!cold_runs) s += ", cold runs off";
   if (network.http2_mode != Http2Mode::kAuto)
     s += std::string(", http2 ") + Http2ModeName(network.http2_mode);
+  auto scale = [&](const char* name, double value) {
+    if (value == 1) return;
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), ", %s x%g", name, value);
+    s += buf;
+  };
+  scale("rtt", network.rtt_scale);
+  scale("dns", network.dns_scale);
+  scale("server", network.server_scale);
+  scale("bandwidth", network.bandwidth_scale);
   if (!network.hosts.empty())
     s += " (+" + std::to_string(network.hosts.size()) + " host override" +
          (network.hosts.size() == 1 ? "" : "s") + ")";

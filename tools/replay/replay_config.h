@@ -7,12 +7,16 @@
 //   cache_mb (10, the memory backend's size; 1..4096), placement (dependency | offset),
 //   seed (0), predictor (off | chrome | learned: PredictorConfig::policy), predictor_KEY (any
 //   key of PredictorConfig::Set: predictor_max_in_flight=4, ...), server_ms_from_trace (on |
-//   off: use per-entry server times recorded in the trace when present)
+//   off: use per-entry server times recorded in the trace when present, except for hosts whose
+//   server_ms the user set: NetworkParams::UserSetServerTime; server_scale applies to them)
 // Starting as the recording started (docs/replay.md, "Warm start and cold runs"):
 //   warm_start (on | off: open the connections the recording shows already open before each
 //   page starts), cold_runs (on | off: a recorded new run after a trace's first page gets a
 //   fresh stack)
-// plus `preset=NAME` (the network of a preset, NetworkParams::Preset).
+// plus `preset=NAME` (the network of a preset, NetworkParams::ApplyPreset: the trace's values
+// are kept).
+// Every network key set here is the user's (NetworkParams::user_keys, hosts): the trace's values
+// added later (--estimate, recorded protocols) yield to it.
 #ifndef TOOLS_REPLAY_REPLAY_CONFIG_H_
 #define TOOLS_REPLAY_REPLAY_CONFIG_H_
 
@@ -62,7 +66,9 @@ struct ReplayConfig {
   //   - an existing file: a JSON object of KEY: value (a value that is an object is a host's
   //     overrides: {"cdn.example": {"rtt_ms": 20}}; ToJson()'s nested form {"network": {...,
   //     "hosts": {"cdn.example": {...}}}, ...} is read too, so a --json summary's config can be
-  //     given back), or lines of KEY=VALUE with '#' comments;
+  //     given back: its "trace_hosts" and "trace_keys" are read as the trace's values, and a
+  //     network key outside its "user_keys" only when edited, so each value keeps where it
+  //     came from), or lines of KEY=VALUE with '#' comments;
   //   - text with '=': an inline list "KEY=VALUE,KEY=VALUE";
   //   - a preset name (the network of NetworkParams::Preset).
   // False with a one-line `error` naming the file and line ("a.conf:3: unknown key 'x'",

@@ -131,7 +131,7 @@ bool ReplayEngine::Impl::EnsureStack(int64_t epoch_ms, std::string* error) {
     if (!netlog_writer_) return false;
   }
   SimStackOptions options;
-  options.network = config_.network;
+  options.network = config_.network.Resolved();  // the trace's values and the scales applied
   options.context.pool.max_sockets = config_.max_sockets;
   options.context.pool.max_sockets_per_group = config_.max_sockets_per_group;
   options.clock_origin = TimeFromUnixMicros(kDefaultEpochMs * 1000);

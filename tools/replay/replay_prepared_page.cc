@@ -247,9 +247,14 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
     p.bodiless = bodiless_status || request.method == "HEAD";
     p.body_bytes = p.bodiless ? 0 : std::max<int64_t>(0, e.response_body_bytes);
     p.head = BuildResponseHead(e, bodiless_status, p.body_bytes);
-    if (config.server_ms_from_trace && e.server_ms >= 0)
-      p.server_time =
-          TimeDelta(static_cast<int64_t>(std::llround(std::min(e.server_ms, kMaxTraceMs) * 1000)));
+    // The trace's per-entry server time, unless the user set server_ms for this host (globally
+    // or for it): a what-if on server_ms must move estimated traces too. server_scale applies
+    // to it as to the host's.
+    if (config.server_ms_from_trace && e.server_ms >= 0 &&
+        !config.network.UserSetServerTime(url.host())) {
+      p.server_time = TimeDelta(static_cast<int64_t>(
+          std::llround(std::min(e.server_ms, kMaxTraceMs) * 1000 * config.network.server_scale)));
+    }
   }
   out->warm_groups = WarmGroups(*page, out->entries, config);
   // Children lists (counting sort by parent).

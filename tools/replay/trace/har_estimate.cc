@@ -166,7 +166,7 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
       result.notes.push_back(host + ": no timings, defaults kept");
       continue;
     }
-    HostOverrides& overrides = result.params.hosts[host];
+    HostOverrides& overrides = result.params.trace_hosts[host];
     overrides.rtt = FromMs(rtt);
     std::string note = host + ": " + rtt_note;
     if (!samples.dns.empty()) {
@@ -217,8 +217,11 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
   Throughput window_best, single_best;
   for (const TracePage& page : *pages) PageThroughput(page, &window_best, &single_best);
   double bps = std::max(window_best.bps, single_best.bps);
-  if (bps > 0) {
+  if (base.user_keys.count("down_kbps")) {
+    result.notes.push_back("link: downlink kept (down_kbps is the user's)");
+  } else if (bps > 0) {
     result.params.downlink_bps = static_cast<int64_t>(std::llround(std::min(bps, 1e11)));
+    result.params.trace_keys.insert("down_kbps");
     char note[160];
     std::snprintf(note, sizeof(note),
                   "link: downlink %.2f Mbit/s (busiest second: %.0f bytes in %.0f ms receiving; "

@@ -14,6 +14,10 @@
 // 1 ms resolution, at least 50 ms of receiving; zero receive times ignored), at least the largest
 // single-entry throughput (entries of 16 KiB or more received over 20 ms or more). Hosts without
 // timings keep the defaults; uplink and everything else come from `base`.
+// Where the estimate goes (the what-if precedence, network_params.h): the per-host values into
+// `trace_hosts`, where they yield to the user's keys, global or for that host; the downlink
+// into `downlink_bps`, marked in `trace_keys`, unless `base` has down_kbps among its user_keys
+// (then it is kept). Per-entry server times yield to a user's server_ms in the replay.
 #ifndef TOOLS_REPLAY_TRACE_HAR_ESTIMATE_H_
 #define TOOLS_REPLAY_TRACE_HAR_ESTIMATE_H_
 

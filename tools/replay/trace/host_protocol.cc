@@ -91,7 +91,7 @@ size_t ApplyHostProtocols(const HostProtocols& protocols, NetworkParams* params)
     if (protocol != TraceProtocol::kHttp2 && protocol != TraceProtocol::kHttp3) continue;
     auto it = params->hosts.find(host);
     if (it != params->hosts.end() && it->second.http2) continue;  // the user's choice
-    params->hosts[host].http2 = true;
+    params->trace_hosts[host].http2 = true;  // the trace's: yields to the user's (ForHost)
     ++set;
   }
   return set;

@@ -59,7 +59,8 @@ class HostProtocolTally {
 // HostProtocolTally over `pages`.
 HostProtocols RecordedHostProtocols(const std::vector<TracePage>& pages);
 
-// Gives every h2 or h3 host of `protocols` `http2` on in `params`, unless `params` already sets
+// Gives every h2 or h3 host of `protocols` `http2` on in `params`' trace layer (`trace_hosts`:
+// what the trace gave, network_params.h), unless `params` already sets
 // that host's `http2` (a --set HOST:http2=..., a --config or a --compare spec: the user's
 // choice wins over the recording). `http2=on|off` without a host still forces every host
 // (NetworkParams::ForHost). Returns how many hosts it set.
