@@ -20,8 +20,8 @@ std::string Dump(const Json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// A phase in ms as every JSON output rounds it; -1 stays -1.
-double Ms(double ms) { return ms < 0 ? -1 : RoundMsForJson(ms); }
+// A time in ms as every JSON output rounds it; "not applicable" is the integer -1 (HAR 1.2).
+Json Ms(double ms) { return ms < 0 ? Json(-1) : Json(RoundMsForJson(ms)); }
 
 // Chrome's DevTools names of net priorities (HIGHEST is "VeryHigh", MEDIUM "High", ...).
 const char* ChromePriorityName(RequestPriority priority) {
@@ -121,9 +121,8 @@ Json Timings(const RequestRecord& r, double* time) {
             {"receive", Ms(p.receive_ms)}};
   // HAR: time is the sum of the timings that apply (ssl is inside connect).
   *time = 0;
-  for (const char* key : {"blocked", "dns", "connect", "send", "wait", "receive"}) {
-    double v = t[key].get<double>();
-    if (v > 0) *time += v;
+  for (double v : {blocked, dns, connect, p.send_ms, p.ttfb_ms, p.receive_ms}) {
+    if (v > 0) *time += RoundMsForJson(v);
   }
   *time = RoundMsForJson(*time);
   return t;

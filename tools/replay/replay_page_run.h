@@ -85,6 +85,9 @@ class ReplayPageRun {
   // empty when the page has none that parses).
   void set_page_url(const Url& url) { page_url_ = url; }
   const Url& page_url() const { return page_url_; }
+  // The page's start on the replay's wall clock (PageResult::started_epoch_ms); set by the
+  // engine before Start.
+  void set_started_epoch_ms(double epoch_ms) { result_.started_epoch_ms = epoch_ms; }
   uint64_t page_index() const { return page_index_; }
   const PreparedPage& prepared() const { return *page_; }
   const std::shared_ptr<const PreparedPage>& prepared_page() const { return page_; }
