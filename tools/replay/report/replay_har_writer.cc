@@ -40,9 +40,9 @@ void ReplayHarWriter::OnPage(const PageResult& page) {
     if (r->entry->parent >= 0 && parent != by_entry.end()) {
       const RequestRecord& p = *parent->second;
       const std::string type = p.placement ? p.placement->type : std::string();
-      context.initiator_type = type == "script"                             ? "script"
-                               : type == "document" || type == "stylesheet" ? "parser"
-                                                                            : "other";
+      // The page's first entry is its document (TracePage::entries).
+      const bool parsed = r->entry->parent == 0 || type == "document" || type == "stylesheet";
+      context.initiator_type = type == "script" ? "script" : parsed ? "parser" : "other";
       context.initiator_url = p.url;
     }
     writer_.AddEntry(*r, context);

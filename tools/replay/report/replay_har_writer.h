@@ -8,8 +8,9 @@
 // only on trace, configuration and seed). Its pageTimings.onLoad is PageResult::onload_ms (-1
 // when the trace has no onLoad), onContentLoad -1 (not modelled). Each request is one entry with
 // the model's timings; its _initiator is the entry that revealed it in the replay
-// (ReplayEntryRef::parent: "script" for a script, "parser" for a document or stylesheet, "other"
-// otherwise). A replay's records carry no headers, so entries have none.
+// (ReplayEntryRef::parent: "script" for a script, "parser" for the page's document (its first
+// entry) or a stylesheet, "other" otherwise). A replay's records carry no headers, so entries have
+// none.
 //
 // Memory: a page's records are kept until the page completes (pages in flight, not the replay),
 // then written; the pages' list is kept (at most HarWriter::kMaxPages).
