@@ -21,7 +21,8 @@
 // as HAR 1.2 says), ssl, send, wait, receive; -1 for a phase the request did not go through},
 // serverIPAddress, connection (the socket id), pageref, and the extensions Chrome and WebPageTest
 // write: _fromCache ("disk": served by the HTTP cache, or a recorded hit), _cache_disposition,
-// _initiator {type, url}, _priority, _resourceType, _protocol, _transferSize, _error, _redirects.
+// _initiator {type, url}, _priority, _resourceType, _protocol, _error, _redirects. No
+// _transferSize: readers (netstack's among them) take a transfer size of 0 for a cache hit.
 #ifndef NET_HTTP_HAR_WRITER_H_
 #define NET_HTTP_HAR_WRITER_H_
 
