@@ -190,6 +190,43 @@ TEST_CASE("fetch --page --har, then replay --estimate: the loop closes", "[page]
   CHECK(again_pages == 1);
 }
 
+TEST_CASE("fetch --har of plain fetches: one page, an entry per URL, and it replays",
+          "[page][har]") {
+  REQUIRE_NETSTACK_BINARY();
+  DelayedPage world;
+  std::string why;
+  REQUIRE(world.Start(&why));
+  TempDir dir("har-plain");
+  const std::string har_path = dir.Join("plain.har");
+  const std::string delayed = world.Url("/delay/" + std::to_string(kShortDelayMs));
+  NetstackRun run =
+      RunNetstack({"fetch", "--json", "--har", har_path, "--resolve",
+                   world.host_port + ":127.0.0.1", "--no-cache", world.Url("/style.css"), delayed});
+  INFO(run.Describe());
+  REQUIRE(run.exit_code() == 0);
+  nlohmann::json har = nlohmann::json::parse(ReadFile(har_path));
+  const nlohmann::json& log = har["log"];
+  REQUIRE(log["pages"].size() == 1);
+  CHECK(JsonString(log["pages"][0], "title") == world.Url("/style.css"));
+  CHECK(JsonNumber(log["pages"][0], "pageTimings/onLoad") == -1);
+  REQUIRE(log["entries"].size() == 2);
+  const nlohmann::json* entry = EntryFor(log["entries"], delayed);
+  REQUIRE(entry);
+  CHECK(JsonString(*entry, "pageref") == "page_1");
+  CHECK(JsonNumber(*entry, "timings/wait") >= kShortDelayMs);
+  CHECK(JsonString(*entry, "response/content/mimeType") == "text/plain");
+  NetstackRun replay = RunNetstack({"replay", har_path, "--json", "-", "--quiet"});
+  INFO(replay.Describe());
+  REQUIRE(replay.exit_code() == 0);
+  int requests = 0;
+  for (const nlohmann::json& line : replay.records) {
+    if (JsonString(line, "kind") != "request") continue;
+    ++requests;
+    CHECK(JsonInt(line, "status") == 200);
+  }
+  CHECK(requests == 2);
+}
+
 TEST_CASE("fetch --page --har to an unwritable path: exit 2, one line, nothing fetched",
           "[page][har]") {
   REQUIRE_NETSTACK_BINARY();

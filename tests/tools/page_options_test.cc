@@ -54,7 +54,6 @@ TEST_CASE("page options: bad usage is one clear message", "[page]") {
       {{"--page", "--set-predictor", "policy=chrome", "http://a.test/"}, "--predictor"},
       {{"--predictor", "chrome", "http://a.test/"}, "--predictor needs --page"},
       {{"--set-predictor", "max_in_flight=2", "http://a.test/"}, "--set-predictor needs --page"},
-      {{"--har", "p.har", "http://a.test/"}, "--har needs --page (it writes a page load)"},
       {{"--page", "--har", "-", "http://a.test/"}, "--har needs a file name, not -"},
   };
   for (const Case& c : cases) {
