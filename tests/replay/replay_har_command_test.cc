@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "net/http/har_writer.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 #include "tools/replay/trace/har_reader.h"
@@ -141,6 +142,25 @@ TEST_CASE(
   CHECK(failed.code == 2);
   CHECK(ReadFile(kept) == "what was there");
   for (const auto& p : {session, kept, bad}) std::remove(p.c_str());
+}
+
+TEST_CASE("replay --har: more pages than one HAR holds is one line, exit 1, no file",
+          "[replay][har]") {
+  std::string text;
+  for (size_t i = 0; i <= HarWriter::kMaxPages; ++i) {
+    text += "{\"type\": \"navigate\", \"t\": " + std::to_string(i) +
+            ", \"page\": {\"entries\": [{\"url\": \"https://a.test/" + std::to_string(i) +
+            "\", \"bytes\": 100}]}}\n";
+  }
+  std::string session = Write("many.jsonl", text);
+  std::string kept = Write("many.har", "what was there");
+  CommandRun run = Run({session, "--har", kept, "--quiet"});
+  CHECK(run.code == 1);
+  CHECK(run.err == "netstack: --har " + kept + ": the replay has more than " +
+                       std::to_string(HarWriter::kMaxPages) +
+                       " pages, more than one HAR holds: replay fewer pages\n");
+  CHECK(ReadFile(kept) == "what was there");
+  for (const auto& p : {session, kept}) std::remove(p.c_str());
 }
 
 }  // namespace
