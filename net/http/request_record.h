@@ -39,6 +39,10 @@ struct ReplayEntryRef {
   uint64_t page = 0;  // the navigation's index in the replay (0-based, in session order)
   int entry = 0;      // the entry's index in its page
   std::string host;   // the URL's host ("" when the URL did not parse)
+  // The entry that revealed this one (TraceEntry::parent: recorded initiator, redirect, or
+  // inferred), its index in the same page; -1 when none. Read by `replay --har` for _initiator;
+  // not in the record's JSON.
+  int parent = -1;
 };
 
 // The simulated world's view of a request (replay only).

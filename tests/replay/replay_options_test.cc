@@ -64,6 +64,7 @@ TEST_CASE("replay options: every bad value is one message naming it", "[replay][
       {{"t.har", "--progress", "--quiet"}, "--progress conflicts with --quiet"},
       {{"a.har", "b.har", "--netlog", "n.json"}, "--netlog records one replay"},
       {{"-", "b.har"}, "a session on stdin (-) is read once"},
+      {{"t.har", "--har", "-"}, "--har needs a file name, not -"},
       // Numbers are checked as text: no wrap-around, no NaN (issue 17).
       {{"t.har", "--seed", "-1"}, "--seed: '-1' is out of range (0 to 18,446,744,073,709,551,615)"},
       {{"t.har", "--summary-pages", "-1"}, "--summary-pages: '-1' is out of range (0 to 100,000)"},

@@ -54,6 +54,7 @@ TEST_CASE("page options: bad usage is one clear message", "[page]") {
       {{"--page", "--set-predictor", "policy=chrome", "http://a.test/"}, "--predictor"},
       {{"--predictor", "chrome", "http://a.test/"}, "--predictor needs --page"},
       {{"--set-predictor", "max_in_flight=2", "http://a.test/"}, "--set-predictor needs --page"},
+      {{"--page", "--har", "-", "http://a.test/"}, "--har needs a file name, not -"},
   };
   for (const Case& c : cases) {
     FetchOptions o;

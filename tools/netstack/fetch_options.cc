@@ -210,6 +210,8 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("--json", o->json, "one JSON object per line per URL");
   cmd->add_flag("--page", o->page,
                 "load the URL as a page: the document, then its subresources; print a waterfall");
+  cmd->add_option("--har", o->har_path,
+                  "write the fetches (or the --page load) as HAR 1.2 to FILE");
   cmd->add_option("--internals", o->internals_port,
                   "serve the internals page for this stack on 127.0.0.1:PORT (0: any free "
                   "port) while fetching, and after until Quit or Ctrl-C")
@@ -296,6 +298,10 @@ bool ValidateLimitOptions(FetchOptions* o, std::string* message) {
 
 // --page's own rules, and the predictor's settings.
 bool ValidatePageOptions(FetchOptions* o, std::string* message) {
+  if (o->har_path == "-") {
+    *message = "--har needs a file name, not - (stdout carries the fetches' lines)";
+    return false;
+  }
   // The predictor acts on page loads: those of --page, and those of the internals page's fetch
   // box (--internals, and `netstack internals`).
   if (!o->page && !o->with_internals()) {

@@ -68,6 +68,9 @@ struct FetchOptions {
   EvictionPolicy cache_eviction = EvictionPolicy::kSizeWeightedLru;
   // --page (docs/fetch.md "Page loads"): load one URL as a page, its subresources included.
   bool page = false;
+  // --har FILE (docs/fetch.md "--har"): the fetches, or the --page load, as HAR 1.2 (a file, not
+  // "-": stdout carries the records or the waterfall).
+  std::string har_path;
   // --predictor off|chrome|learned and --set-predictor KEY=VALUE, applied by Validate into
   // `predictor` (only with --page).
   std::string predictor_text;  // "" (not given) means learned

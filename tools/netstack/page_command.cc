@@ -13,6 +13,8 @@
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_command.h"
 #include "tools/netstack/live_internals.h"
+#include "tools/netstack/output_file.h"
+#include "tools/netstack/page_har.h"
 #include "tools/netstack/page_predictor.h"
 #include "tools/netstack/page_record.h"
 #include "tools/netstack/profile.h"
@@ -56,6 +58,14 @@ std::unique_ptr<Profile> OpenPredictorProfile(const FetchOptions& o,
 }
 
 int RunPageCommand(const FetchOptions& options, const std::string& command_line) {
+  // --har: the file is opened before anything is fetched (a path that cannot be written is
+  // exit 2 with nothing loaded).
+  OutputFile har;
+  std::string har_error;
+  if (!options.har_path.empty() && !har.Open(options.har_path, &har_error)) {
+    std::fprintf(stderr, "netstack: %s\n", TerminalSafe(har_error).c_str());
+    return 2;
+  }
   FetchStack opened;
   if (!OpenFetchStack(options, command_line, &opened)) return 2;
   std::unique_ptr<LiveStack>& stack = opened.stack;
@@ -137,6 +147,17 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
     }
   }
   std::fflush(stdout);
+  if (!options.har_path.empty()) {
+    // Dates from the wall clock at the navigation's start plus each request's offset.
+    const double start_epoch_ms =
+        static_cast<double>(stack->time_tick_offset_ms()) + ToMilliseconds(page.start);
+    WritePageHar(page, reports, start_epoch_ms, done, har.file());
+    if (!har.Commit(&har_error)) {
+      std::fprintf(stderr, "netstack: %s: %s\n", TerminalSafe(options.har_path).c_str(),
+                   TerminalSafe(har_error).c_str());
+      any_failed = true;
+    }
+  }
   for (const RequestRecord& r : reports) {
     if (r.error == OK) continue;
     std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(r.url).c_str(),

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "tools/netstack/replay_har_output.h"
 #include "tools/netstack/replay_internals.h"
 #include "tools/netstack/terminal_text.h"
 #include "tools/replay/replay_engine.h"
@@ -190,6 +191,9 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
 
   ReplayJsonWriter json;
   if (!o.json_path.empty() && !json.Open(o.json_path, &error)) return fail(error, 2);
+  // --har: opened before the replay runs (exit 2 when it cannot be written).
+  ReplayHarOutput har;
+  if (!o.har_path.empty() && !har.Open(o.har_path, &error)) return fail(error, 2);
   std::unique_ptr<ReplayReport> report;
   if (!o.report_path.empty()) {
     if (!CheckWritable(o.report_path, &error)) return fail(error, 2);
@@ -200,6 +204,7 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
   auto finish_outputs = [&](int code) {
     progress.Finish();
     if (!json.Close(&error) && code == 0) return fail(error, 1);
+    if (!har.Commit(&error) && code == 0) return fail(error, 1);
     return code;
   };
 
@@ -210,6 +215,7 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
     pass.observers.push_back(&summary);
     if (!o.json_path.empty()) pass.observers.push_back(&json);
     if (report) pass.observers.push_back(report.get());
+    if (har.observer()) pass.observers.push_back(har.observer());
     if (!RunPass(o, command_line, &progress, &pass)) {
       progress.Finish();
       int code = fail(pass.error, pass.exit_code);
@@ -251,6 +257,11 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
     a.observers.push_back(&json);
     b.observers.push_back(&json);
   }
+  // --har: both runs, their pages' ids suffixed -a and -b.
+  if (har.observer()) {
+    a.observers.push_back(har.observer());
+    b.observers.push_back(har.observer());
+  }
   if (report) {
     report->SetComparison(o.compare[0], o.compare[1]);
     a.observers.push_back(&keep_a);
@@ -259,8 +270,10 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
     b.observers.push_back(report.get());
   }
   json.SetRunLabel("a");
+  if (har.observer()) har.observer()->SetRunLabel("a");
   bool ok = RunPass(o, command_line, &progress, &a);
   json.SetRunLabel("b");
+  if (har.observer()) har.observer()->SetRunLabel("b");
   if (ok) ok = RunPass(o, command_line, &progress, &b);
   json.SetRunLabel("");
   if (!ok) {

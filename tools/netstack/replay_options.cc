@@ -23,6 +23,7 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
   cmd->add_option("--json", o->json_path, "write JSON Lines results to FILE (- = stdout)");
   cmd->add_option("--report", o->report_path, "write an HTML report to FILE");
   cmd->add_option("--netlog", o->netlog_path, "write Chrome's NetLog JSON to FILE");
+  cmd->add_option("--har", o->har_path, "write the simulated page loads as HAR 1.2 to FILE");
   cmd->add_option("--internals", o->internals_port,
                   "serve the internals page for the replay's stack on 127.0.0.1:PORT (0: any "
                   "free port); the replay starts paused")
@@ -84,6 +85,10 @@ bool ValidateReplayOptions(ReplayOptions* o, std::string* message) {
   }
   if (!o->netlog_path.empty() && (o->traces.size() > 1 || !o->compare.empty())) {
     *message = "--netlog records one replay: give one TRACE and no --compare";
+    return false;
+  }
+  if (o->har_path == "-") {
+    *message = "--har needs a file name, not - (stdout carries the summary or --json lines)";
     return false;
   }
   for (const std::string& t : o->traces) {

@@ -24,6 +24,7 @@ struct ReplayOptions {
   std::string json_path;             // --json FILE ("-": stdout; the summary goes to stderr)
   std::string report_path;           // --report FILE.html
   std::string netlog_path;           // --netlog FILE
+  std::string har_path;              // --har FILE: the simulated loads as HAR 1.2 (a file, not "-")
   int internals_port = -1;           // --internals PORT (docs/internals.md); -1 without
   std::optional<uint64_t> seed;      // --seed N
   bool progress = false;             // --progress: the progress line even when not a terminal

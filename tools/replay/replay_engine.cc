@@ -226,6 +226,7 @@ void ReplayEngine::Impl::Navigate(const SessionEvent& event,
     // Before the document is requested (Start posts it): hints act from now.
     predictor_->OnNavigation(url);
   }
+  page->set_started_epoch_ms(static_cast<double>(ToUnixMicros(stack_->clock().Now())) / 1000.0);
   page->Start();
 }
 

@@ -172,6 +172,7 @@ void ReplayPageRun::FillContext(int index) {
   r.entry->page = page_index_;
   r.entry->entry = index;
   r.entry->host.assign(p.request().url.host());
+  r.entry->parent = t.parent;
   if (!r.model) r.model.emplace();
   r.model->request_ms = r.model->server_ms = r.model->response_ms = 0;
   r.model->recorded_start_ms = t.start_ms;

@@ -88,6 +88,9 @@ class ReplayPageRun {
   // warm_connections. Set before Start.
   void set_warm_connections(int count) { warm_connections_ = count; }
   const Url& page_url() const { return page_url_; }
+  // The page's start on the replay's wall clock (PageResult::started_epoch_ms); set by the
+  // engine before Start.
+  void set_started_epoch_ms(double epoch_ms) { result_.started_epoch_ms = epoch_ms; }
   uint64_t page_index() const { return page_index_; }
   const PreparedPage& prepared() const { return *page_; }
   const std::shared_ptr<const PreparedPage>& prepared_page() const { return page_; }

@@ -1,0 +1,167 @@
+// `netstack replay --har FILE` as users run it (RunReplayCommand in-process): the file holds
+// every replayed page and request and reads back with netstack's HAR reader; --compare writes
+// both runs, their page ids suffixed -a and -b; an unwritable path is exit 2 before anything
+// runs; a replay that fails leaves what was at the path as it was.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "net/http/har_writer.h"
+#include "tools/netstack/replay_command.h"
+#include "tools/netstack/replay_options.h"
+#include "tools/replay/trace/har_reader.h"
+
+namespace netstack {
+namespace {
+
+std::string Temp(const std::string& name) {
+  return "/tmp/replay_har_command_test_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  std::string path = Temp(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Two pages on two hosts, the second navigated after the first loaded.
+const char kSession[] =
+    "{\"type\": \"navigate\", \"t\": 0, \"page\": {\"entries\": ["
+    "{\"url\": \"https://www.example.com/\", \"bytes\": 20000, \"server_ms\": 100},"
+    "{\"url\": \"https://cdn.example.com/a.js\", \"type\": \"script\", \"bytes\": 50000,"
+    " \"start_ms\": 200, \"after\": 0, \"gap_ms\": 5}]}}\n"
+    "{\"type\": \"wait\", \"t\": 0}\n"
+    "{\"type\": \"navigate\", \"t\": 500, \"page\": {\"entries\": ["
+    "{\"url\": \"https://www.example.com/next\", \"bytes\": 10000}]}}\n";
+
+struct CommandRun {
+  int code = -1;
+  std::string out, err;
+};
+
+CommandRun Run(const std::vector<std::string>& args) {
+  CommandRun run;
+  ReplayOptions options;
+  std::string message;
+  if (!ParseReplayArgs(args, &options, &message)) {
+    run.code = 2;
+    run.err = "netstack: " + message + "\n";
+    return run;
+  }
+  char *out_buf = nullptr, *err_buf = nullptr;
+  size_t out_size = 0, err_size = 0;
+  FILE* out = open_memstream(&out_buf, &out_size);
+  FILE* err = open_memstream(&err_buf, &err_size);
+  run.code = RunReplayCommand(options, "netstack replay (test)", out, err);
+  std::fclose(out);
+  std::fclose(err);
+  run.out.assign(out_buf, out_size);
+  run.err.assign(err_buf, err_size);
+  std::free(out_buf);
+  std::free(err_buf);
+  return run;
+}
+
+TEST_CASE("replay --har writes every page and request, and it reads back", "[replay][har]") {
+  std::string session = Write("s.jsonl", kSession);
+  std::string har_path = Temp("out.har");
+  CommandRun run = Run({session, "--har", har_path, "--quiet"});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  nlohmann::json har = nlohmann::json::parse(ReadFile(har_path));
+  CHECK(har["log"]["version"] == "1.2");
+  CHECK(har["log"]["creator"]["name"] == "netstack");
+  REQUIRE(har["log"]["pages"].size() == 2);
+  CHECK(har["log"]["pages"][0]["id"] == "page_1");
+  CHECK(har["log"]["pages"][1]["id"] == "page_2");
+  REQUIRE(har["log"]["entries"].size() == 3);
+  HarFile read;
+  std::string error;
+  REQUIRE(ReadHarFile(har_path, &read, &error));
+  REQUIRE(read.pages.size() == 2);
+  CHECK(read.pages[0].entries.size() == 2);
+  CHECK(read.pages[1].entries.size() == 1);
+  CHECK(read.pages[0].skipped_entries == 0);
+  // And it replays.
+  CommandRun again = Run({har_path, "--quiet"});
+  CHECK(again.code == 0);
+  for (const auto& p : {session, har_path}) std::remove(p.c_str());
+}
+
+TEST_CASE("replay --compare --har writes both runs, ids suffixed -a and -b", "[replay][har]") {
+  std::string session = Write("c.jsonl", kSession);
+  std::string har_path = Temp("compare.har");
+  CommandRun run =
+      Run({session, "--compare", "rtt_ms=20", "rtt_ms=200", "--har", har_path, "--quiet"});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  nlohmann::json har = nlohmann::json::parse(ReadFile(har_path));
+  const nlohmann::json& pages = har["log"]["pages"];
+  REQUIRE(pages.size() == 4);
+  CHECK(pages[0]["id"] == "page_1-a");
+  CHECK(pages[1]["id"] == "page_2-a");
+  CHECK(pages[2]["id"] == "page_1-b");
+  CHECK(pages[3]["id"] == "page_2-b");
+  CHECK(har["log"]["entries"].size() == 6);
+  // B's slower network shows in its entries' times.
+  double a = 0, b = 0;
+  for (const nlohmann::json& e : har["log"]["entries"]) {
+    const std::string ref = e["pageref"];
+    (ref.back() == 'a' ? a : b) += e["time"].get<double>();
+  }
+  CHECK(b > a);
+  for (const auto& p : {session, har_path}) std::remove(p.c_str());
+}
+
+TEST_CASE(
+    "replay --har: an unwritable path is exit 2 before the replay, a failed replay "
+    "leaves the file as it was",
+    "[replay][har]") {
+  std::string session = Write("u.jsonl", kSession);
+  CommandRun unwritable = Run({session, "--har", "/nonexistent-dir/r.har"});
+  CHECK(unwritable.code == 2);
+  CHECK(unwritable.out.empty());
+  CHECK(unwritable.err ==
+        "netstack: cannot write /nonexistent-dir/r.har: No such file or directory\n");
+
+  std::string kept = Write("kept.har", "what was there");
+  std::string bad = Write("bad.jsonl", "{\"type\": \"navigate\", \"t\": \n");
+  CommandRun failed = Run({bad, "--har", kept});
+  CHECK(failed.code == 2);
+  CHECK(ReadFile(kept) == "what was there");
+  for (const auto& p : {session, kept, bad}) std::remove(p.c_str());
+}
+
+TEST_CASE("replay --har: more pages than one HAR holds is one line, exit 1, no file",
+          "[replay][har]") {
+  std::string text;
+  for (size_t i = 0; i <= HarWriter::kMaxPages; ++i) {
+    text += "{\"type\": \"navigate\", \"t\": " + std::to_string(i) +
+            ", \"page\": {\"entries\": [{\"url\": \"https://a.test/" + std::to_string(i) +
+            "\", \"bytes\": 100}]}}\n";
+  }
+  std::string session = Write("many.jsonl", text);
+  std::string kept = Write("many.har", "what was there");
+  CommandRun run = Run({session, "--har", kept, "--quiet"});
+  CHECK(run.code == 1);
+  CHECK(run.err == "netstack: --har " + kept + ": the replay has more than " +
+                       std::to_string(HarWriter::kMaxPages) +
+                       " pages, more than one HAR holds: replay fewer pages\n");
+  CHECK(ReadFile(kept) == "what was there");
+  for (const auto& p : {session, kept}) std::remove(p.c_str());
+}
+
+}  // namespace
+}  // namespace netstack
