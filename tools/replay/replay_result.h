@@ -26,13 +26,13 @@ struct PageResult {
   // the replayed onLoad is the last replayed end of that set plus the recorded tail (recorded
   // onLoad minus the set's last recorded end). docs/replay.md, "Page metrics".
   double onload_ms = -1, recorded_onload_ms = -1;
+  // The same for DOMContentLoaded (TracePage::recorded_content_load_ms), with the same load-set
+  // rule; both -1 when the trace has none.
+  double content_load_ms = -1, recorded_content_load_ms = -1;
   // The page's start on the replay's wall clock (the simulated clock the HTTP cache sees: it
   // starts at the recording's first page's date), ms since the Unix epoch; set by the engine
   // when the page is navigated. `replay --har` dates the page and its entries from it.
   double started_epoch_ms = 0;
-  // The same for DOMContentLoaded (TracePage::recorded_content_load_ms), with the same load-set
-  // rule; both -1 when the trace has none.
-  double content_load_ms = -1, recorded_content_load_ms = -1;
   // Failed requests include recorded_failures: entries the recording shows failed
   // (TraceEntry::recorded_error), replayed as that failure without the network.
   int requests = 0, failed = 0, recorded_failures = 0;

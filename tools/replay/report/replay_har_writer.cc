@@ -25,6 +25,7 @@ void ReplayHarWriter::OnPage(const PageResult& page) {
   har_page.title = page.url;
   har_page.started_epoch_ms = page.started_epoch_ms;
   har_page.on_load_ms = page.onload_ms;
+  har_page.on_content_load_ms = page.content_load_ms;
   if (overflowed_ || !writer_.AddPage(har_page)) {
     overflowed_ = true;
     return;
