@@ -256,19 +256,28 @@ bool DevtoolsEvents::OnRequestWillBeSent(const nlohmann::json& params, std::stri
 
 bool DevtoolsEvents::OnResponseReceived(const nlohmann::json& params, std::string* error) {
   JsonFields fields(params, "params");
-  std::string request_id;
+  std::string request_id, type;
   double timestamp = -1;
   fields.String("requestId", &request_id, /*required=*/true);
   fields.NumberIn("timestamp", 0, kMaxSeconds, &timestamp);
+  fields.String("type", &type);
   const nlohmann::json* response = fields.Object("response", /*required=*/true);
   if (!fields.ok()) {
     *error = fields.error();
     return false;
   }
+  // A response to a request the log never started (or that ended) is still checked.
   DevtoolsRequest* request = Find(request_id);
+  DevtoolsRequest ignored;
+  if (!ReadResponse(*response, "params.response",
+                    request && !request->finished ? request : &ignored, error)) {
+    return false;
+  }
   if (!request || request->finished) return true;
-  if (!ReadResponse(*response, "params.response", request, error)) return false;
   request->response_s = timestamp;
+  // The response's resource type is the one Chrome settled on (older versions send "Other"
+  // with the request and the real type here).
+  if (!type.empty()) request->type = type;
   return true;
 }
 

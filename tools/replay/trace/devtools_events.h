@@ -13,15 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "tools/replay/trace/devtools_log.h"
 #include "tools/replay/trace/har_reader.h"
 #include "tools/replay/trace/trace.h"
 
 namespace netstack {
-
-// Bounds of one log, each an error naming it when exceeded.
-inline constexpr size_t kMaxDevtoolsRequests = 100'000;  // requests and redirect hops
-inline constexpr size_t kMaxDevtoolsPages = 10'000;      // main-frame navigations
-inline constexpr size_t kMaxDevtoolsHeaders = 1'000;     // per request or response
 
 // One request as the log describes it so far (one hop of a redirect chain). Times are the
 // log's monotonic seconds; -1 where not (yet) known.

@@ -22,7 +22,12 @@
 
 namespace netstack {
 
+// Bounds of one log, each an error naming it when exceeded (with the file size, 512 MiB, and
+// JSON nesting, 256 levels).
 inline constexpr size_t kMaxDevtoolsMessages = 1'000'000;
+inline constexpr size_t kMaxDevtoolsRequests = 100'000;  // requests and redirect hops
+inline constexpr size_t kMaxDevtoolsPages = 10'000;      // main-frame navigations
+inline constexpr size_t kMaxDevtoolsHeaders = 1'000;     // per request or response
 
 // Parses a DevTools log's text; `name` labels messages (the file's path). Returns false with a
 // one-line `error` (and `out` empty). Pages come in log order, each with its entries in start

@@ -79,8 +79,9 @@ RecordedTimings PhasesOf(const DevtoolsRequest& r, double total_ms) {
   return t;
 }
 
-// Body bytes on the wire. A cache hit transferred nothing: its own size (Content-Length, else
-// the decoded bytes) is what a replay with a cold cache must fetch.
+// Body bytes on the wire: loadingFinished's total less the response's header bytes, else the
+// dataReceived sums (a response the log left unfinished). A cache hit transferred nothing: its own
+// size (Content-Length, else the decoded bytes) is what a replay with a cold cache must fetch.
 double BodyBytes(const DevtoolsRequest& r) {
   if (r.from_cache) {
     if (const std::string* length = FindHeader(r.response_headers, "content-length")) {
@@ -90,11 +91,22 @@ double BodyBytes(const DevtoolsRequest& r) {
     }
     return r.data_decoded_bytes;
   }
-  if (r.finished_encoded_bytes >= 0) {
-    double body = std::max(0.0, r.finished_encoded_bytes - r.header_bytes);
-    return body == 0 ? r.data_encoded_bytes : body;
+  if (r.finished_encoded_bytes < 0) return r.data_encoded_bytes;
+  double body = r.finished_encoded_bytes - r.header_bytes;
+  if (body > 0) return body;
+  if (r.data_encoded_bytes > 0) return r.data_encoded_bytes;
+  // Older Chrome (before about M65) wrote the total into the response's encodedDataLength
+  // too, and 0 into dataReceived's: the header block is estimated as HTTP/1.1 would write it.
+  if (r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200)) return 0;
+  double header_bytes = 17 + static_cast<double>(r.status_text.size());
+  for (const auto& [name, value] : r.response_headers) {
+    header_bytes += static_cast<double>(name.size() + value.size() + 4);
   }
-  return r.data_encoded_bytes;
+  body = std::max(0.0, r.finished_encoded_bytes - header_bytes);
+  if (body == 0 && r.data_decoded_bytes > 0) {
+    body = std::min(r.data_decoded_bytes, r.finished_encoded_bytes);
+  }
+  return body;
 }
 
 enum class Outcome { kRead, kNotHttp, kInvalidUrl, kUnfinished, kNoResponse, kError };
