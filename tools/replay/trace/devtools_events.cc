@@ -427,7 +427,7 @@ bool DevtoolsEvents::Finish(HarFile* out, std::string* error) {
   for (const Page& page : pages_) {
     pages.push_back({page.navigation_url, page.content_load_s, page.load_s});
   }
-  return BuildDevtoolsPages(name_, requests_, pages, out, error);
+  return BuildDevtoolsPages(name_, &requests_, pages, out, error);
 }
 
 }  // namespace netstack

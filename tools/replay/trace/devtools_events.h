@@ -65,7 +65,8 @@ class DevtoolsEvents {
   bool Handle(size_t index, const std::string& method, const nlohmann::json& params,
               std::string* error);
 
-  // Builds the pages once every message is handled: entries in start order with times after the
+  // Builds the pages once every message is handled (once: the requests' strings move into
+  // the entries): entries in start order with times after the
   // page's first entry, skips counted, dependencies from initiators. False with `error` (with
   // the file name) when nothing can be replayed or a time or size is past trace.h's bounds.
   bool Finish(HarFile* out, std::string* error);

@@ -115,37 +115,55 @@ class MessageReader {
 
 }  // namespace
 
+namespace {
+
+// Hands every message of `text` (without a byte order mark) to `events`. False with `error`
+// naming the file.
+bool ReadMessages(std::string_view text, const std::string& name, DevtoolsEvents* events,
+                  std::string* error) {
+  MessageReader reader(events);
+  nlohmann::json rest;
+  JsonSyntaxError syntax;
+  if (!ParseJsonText(text, std::ref(reader), &rest, &syntax)) {
+    *error = syntax.line == 0
+                 ? name + ": JSON syntax error: " + syntax.message
+                 : name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
+                       ": JSON syntax error: " + syntax.message;
+    return false;
+  }
+  if (!reader.root_is_array()) {
+    *error = name + ": expected a JSON array of DevTools messages, got " + JsonTypeName(rest);
+    return false;
+  }
+  if (!reader.error().empty()) {
+    *error = name + ": " + reader.error();
+    return false;
+  }
+  return true;
+}
+
+// Clears `out` and makes `error` one line after a failure.
+bool Failed(HarFile* out, std::string* error) {
+  *out = HarFile();
+  MakeOneLine(error);
+  return false;
+}
+
+}  // namespace
+
 bool ParseDevtoolsLog(std::string_view text, const std::string& name, HarFile* out,
                       std::string* error) {
   *out = HarFile();
   text = StripBom(text);
   if (text.size() > kMaxDevtoolsBytes) {
     *error = name + ": larger than the limit of " + FormatByteLimit(kMaxDevtoolsBytes);
-    MakeOneLine(error);
-    return false;
+    return Failed(out, error);
   }
   DevtoolsEvents events(name);
-  MessageReader reader(&events);
-  nlohmann::json rest;
-  JsonSyntaxError syntax;
-  bool ok = false;
-  if (!ParseJsonText(text, std::ref(reader), &rest, &syntax)) {
-    *error = syntax.line == 0
-                 ? name + ": JSON syntax error: " + syntax.message
-                 : name + ":" + std::to_string(syntax.line) + ":" + std::to_string(syntax.column) +
-                       ": JSON syntax error: " + syntax.message;
-  } else if (!reader.root_is_array()) {
-    *error = name + ": expected a JSON array of DevTools messages, got " + JsonTypeName(rest);
-  } else if (!reader.error().empty()) {
-    *error = name + ": " + reader.error();
-  } else {
-    ok = events.Finish(out, error);
+  if (!ReadMessages(text, name, &events, error) || !events.Finish(out, error)) {
+    return Failed(out, error);
   }
-  if (!ok) {
-    *out = HarFile();
-    MakeOneLine(error);
-  }
-  return ok;
+  return true;
 }
 
 bool ReadDevtoolsLogFile(const std::string& path, HarFile* out, std::string* error) {
@@ -153,10 +171,13 @@ bool ReadDevtoolsLogFile(const std::string& path, HarFile* out, std::string* err
   std::string text, problem;
   if (!ReadTraceFile(path, kMaxDevtoolsBytes, &text, &problem)) {
     *error = path + ": " + problem;
-    MakeOneLine(error);
-    return false;
+    return Failed(out, error);
   }
-  return ParseDevtoolsLog(text, path, out, error);
+  DevtoolsEvents events(path);
+  bool read = ReadMessages(StripBom(text), path, &events, error);
+  std::string().swap(text);  // the pages are built without the text
+  if (!read || !events.Finish(out, error)) return Failed(out, error);
+  return true;
 }
 
 bool LooksLikeDevtoolsLog(std::string_view text_start) {

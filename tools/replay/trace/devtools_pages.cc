@@ -111,9 +111,11 @@ double BodyBytes(const DevtoolsRequest& r) {
 
 enum class Outcome { kRead, kNotHttp, kInvalidUrl, kUnfinished, kNoResponse, kError };
 
-// Reads one request into `out`; on kInvalidUrl `detail` says why, on kError `error` does.
-Outcome Convert(const std::string& name, const DevtoolsRequest& r, Built* out, std::string* detail,
+// Reads one request into `out`, moving its strings; on kInvalidUrl `detail` says why, on kError
+// `error` does.
+Outcome Convert(const std::string& name, DevtoolsRequest* request, Built* out, std::string* detail,
                 std::string* error) {
+  DevtoolsRequest& r = *request;
   TraceEntry& e = out->entry;
   e.url = EscapeRecordedUrl(r.url);
   std::string scheme = ToLowerAscii(e.url.substr(0, std::min(e.url.find(':'), size_t{16})));
@@ -143,18 +145,18 @@ Outcome Convert(const std::string& name, const DevtoolsRequest& r, Built* out, s
       return Outcome::kError;
     }
   }
-  e.method = r.method;
-  e.request_headers = r.request_headers;
+  e.method = std::move(r.method);
+  e.request_headers = std::move(r.request_headers);
   e.request_body_bytes = static_cast<int64_t>(std::llround(r.request_body_bytes));
   if (e.request_body_bytes == 0) {
-    if (const std::string* length = FindHeader(r.request_headers, "content-length")) {
+    if (const std::string* length = FindHeader(e.request_headers, "content-length")) {
       e.request_body_bytes =
           std::clamp<int64_t>(std::atoll(length->c_str()), 0, kMaxTraceBodyBytes);
     }
   }
   e.status = r.has_response ? r.status : 0;
-  e.status_text = r.status_text;
-  e.response_headers = r.response_headers;
+  e.status_text = std::move(r.status_text);
+  e.response_headers = std::move(r.response_headers);
   e.response_body_bytes = static_cast<int64_t>(std::llround(body));
   e.http_version = r.protocol;
   e.protocol = NormalizeRecordedProtocol(r.protocol);
@@ -163,24 +165,24 @@ Outcome Convert(const std::string& name, const DevtoolsRequest& r, Built* out, s
     e.recorded_error = r.error_text;
     e.recorded_error_code = NetErrorFromText(r.error_text);
   }
-  e.connection_id = r.connection_id;
+  e.connection_id = std::move(r.connection_id);
   e.recorded_total_ms = total_ms;
   e.timings = PhasesOf(r, total_ms);
   std::string type = ToLowerAscii(r.type);
   if (type.empty()) {
     std::string mime = r.mime_type;
     if (mime.empty()) {
-      if (const std::string* content_type = FindHeader(r.response_headers, "content-type")) {
+      if (const std::string* content_type = FindHeader(e.response_headers, "content-type")) {
         mime = *content_type;
       }
     }
     type = ResourceTypeForMimeType(mime);
   }
   e.resource_type = type;
-  e.initiator_url = r.initiator_url;
+  e.initiator_url = std::move(r.initiator_url);
   out->hints.url = NormalizedRecordedUrl(url, url.spec());
   out->hints.redirect_to = NormalizedRecordedUrl(url, r.redirect_to);
-  out->hints.initiator = NormalizedRecordedUrl(url, r.initiator_url);
+  out->hints.initiator = NormalizedRecordedUrl(url, e.initiator_url);
   out->start_s = r.start_s;
   out->message = r.message;
   return Outcome::kRead;
@@ -245,12 +247,12 @@ int NetErrorFromText(std::string_view text) {
   return ERR_FAILED;
 }
 
-bool BuildDevtoolsPages(const std::string& name, const std::vector<DevtoolsRequest>& requests,
+bool BuildDevtoolsPages(const std::string& name, std::vector<DevtoolsRequest>* requests,
                         const std::vector<DevtoolsPageInfo>& pages, HarFile* out,
                         std::string* error) {
   *out = HarFile();
   out->creator = "DevTools protocol log";
-  if (requests.empty()) {
+  if (requests->empty()) {
     *error = name + ": no request can be replayed: the log has no Network.requestWillBeSent";
     return false;
   }
@@ -258,7 +260,7 @@ bool BuildDevtoolsPages(const std::string& name, const std::vector<DevtoolsReque
   std::vector<TracePage> traced(pages.size());
   // The first request of each page with a wallTime anchors the page's epoch.
   std::vector<double> wall(pages.size(), -1), wall_start(pages.size(), 0);
-  for (const DevtoolsRequest& r : requests) {
+  for (DevtoolsRequest& r : *requests) {
     TracePage& page = traced[r.page];
     if (wall[r.page] < 0 && r.wall_s >= 0) {
       wall[r.page] = r.wall_s;
@@ -266,7 +268,7 @@ bool BuildDevtoolsPages(const std::string& name, const std::vector<DevtoolsReque
     }
     Built b;
     std::string detail;
-    Outcome outcome = Convert(name, r, &b, &detail, error);
+    Outcome outcome = Convert(name, &r, &b, &detail, error);
     switch (outcome) {
       case Outcome::kRead:
         b.warm = r.connection_reused;

@@ -21,12 +21,13 @@ struct DevtoolsPageInfo {
   double load_s = -1;          // Page.loadEventFired's
 };
 
-// Builds `out` from `requests` (in log order; each names its page, an index of `pages`). `name`
+// Builds `out` from `requests` (in log order; each names its page, an index of `pages`), whose
+// strings and headers it moves out. `name`
 // labels errors and page sources. False with a one-line `error` naming the file: nothing can be
 // replayed ("a.json: no request can be replayed: 3 skipped (...)"), or a time or body past
 // trace.h's bounds, naming the request's message ("a.json: message 7
 // (Network.requestWillBeSent): the request lasts 2e+10 ms, more than the limit of 1e+10 ms").
-bool BuildDevtoolsPages(const std::string& name, const std::vector<DevtoolsRequest>& requests,
+bool BuildDevtoolsPages(const std::string& name, std::vector<DevtoolsRequest>* requests,
                         const std::vector<DevtoolsPageInfo>& pages, HarFile* out,
                         std::string* error);
 
