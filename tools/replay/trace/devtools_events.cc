@@ -164,8 +164,9 @@ bool DevtoolsEvents::Handle(size_t index, const std::string& method, const nlohm
   } else if (method == "Page.frameAttached") {
     ok = OnFrame(params, /*navigated=*/false, error);
   }
-  if (!ok)
+  if (!ok) {
     *error = "message " + std::to_string(index) + " (" + method.substr(0, 64) + "): " + *error;
+  }
   return ok;
 }
 
@@ -190,9 +191,7 @@ bool DevtoolsEvents::OnRequestWillBeSent(const nlohmann::json& params, std::stri
   req.String("url", &request.url, /*required=*/true);
   req.String("method", &request.method);
   std::string post_data;
-  bool has_post_data = false;
   req.String("postData", &post_data);
-  req.Bool("hasPostData", &has_post_data);
   ReadHeaderObject(req, "headers", &request.request_headers);
   if (!req.ok()) {
     *error = req.error();
