@@ -188,6 +188,13 @@ TEST_CASE("DevTools log: read as a file by every reader of recordings", "[trace]
   CHECK(error == dir.path() + "/none.json: cannot open: No such file or directory");
   CHECK_FALSE(ReadDevtoolsLogFile(dir.path() + "/none.json", &har, &error));
   CHECK(error == dir.path() + "/none.json: cannot open: No such file or directory");
+  // A file over 512 MiB (sparse: nothing is written) is refused before it is read.
+  std::string large = dir.path() + "/large.json";
+  dir.Write("large.json", "[");
+  std::filesystem::resize_file(large, (uintmax_t{512} << 20) + 1);
+  CHECK_FALSE(ReadRecordingFile(large, &har, &error));
+  CHECK(error == large + ": larger than the limit of 512 MiB");
+  std::filesystem::remove(large);
   dir.Write("bad.json", "[{\"method\": 1}]");
   CHECK_FALSE(ReadRecordingFile(dir.path() + "/bad.json", &har, &error));
   CHECK(error == dir.path() + "/bad.json: message 0: method: expected a string, got a number");
