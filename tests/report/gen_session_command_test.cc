@@ -278,3 +278,54 @@ TEST_CASE("gen-session --har: a path that JSON cannot hold is an error, not a cr
   CHECK_FALSE(written.good());  // nothing was left at the output path
   std::remove(har.c_str());
 }
+
+TEST_CASE("gen-session --har: a DevTools protocol log is a site like a HAR") {
+  std::string log_path = "gen_session_devtools_test.devtoolslog.json";
+  auto message = [](const std::string& method, nlohmann::json params) {
+    return nlohmann::json{{"method", method}, {"params", std::move(params)}};
+  };
+  nlohmann::json log = nlohmann::json::array();
+  const char* urls[] = {"https://www.dt.test/", "https://www.dt.test/about"};
+  for (int i = 0; i < 2; ++i) {
+    std::string id = "r" + std::to_string(i);
+    double t = 10.0 * (i + 1);
+    log.push_back(
+        message("Network.requestWillBeSent", {{"requestId", id},
+                                              {"loaderId", id},
+                                              {"frameId", "main"},
+                                              {"type", "Document"},
+                                              {"timestamp", t},
+                                              {"wallTime", 1.7e9 + t},
+                                              {"request", {{"url", urls[i]}, {"method", "GET"}}}}));
+    log.push_back(
+        message("Network.responseReceived", {{"requestId", id},
+                                             {"timestamp", t + 0.1},
+                                             {"response", {{"status", 200}, {"protocol", "h2"}}}}));
+    log.push_back(message("Network.loadingFinished",
+                          {{"requestId", id}, {"timestamp", t + 0.2}, {"encodedDataLength", 900}}));
+  }
+  std::ofstream(log_path) << log.dump();
+  std::string path = "gen_session_devtools.jsonl";
+  REQUIRE(RunGenSessionCommand(Parse(
+              {"gen-session", "--har", log_path, "--pages", "5", "-o", path, "--quiet"})) == 0);
+  std::string text = ReadFile(path);
+  CHECK(text.find("\"har\":\"" + log_path + "\"") != std::string::npos);
+  CHECK(text.find("\"page\":\"page_2\"") != std::string::npos);
+  bool before_events = false;
+  CHECK(HostLines(text, &before_events) ==
+        std::map<std::string, std::string>{{"www.dt.test", "h2"}});
+  // The session replays' reader takes its pages from the log.
+  std::string error;
+  std::unique_ptr<TraceSource> source = OpenTrace(path, &error);
+  REQUIRE(source);
+  SessionEvent event;
+  int navigations = 0;
+  while (source->Next(&event, &error)) {
+    if (event.type == SessionEvent::Type::kNavigate) ++navigations;
+  }
+  INFO(error);
+  CHECK(error.empty());
+  CHECK(navigations == 5);
+  std::remove(log_path.c_str());
+  std::remove(path.c_str());
+}

@@ -23,6 +23,7 @@
 #include "tools/replay/trace/har_estimate.h"
 #include "tools/replay/trace/har_reader.h"
 #include "tools/replay/trace/host_protocol.h"
+#include "tools/replay/trace/recording_reader.h"
 #include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
@@ -55,7 +56,7 @@ bool OpenTraceFor(const ReplayOptions& o, const std::string& path, const std::st
   out->config = o.config;
   if (o.estimate) {
     if (path == "-") {
-      *error = "--estimate needs a HAR file, not a session on stdin";
+      *error = "--estimate needs a HAR file or a DevTools log, not stdin";
       return false;
     }
     std::ifstream in(path, std::ios::binary);
@@ -65,12 +66,13 @@ bool OpenTraceFor(const ReplayOptions& o, const std::string& path, const std::st
     }
     char start[4096];
     in.read(start, sizeof(start));
-    if (!LooksLikeHar(std::string_view(start, static_cast<size_t>(in.gcount())))) {
-      *error = path + ": --estimate needs a HAR file (this looks like a session)";
+    if (SniffRecording(std::string_view(start, static_cast<size_t>(in.gcount()))) ==
+        RecordingKind::kNone) {
+      *error = path + ": --estimate needs a HAR file or a DevTools log (this looks like a session)";
       return false;
     }
     HarFile har;
-    if (!ReadHarFile(path, &har, error)) return false;
+    if (!ReadRecordingFile(path, &har, error)) return false;
     // The estimate goes to the network's trace layer, under every key the user gave (however
     // the options were ordered: network_params.h, "Where a value comes from").
     HarEstimate estimate = EstimateNetwork(&har.pages, out->config.network);

@@ -7,8 +7,8 @@
 #include "net/base/net_error.h"
 #include "net/base/url.h"
 #include "tools/replay/gen/synthetic_random.h"
-#include "tools/replay/trace/har_reader.h"
 #include "tools/replay/trace/host_protocol.h"
+#include "tools/replay/trace/recording_reader.h"
 
 namespace netstack {
 namespace {
@@ -115,7 +115,7 @@ bool WriteHarSession(const HarSessionOptions& options, std::FILE* out, SessionSt
   HostProtocolTally protocols;
   for (const std::string& path : options.hars) {
     HarFile har;
-    if (!ReadHarFile(path, &har, error)) return false;
+    if (!ReadRecordingFile(path, &har, error)) return false;
     protocols.AddPages(har.pages);
     HarSite site;
     site.path = PathFrom(options.output_dir, path);

@@ -1,12 +1,12 @@
 // `netstack gen-session --har FILE.har...`: a browsing session whose pages are the pages of HAR
-// files, visited with the user model of session_behavior.h (Zipf popularity, days with a
-// startup routine, hovers before clicks, omnibox typing). Each HAR file is a site (its pages
-// the site's pages, the first its home page; what the user types is the first page's host
-// without "www."); the sites' popularity order is a seeded shuffle of the files, so each seed
-// makes another user. Pages are defined once by reference ({"type": "page", "id": "h2p0", "har":
-// PATH, "page": ID}, PATH relative to the output's folder, as docs/trace-format.md allows) and
-// navigated to by id: the session is small and the HARs are read once by the replay. The
-// session starts with a "host" line per host the HARs recorded a protocol for (each host's
+// files (or DevTools logs: recording_reader.h), visited with the user model of session_behavior.h
+// (Zipf popularity, days with a startup routine, hovers before clicks, omnibox typing). Each HAR
+// file is a site (its pages the site's pages, the first its home page; what the user types is the
+// first page's host without "www."); the sites' popularity order is a seeded shuffle of the files,
+// so each seed makes another user. Pages are defined once by reference ({"type": "page", "id":
+// "h2p0", "har": PATH, "page": ID}, PATH relative to the output's folder, as docs/trace-format.md
+// allows) and navigated to by id: the session is small and the HARs are read once by the replay.
+// The session starts with a "host" line per host the HARs recorded a protocol for (each host's
 // majority over all the files' entries, host_protocol.h), since a replay takes its hosts'
 // protocols from those lines, not from the HAR pages it navigates to.
 #ifndef TOOLS_REPLAY_GEN_HAR_SESSION_H_

@@ -13,8 +13,6 @@
 
 namespace netstack {
 
-namespace {
-
 // The URL a browser would request for a recorded one, as the URL Standard's parser and
 // Chrome's canonicalizer treat it: leading and trailing C0 controls and spaces are removed,
 // tabs and newlines anywhere are dropped, and what browsers send encoded but recorders write
@@ -22,7 +20,7 @@ namespace {
 // are '[' and ']' after the host, which browsers send raw but RFC 3986 (our URL parser) does
 // not allow there. What still cannot be a URL (a control character in the host, over 2 MiB)
 // fails to parse later.
-std::string EscapeUrl(const std::string& url) {
+std::string EscapeRecordedUrl(const std::string& url) {
   static const char kHex[] = "0123456789ABCDEF";
   auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
   size_t begin = 0, end = url.size();
@@ -62,6 +60,8 @@ std::string EscapeUrl(const std::string& url) {
   return out;
 }
 
+namespace {
+
 // Reads a HAR header list ([{"name": ..., "value": ...}]) without pseudo-headers.
 bool ReadHeaders(const nlohmann::json* list, const std::string& path, HeaderList* out,
                  bool* saw_pseudo, std::string* error) {
@@ -97,8 +97,8 @@ const std::string* FindHeader(const HeaderList& headers, const char* lowercase_n
   return nullptr;
 }
 
-// The URL a Chrome-style initiator object names: its own url, else the first stack frame with
-// one (walking async parents, boundedly).
+}  // namespace
+
 std::string InitiatorObjectUrl(const nlohmann::json& initiator) {
   if (!initiator.is_object()) return "";
   auto url = initiator.find("url");
@@ -125,6 +125,8 @@ std::string InitiatorObjectUrl(const nlohmann::json& initiator) {
   return "";
 }
 
+namespace {
+
 // Chrome's `_initiator` (an object), Browsertime's and WebPageTest's (a URL string), or
 // WebPageTest's `_initiator_detail` (an object, or JSON text of one).
 std::string RecordedInitiator(const nlohmann::json& entry) {
@@ -150,14 +152,18 @@ std::string RecordedInitiator(const nlohmann::json& entry) {
   return "";
 }
 
-// Normalized form of `reference` resolved against `base`, or empty.
-std::string NormalizedUrl(const Url& base, const std::string& reference) {
+}  // namespace
+
+std::string NormalizedRecordedUrl(const Url& base, const std::string& reference) {
   if (reference.empty()) return "";
   Url resolved;
   std::string ignored;
-  if (base.Resolve(reference, &resolved, &ignored) != 0) return "";
+  // Escaped as the entries' own URLs are, so that a raw '|' compares equal to its "%7C".
+  if (base.Resolve(EscapeRecordedUrl(reference), &resolved, &ignored) != 0) return "";
   return resolved.spec();
 }
+
+namespace {
 
 // A phase in ms, -1 when absent or negative (HAR's "does not apply"); more than kMaxTraceMs is
 // an error kept in `timings`.
@@ -292,7 +298,7 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   }
 
   // Only http(s) requests are replayed; others are counted, by reason.
-  out->url = EscapeUrl(out->url);
+  out->url = EscapeRecordedUrl(out->url);
   std::string scheme = ToLowerAscii(out->url.substr(0, std::min(out->url.find(':'), size_t{16})));
   if (scheme != "http" && scheme != "https") {
     extras->skip_reason = HarSkipReason::kNotHttp;
@@ -306,7 +312,7 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
     return HarEntryStatus::kSkipped;
   }
   // Keys are compared after Resolve's normalization, which redirect targets also get.
-  extras->hints.url = NormalizedUrl(url, url.spec());
+  extras->hints.url = NormalizedRecordedUrl(url, url.spec());
 
   bool saw_pseudo = false;
   if (!ReadHeaders(request_headers, req.PathOf("headers"), &out->request_headers, &saw_pseudo,
@@ -423,10 +429,10 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
         redirect_url = *location;
       }
     }
-    extras->hints.redirect_to = NormalizedUrl(url, redirect_url);
+    extras->hints.redirect_to = NormalizedRecordedUrl(url, redirect_url);
   }
   out->initiator_url = RecordedInitiator(entry);
-  extras->hints.initiator = NormalizedUrl(url, out->initiator_url);
+  extras->hints.initiator = NormalizedRecordedUrl(url, out->initiator_url);
   return HarEntryStatus::kRead;
 }
 

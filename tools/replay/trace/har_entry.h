@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "net/base/url.h"
 #include "tools/replay/trace/dependency_inference.h"
 #include "tools/replay/trace/trace.h"
 
@@ -44,6 +45,21 @@ enum class HarEntryStatus {
 // (it needs the page's start).
 HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path, TraceEntry* out,
                             HarEntryExtras* extras, std::string* error);
+
+// The URL a browser would request for a recorded one: leading and trailing spaces and C0
+// controls removed, tabs and newlines dropped, and what browsers send percent-encoded but
+// recorders write raw ('|', '{', spaces, non-ASCII bytes, '[' and ']' after the host) encoded.
+// What still cannot be a URL (a control character in the host, over 2 MiB) fails Url::Parse.
+std::string EscapeRecordedUrl(const std::string& url);
+
+// `reference` escaped (EscapeRecordedUrl) and resolved against `base`, normalized (Url::spec()) so
+// that equal URLs compare equal in DependencyHints; empty when it is empty or does not resolve.
+std::string NormalizedRecordedUrl(const Url& base, const std::string& reference);
+
+// The URL a Chrome-style initiator object names (DevTools' Network.Initiator, Chrome HAR's
+// `_initiator`): its own "url", else the first call frame with one in "stack", walking the
+// async "parent" stacks (at most 64). Empty when it names none or is not an object.
+std::string InitiatorObjectUrl(const nlohmann::json& initiator);
 
 // The resource type a MIME type suggests ("text/css; charset=utf-8" -> "stylesheet"); "other"
 // when nothing fits.

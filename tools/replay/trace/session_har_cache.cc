@@ -1,6 +1,6 @@
 #include "tools/replay/trace/session_har_cache.h"
 
-#include "tools/replay/trace/har_reader.h"
+#include "tools/replay/trace/recording_reader.h"
 #include "tools/replay/trace/trace_file.h"
 
 namespace netstack {
@@ -25,7 +25,7 @@ std::shared_ptr<const HarPages> SessionHarCache::Get(const std::string& path, st
     return nullptr;
   }
   HarFile har;
-  if (!ParseHar(text, path, &har, error)) return nullptr;
+  if (!ParseRecording(text, path, &har, error)) return nullptr;
   ++reads_;
   auto pages = std::make_shared<HarPages>();
   pages->pages.reserve(har.pages.size());

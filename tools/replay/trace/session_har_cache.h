@@ -1,7 +1,7 @@
-// The HAR files a session refers to, each read once and kept (most recently used first) within
-// a bound on files and bytes, so a page can be navigated to many times without re-reading its
-// file. Pages are shared: an evicted file's pages live on while events still hold them. Part of
-// the session reader (session_reader.h).
+// The HAR files (or DevTools logs: recording_reader.h) a session refers to, each read once and kept
+// (most recently used first) within a bound on files and bytes, so a page can be navigated to many
+// times without re-reading its file. Pages are shared: an evicted file's pages live on while events
+// still hold them. Part of the session reader (session_reader.h).
 #ifndef TOOLS_REPLAY_TRACE_SESSION_HAR_CACHE_H_
 #define TOOLS_REPLAY_TRACE_SESSION_HAR_CACHE_H_
 
@@ -25,8 +25,9 @@ class SessionHarCache {
  public:
   SessionHarCache(size_t max_files, uint64_t max_bytes);
 
-  // The pages of the HAR file at `path`: from the cache, else read (and cached). Returns null
-  // with the reader's one-line error (which names the path) when it cannot be read or parsed.
+  // The pages of the HAR file or DevTools log at `path`: from the cache, else read (and cached).
+  // Returns null with the reader's one-line error (which names the path) when it cannot be read or
+  // parsed.
   std::shared_ptr<const HarPages> Get(const std::string& path, std::string* error);
 
   size_t files() const { return lru_.size(); }

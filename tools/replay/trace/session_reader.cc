@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "net/base/url.h"
+#include "tools/replay/trace/recording_reader.h"
 #include "tools/replay/trace/session_har_cache.h"
 #include "tools/replay/trace/session_line_reader.h"
 #include "tools/replay/trace/session_page.h"
@@ -436,14 +437,14 @@ std::unique_ptr<TraceSource> OpenTraceImpl(const std::string& path, std::string*
   if (path == "-") {
     auto in = std::make_unique<std::istream>(std::cin.rdbuf());
     std::string prefix = ReadUpTo(*in, kSniffBytes);
-    if (LooksLikeHar(prefix)) {
+    if (SniffRecording(prefix) != RecordingKind::kNone) {
       std::string rest = ReadUpTo(*in, kMaxHarBytes + 1 - prefix.size());
       if (in->bad()) {
         *error = "stdin: read error";
         return nullptr;
       }
       HarFile har;
-      if (!ParseHar(prefix + rest, "stdin", &har, error)) return nullptr;
+      if (!ParseRecording(prefix + rest, "stdin", &har, error)) return nullptr;
       return MakeHarSource(std::move(har), "stdin");
     }
     return std::make_unique<SessionSource>(std::move(in), std::move(prefix), "stdin", ".");
@@ -453,9 +454,9 @@ std::unique_ptr<TraceSource> OpenTraceImpl(const std::string& path, std::string*
     *error = path + ": " + problem;
     return nullptr;
   }
-  if (LooksLikeHar(prefix)) {
+  if (SniffRecording(prefix) != RecordingKind::kNone) {
     HarFile har;
-    if (!ReadHarFile(path, &har, error)) return nullptr;
+    if (!ReadRecordingFile(path, &har, error)) return nullptr;
     return MakeHarSource(std::move(har), path);
   }
   auto file = std::make_unique<std::ifstream>(path, std::ios::binary);

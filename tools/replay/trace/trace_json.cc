@@ -87,6 +87,11 @@ void LineAndColumn(std::string_view text, size_t offset, int* line, int* column)
 }
 
 bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* error) {
+  return ParseJsonText(text, nullptr, out, error);
+}
+
+bool ParseJsonText(std::string_view text, const nlohmann::json::parser_callback_t& callback,
+                   nlohmann::json* out, JsonSyntaxError* error) {
   if (NestingDepth(text) > kMaxJsonDepth) {
     error->line = 1;
     error->column = 1;
@@ -101,7 +106,7 @@ bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* 
     return false;
   }
   try {
-    *out = nlohmann::json::parse(text.begin(), text.end());
+    *out = nlohmann::json::parse(text.begin(), text.end(), callback);
     return true;
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte counts the bytes read, the offending one included.

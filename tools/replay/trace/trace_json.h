@@ -33,6 +33,12 @@ void LineAndColumn(std::string_view text, size_t offset, int* line, int* column)
 // and fills `error`, its message at most kMaxSyntaxMessageBytes.
 bool ParseJsonText(std::string_view text, nlohmann::json* out, JsonSyntaxError* error);
 
+// The same with nlohmann's parser callback, which sees each value as it is parsed and may drop
+// it (returning false): a reader can handle the elements of a large array one at a time
+// without holding them all. `callback` must not throw.
+bool ParseJsonText(std::string_view text, const nlohmann::json::parser_callback_t& callback,
+                   nlohmann::json* out, JsonSyntaxError* error);
+
 // "number", "string", ... as a message would say it.
 const char* JsonTypeName(const nlohmann::json& value);
 
