@@ -12,6 +12,7 @@
 #include "tools/replay/trace/har_estimate.h"
 #include "tools/replay/trace/har_reader.h"
 #include "tools/replay/trace/host_protocol.h"
+#include "tools/replay/trace/recording_reader.h"
 #include "tools/replay/trace/session_reader.h"
 
 namespace netstack {
@@ -159,17 +160,13 @@ bool Replay(const HarFile& recording, const std::string& name, const ReplayConfi
   return true;
 }
 
-// "devtools" when the file is a JSON array (a DevTools protocol log), else "har".
+// "devtools" for a DevTools protocol log, else "har" (what the readers' sniffing says).
 std::string KindOf(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c)) {
-    if (c == '[') return "devtools";
-    if (c != ' ' && c != '\n' && c != '\r' && c != '\t' && c != '\xef' && c != '\xbb' &&
-        c != '\xbf')
-      break;
-  }
-  return "har";
+  std::string start(4096, '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<size_t>(in.gcount()));
+  return SniffRecording(start) == RecordingKind::kDevtoolsLog ? "devtools" : "har";
 }
 
 }  // namespace
@@ -292,7 +289,7 @@ FileOutcome Measure(const std::string& path, const std::vector<std::string>& set
   o.file = std::filesystem::path(path).filename().string();
   o.kind = KindOf(path);
   HarFile recording;
-  if (!ReadHarFile(path, &recording, &o.error)) return o;
+  if (!ReadRecordingFile(path, &recording, &o.error)) return o;
   o.creator = recording.creator;
   o.pages = recording.pages.size();
   for (const TracePage& p : recording.pages) {
