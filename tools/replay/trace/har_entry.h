@@ -6,6 +6,7 @@
 #define TOOLS_REPLAY_TRACE_HAR_ENTRY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -21,7 +22,8 @@ enum class HarSkipReason {
   kNone,
   kNotHttp,     // not http(s): data:, blob:, ws:, chrome-extension:
   kInvalidUrl,  // http(s), but not a URL a browser could request (over 2 MiB, bad host, ...)
-  kNoResponse,  // never answered: status 0 and no body (blocked by the client, aborted)
+  kNoResponse,  // never answered: status 0, no body and no failure recorded
+  kUnfinished,  // answered (status > 0) but never finished: no time and no phase recorded
 };
 
 struct HarEntryExtras {
@@ -31,6 +33,14 @@ struct HarEntryExtras {
   HarSkipReason skip_reason = HarSkipReason::kNone;  // with kSkipped
   // With kInvalidUrl: "<path>.request.url: <what is wrong>", bounded (the URL is not copied).
   std::string skip_detail;
+  // The entry's TraceEntry::connection_id came from HAR's "connection" (connection_named),
+  // and equals its URL's port (connection_is_port; Firefox writes the port there): the reader
+  // drops a file's ids when all of those are ports.
+  bool connection_named = false;
+  bool connection_is_port = false;
+  // The writer's "_connectionReused" (Browsertime): -1 when absent or not a boolean, else 0 or
+  // 1 (har_browser_state.h).
+  int8_t connection_reused = -1;
 };
 
 enum class HarEntryStatus {
@@ -39,7 +49,10 @@ enum class HarEntryStatus {
   kError,
 };
 
-// Reads `entry`, whose JSON path is `path` ("log.entries[12]"). On kError, `error` is
+// Reads `entry`, whose JSON path is `path` ("log.entries[12]"). A failure the recording shows
+// (a negative status, or an "_error" in the entry or its response) is read, not skipped:
+// TraceEntry::recorded_error and recorded_error_code are set, and status is the recorded one
+// when > 0, else 0. On kError, `error` is
 // "<json path>: <problem>" (the caller adds the file name). start_ms is left for the caller
 // (it needs the page's start).
 HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path, TraceEntry* out,
