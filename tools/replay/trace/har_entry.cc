@@ -134,16 +134,24 @@ constexpr size_t kMaxRecordedTextBytes = 256;
 
 // The failure a writer's "_error" member records (Chrome's HAR export puts it in the response:
 // "net::ERR_ABORTED"): a non-empty string as written, a non-zero number as "error <n>", true as
-// "error"; anything else (absent, "", 0, false, another type) says no failure.
-std::string ErrorMember(const nlohmann::json& object) {
+// "error"; anything else (absent, "", 0, false, another type) says no failure. `code` is the
+// net error it names (recorded_error.h).
+std::string ErrorMember(const nlohmann::json& object, int* code) {
   auto error = object.find("_error");
   if (error == object.end()) return "";
-  if (error->is_string()) return error->get<std::string>().substr(0, kMaxRecordedTextBytes);
-  if (error->is_number() && error->get<double>() != 0) {
-    return "error " + FormatNumber(error->get<double>());
+  std::string text;
+  if (error->is_string()) {
+    text = error->get<std::string>().substr(0, kMaxRecordedTextBytes);
+    *code = NetErrorFromText(text);
+  } else if (error->is_number() && error->get<double>() != 0) {
+    std::string number = FormatNumber(error->get<double>());
+    text = "error " + number;
+    *code = NetErrorFromText(number);
+  } else if (error->is_boolean() && error->get<bool>()) {
+    text = "error";
+    *code = ERR_FAILED;
   }
-  if (error->is_boolean() && error->get<bool>()) return "error";
-  return "";
+  return text;
 }
 
 // The connection id an entry names: HAR's "connection" (a string, or a number as Chrome's
@@ -355,11 +363,12 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   // A recorded failure: a negative status (WebPageTest) or an "_error" (Chrome's response
   // member, or the entry's), whatever the status. Replayed as that failure at its recorded
   // time; the status is kept when the response had begun.
-  std::string failure = ErrorMember(*response);
-  if (failure.empty()) failure = ErrorMember(entry);
+  int failure_code = ERR_FAILED;
+  std::string failure = ErrorMember(*response, &failure_code);
+  if (failure.empty()) failure = ErrorMember(entry, &failure_code);
   if (status < 0 || !failure.empty()) {
     out->recorded_error = failure.empty() ? "status " + std::to_string(status) : failure;
-    out->recorded_error_code = failure.empty() ? ERR_FAILED : NetErrorFromText(failure);
+    out->recorded_error_code = failure_code;
     if (status < 0) status = 0;
   } else if (status == 0) {
     // Firefox records pushed streams without a status; a request that was blocked or aborted
