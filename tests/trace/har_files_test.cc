@@ -223,6 +223,44 @@ TEST_CASE("Shared HARs: each host's protocol and the pushed entries", "[trace][h
   }
 }
 
+TEST_CASE("Shared HARs: new runs and warm connections are plausible", "[trace][har][shared]") {
+  std::vector<std::string> files = SharedHarFiles();
+  SKIP_WITHOUT_SHARED_HARS(files);
+  for (const std::string& path : files) {
+    INFO(path);
+    HarFile har = ReadOrFail(path);
+    std::string name = std::filesystem::path(path).filename().string();
+    for (size_t p = 0; p < har.pages.size(); ++p) {
+      const TracePage& page = har.pages[p];
+      INFO(page.id);
+      // The first page, and each page navigating to the previous page's URL, begins a run.
+      bool same_url = p > 0 && page.entries[0].url == har.pages[p - 1].entries[0].url;
+      CHECK(page.new_run == (p == 0 || same_url));
+      for (const TraceEntry& entry : page.entries) {
+        if (!entry.recorded_warm_connection) continue;
+        INFO(entry.url);
+        CHECK(entry.timings.dns <= 0);
+        CHECK(entry.timings.connect <= 0);
+        CHECK_FALSE(entry.recorded_from_cache);
+        CHECK(entry.recorded_error.empty());
+      }
+    }
+    // Browsertime's files hold three iterations of one page.
+    if (name.rfind("browsertime_", 0) == 0) {
+      REQUIRE(har.pages.size() == 3);
+      for (const TracePage& page : har.pages) CHECK(page.new_run);
+    }
+    // Firefox writes ports as "connection", capture-har nothing: no ids; and neither times
+    // connection setup, so no connection is known open.
+    if (name.rfind("firefox_", 0) == 0 || name.rfind("capture-har_", 0) == 0) {
+      for (const TraceEntry& entry : har.pages[0].entries) {
+        CHECK(entry.connection_id.empty());
+        CHECK_FALSE(entry.recorded_warm_connection);
+      }
+    }
+  }
+}
+
 TEST_CASE("Shared HARs: opened as traces, one navigate and one wait per page",
           "[trace][har][shared]") {
   std::vector<std::string> files = SharedHarFiles();
