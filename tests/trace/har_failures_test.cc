@@ -132,21 +132,30 @@ TEST_CASE("HAR failures: never answered and never finished are skipped and count
   json unfinished_minus = HarEntry("https://a.test/v", "2024-01-01T00:00:02Z");
   unfinished_minus["time"] = -1;
   unfinished_minus.erase("timings");
+  // Neither a time nor timings says nothing (a hand-written HAR); an empty "timings" neither.
+  json silent = HarEntry("https://a.test/s", "2024-01-01T00:00:02Z");
+  silent.erase("time");
+  silent.erase("timings");
+  json empty_timings = silent;
+  empty_timings["timings"] = {{"comment", ""}, {"_queued", 5}};
   // The same without timings but served by the browser's cache, or pushed: kept.
   json cached = unfinished;
   cached["_fromCache"] = "memory";
   json pushed = unfinished;
   pushed["_was_pushed"] = 1;
-  HarFile har = ParseOrFail(
-      HarDocument({HarEntry("https://a.test/", "2024-01-01T00:00:00Z"), unanswered, no_status,
-                   null_status, unfinished, unfinished_minus, cached, pushed}));
+  HarFile har = ParseOrFail(HarDocument({HarEntry("https://a.test/", "2024-01-01T00:00:00Z"),
+                                         unanswered, no_status, null_status, unfinished,
+                                         unfinished_minus, silent, empty_timings, cached, pushed}));
   const TracePage& page = har.pages[0];
   CHECK(page.skipped_no_response == 3);
   CHECK(page.skipped_unfinished == 2);
   CHECK(page.skipped_entries == 5);
-  REQUIRE(page.entries.size() == 3);
-  CHECK(page.entries[1].recorded_from_cache);
-  CHECK(page.entries[2].pushed);
+  REQUIRE(page.entries.size() == 5);
+  CHECK(page.entries[1].url == "https://a.test/s");
+  CHECK(page.entries[1].recorded_total_ms == 0);
+  CHECK(page.entries[2].url == "https://a.test/s");
+  CHECK(page.entries[3].recorded_from_cache);
+  CHECK(page.entries[4].pushed);
 
   // When nothing else remains, the error says how many never finished.
   CHECK(HarError(HarDocument({unfinished, unanswered}).dump()) ==

@@ -267,7 +267,7 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
 
   // Timings: every phase optional; negative means "does not apply".
   double time = -1;
-  fields.Number("time", &time);
+  bool has_time = fields.Number("time", &time);
   if (time > kMaxTraceMs) {
     fields.Fail("time",
                 FormatNumber(time) + " ms is more than the limit of " + FormatNumber(kMaxTraceMs));
@@ -355,10 +355,19 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
                           : from_cache_field->is_string() &&
                                 !from_cache_field->get_ref<const std::string&>().empty();
   }
+  // The writer timed it (a time or a phase >= 0), or said it could not (a negative time or
+  // phase, and none >= 0). An entry without any time or phase says neither (a hand-written
+  // HAR): it is read with a duration of 0.
   const RecordedTimings& t = out->timings;
-  bool timed = time >= 0;
+  bool timed = time >= 0, said_untimed = has_time && time < 0;
   for (double phase : {t.blocked, t.dns, t.connect, t.ssl, t.send, t.wait, t.receive}) {
     timed = timed || phase >= 0;
+  }
+  if (const nlohmann::json* timings = fields.Get("timings"); timings && timings->is_object()) {
+    for (const char* phase : {"blocked", "dns", "connect", "ssl", "send", "wait", "receive"}) {
+      auto value = timings->find(phase);
+      said_untimed |= value != timings->end() && value->is_number();
+    }
   }
   // A recorded failure: a negative status (WebPageTest) or an "_error" (Chrome's response
   // member, or the entry's), whatever the status. Replayed as that failure at its recorded
@@ -380,9 +389,10 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
       extras->skip_reason = HarSkipReason::kNoResponse;
       return HarEntryStatus::kSkipped;
     }
-  } else if (!timed && !out->pushed && !said_from_cache) {
-    // Answered, but neither a time nor a phase: the recording ended before it finished (a HAR
-    // saved while the page was loading). Its end is unknown, so it cannot be placed.
+  } else if (!timed && said_untimed && !out->pushed && !said_from_cache) {
+    // Answered, but the writer had neither a time nor a phase for it: the recording ended
+    // before it finished (a HAR saved while the page was loading). Its end is unknown, so it
+    // cannot be placed.
     extras->skip_reason = HarSkipReason::kUnfinished;
     return HarEntryStatus::kSkipped;
   }

@@ -23,7 +23,7 @@ enum class HarSkipReason {
   kNotHttp,     // not http(s): data:, blob:, ws:, chrome-extension:
   kInvalidUrl,  // http(s), but not a URL a browser could request (over 2 MiB, bad host, ...)
   kNoResponse,  // never answered: status 0, no body and no failure recorded
-  kUnfinished,  // answered (status > 0) but never finished: no time and no phase recorded
+  kUnfinished,  // answered (status > 0) but never finished: time and phases all -1
 };
 
 struct HarEntryExtras {

@@ -312,8 +312,11 @@ bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::str
       *error = name + ": no entry can be replayed: " + std::to_string(carried.skipped_entries) +
                " skipped (" + std::to_string(carried.skipped_not_http) + " not http(s), " +
                std::to_string(carried.skipped_invalid_url) + " invalid URL, " +
-               std::to_string(carried.skipped_no_response) + " never answered, " +
-               std::to_string(carried.skipped_unfinished) + " never finished)";
+               std::to_string(carried.skipped_no_response) + " never answered" +
+               (carried.skipped_unfinished > 0
+                    ? ", " + std::to_string(carried.skipped_unfinished) + " never finished"
+                    : std::string()) +
+               ")";
       if (!carried.first_invalid_url.empty()) {
         *error += "; the first invalid URL: " + carried.first_invalid_url.substr(name.size() + 2);
       }
