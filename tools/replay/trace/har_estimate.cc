@@ -61,8 +61,8 @@ void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* 
   for (const TraceEntry& entry : page.entries) {
     // A zero receive (the body came with the headers, or the writer does not time it) says
     // nothing about the link.
-    if (entry.recorded_from_cache || !entry.recorded_error.empty() ||
-        entry.timings.receive <= 0 || entry.response_body_bytes <= 0)
+    if (entry.recorded_from_cache || !entry.recorded_error.empty() || entry.timings.receive <= 0 ||
+        entry.response_body_bytes <= 0)
       continue;
     double end = entry.RecordedEndMs();
     double start = end - entry.timings.receive;
