@@ -28,9 +28,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(error.find('\n') == std::string::npos);
     return 0;
   }
+  Check(har.pages.empty() || har.pages[0].new_run);
   for (const netstack::TracePage& page : har.pages) {
     Check(!page.entries.empty());
     Check(page.entries[0].parent == -1);
+    Check(page.skipped_entries == page.skipped_not_http + page.skipped_invalid_url +
+                                      page.skipped_no_response + page.skipped_unfinished);
     for (size_t i = 0; i < page.entries.size(); ++i) {
       const netstack::TraceEntry& entry = page.entries[i];
       Check(entry.parent < static_cast<int>(i));
@@ -39,6 +42,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(entry.start_ms >= 0);
       Check(entry.response_body_bytes >= 0);
       Check(entry.url.size() > 7 && (entry.url[0] == 'h' || entry.url[0] == 'H'));
+      Check(entry.status >= 0);
+      Check(entry.recorded_error.empty() == (entry.recorded_error_code == 0));
+      Check(entry.recorded_error.size() <= 256 && entry.connection_id.size() <= 256);
+      Check(!entry.recorded_warm_connection ||
+            (entry.timings.dns <= 0 && entry.timings.connect <= 0 && !entry.recorded_from_cache &&
+             entry.recorded_error.empty()));
     }
   }
   netstack::EstimateNetwork(&har.pages, netstack::NetworkParams());

@@ -18,7 +18,6 @@ namespace netstack {
 namespace {
 
 using test::MakeEntry;
-using test::Navigate;
 using test::Recorder;
 using test::Replay;
 
@@ -31,6 +30,14 @@ std::string ReadFile(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A navigation that replays a recording as recorded (as MakeHarSource's do): its page's new_run
+// and warm connections apply.
+SessionEvent Navigate(std::shared_ptr<const TracePage> page) {
+  SessionEvent event = test::Navigate(std::move(page));
+  event.as_recorded = true;
+  return event;
 }
 
 // A page the test can still change (MakePage's is const).
@@ -272,6 +279,29 @@ TEST_CASE("Cold runs: a recorded new run gets a fresh stack", "[replay][cold-run
   CHECK(off.pages[1].load_ms == 180);
   CHECK(off_totals.cold_runs == 0);
   CHECK(off_totals.dns_lookups == 1);
+}
+
+TEST_CASE("A session's navigations keep the session's browser: no cold run, no warm start",
+          "[replay][cold-runs][warm-start]") {
+  // The same pages as above, navigated by a session (gen-session --har takes pages from HARs,
+  // whose first page is a new run and may have warm connections): the session's own browsing
+  // decides what is open.
+  auto first = Page("run1", {MakeEntry("https://example.com/", 1000, 0, "document")});
+  auto second = Page("run2", {MakeEntry("https://example.com/", 1000, 0, "document"),
+                              MakeEntry("https://cdn.example/a.js", 1000, 10, "script")});
+  first->new_run = true;
+  second->new_run = true;
+  second->entries[1].recorded_warm_connection = true;
+  Recorder recorder;
+  ReplayTotals totals;
+  REQUIRE(Replay(Config({"placement=offset"}),
+                 {test::Navigate(first), test::Wait(), test::Navigate(second)}, &recorder,
+                 nullptr, &totals));
+  REQUIRE(recorder.pages.size() == 2);
+  CHECK(recorder.Get(1, 0).connection.reused());
+  CHECK(recorder.Get(1, 1).phases.dns_ms == 50);  // cdn.example was not opened ahead
+  CHECK(recorder.pages[1].warm_connections == 0);
+  CHECK(totals.cold_runs == 0);
 }
 
 TEST_CASE("Cold runs: the HTTP cache starts empty, and the NetLog stays one valid file",

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "net/base/net_error.h"
 #include "tests/trace/trace_test_util.h"
 #include "tools/replay/trace/har_reader.h"
 #include "tools/replay/trace/host_protocol.h"
@@ -67,7 +68,8 @@ TEST_CASE("Shared HARs: every file reads with sane pages and entries", "[trace][
         const TraceEntry& entry = page.entries[i];
         INFO(entry.url);
         CHECK((entry.url.rfind("http://", 0) == 0 || entry.url.rfind("https://", 0) == 0));
-        CHECK(entry.status >= 100);
+        // A recorded failure (blocked by the client) keeps no status.
+        if (entry.recorded_error.empty()) CHECK(entry.status >= 100);
         CHECK(entry.status < 600);
         CHECK(entry.response_body_bytes >= 0);
         CHECK(entry.recorded_total_ms >= 0);
@@ -168,8 +170,19 @@ TEST_CASE("Shared HARs: what each writer records", "[trace][har][shared]") {
   if (std::filesystem::exists(dir + "chrome_h2_www.nghttp2.org.har")) {
     HarFile har = read("chrome_h2_www.nghttp2.org.har");
     const TracePage& page = har.pages[0];
-    CHECK(page.skipped_entries == 1);  // blocked by the client: no response
-    CHECK(page.entries.size() == 10);
+    // Blocked by the client: a recorded failure ("_error" in the response), not a skip.
+    CHECK(page.skipped_entries == 0);
+    REQUIRE(page.entries.size() == 11);
+    int failed = 0;
+    for (const TraceEntry& entry : page.entries) {
+      if (entry.recorded_error.empty()) continue;
+      ++failed;
+      CHECK(entry.recorded_error == "net::ERR_BLOCKED_BY_CLIENT");
+      CHECK(entry.recorded_error_code == ERR_FAILED);
+      CHECK(entry.status == 0);
+      CHECK_FALSE(entry.recorded_from_cache);
+    }
+    CHECK(failed == 1);
   }
 }
 
@@ -207,6 +220,44 @@ TEST_CASE("Shared HARs: each host's protocol and the pushed entries", "[trace][h
     HostProtocols hosts = RecordedHostProtocols(har.pages);
     REQUIRE_FALSE(hosts.empty());
     for (const auto& [host, protocol] : hosts) CHECK(protocol == TraceProtocol::kHttp11);
+  }
+}
+
+TEST_CASE("Shared HARs: new runs and warm connections are plausible", "[trace][har][shared]") {
+  std::vector<std::string> files = SharedHarFiles();
+  SKIP_WITHOUT_SHARED_HARS(files);
+  for (const std::string& path : files) {
+    INFO(path);
+    HarFile har = ReadOrFail(path);
+    std::string name = std::filesystem::path(path).filename().string();
+    for (size_t p = 0; p < har.pages.size(); ++p) {
+      const TracePage& page = har.pages[p];
+      INFO(page.id);
+      // The first page, and each page navigating to the previous page's URL, begins a run.
+      bool same_url = p > 0 && page.entries[0].url == har.pages[p - 1].entries[0].url;
+      CHECK(page.new_run == (p == 0 || same_url));
+      for (const TraceEntry& entry : page.entries) {
+        if (!entry.recorded_warm_connection) continue;
+        INFO(entry.url);
+        CHECK(entry.timings.dns <= 0);
+        CHECK(entry.timings.connect <= 0);
+        CHECK_FALSE(entry.recorded_from_cache);
+        CHECK(entry.recorded_error.empty());
+      }
+    }
+    // Browsertime's files hold three iterations of one page.
+    if (name.rfind("browsertime_", 0) == 0) {
+      REQUIRE(har.pages.size() == 3);
+      for (const TracePage& page : har.pages) CHECK(page.new_run);
+    }
+    // Firefox writes ports as "connection", capture-har nothing: no ids; and neither times
+    // connection setup, so no connection is known open.
+    if (name.rfind("firefox_", 0) == 0 || name.rfind("capture-har_", 0) == 0) {
+      for (const TraceEntry& entry : har.pages[0].entries) {
+        CHECK(entry.connection_id.empty());
+        CHECK_FALSE(entry.recorded_warm_connection);
+      }
+    }
   }
 }
 

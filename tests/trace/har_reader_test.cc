@@ -75,10 +75,14 @@ TEST_CASE("HAR: -1, null and missing timings", "[trace][har]") {
   entry["time"] = nullptr;  // Firefox writes null
   entry["timings"] = {{"blocked", -1}, {"dns", 12.5}, {"connect", -1},
                       {"send", 1},     {"wait", 40},  {"receive", -5}};
-  json bare = HarEntry("https://a.test/b", "2024-01-01T00:00:01Z");
+  json zeros = HarEntry("https://a.test/b", "2024-01-01T00:00:01Z");
+  zeros["time"] = 0;
+  zeros["timings"] = {{"send", 0}, {"wait", -1}};
+  // Neither a time nor timings (a hand-written HAR): read, with a duration of 0.
+  json bare = HarEntry("https://a.test/c", "2024-01-01T00:00:02Z");
   bare.erase("timings");
   bare.erase("time");
-  HarFile har = ParseOrFail(HarDocument({entry, bare}));
+  HarFile har = ParseOrFail(HarDocument({entry, zeros, bare}));
   const TraceEntry& first = har.pages[0].entries[0];
   CHECK(first.timings.blocked == -1);
   CHECK(first.timings.ssl == -1);      // absent
@@ -86,9 +90,14 @@ TEST_CASE("HAR: -1, null and missing timings", "[trace][har]") {
   CHECK(first.timings.dns == 12.5);
   CHECK(first.recorded_total_ms == Approx(53.5));  // time rebuilt from the phases
   CHECK(first.RecordedFirstByteMs() == Approx(53.5));
+  REQUIRE(har.pages[0].entries.size() == 3);
   const TraceEntry& second = har.pages[0].entries[1];
   CHECK(second.recorded_total_ms == 0);
   CHECK(second.timings.wait == -1);
+  CHECK(second.timings.send == 0);
+  const TraceEntry& third = har.pages[0].entries[2];
+  CHECK(third.recorded_total_ms == 0);
+  CHECK(third.timings.wait == -1);
 }
 
 TEST_CASE("HAR: several pages, entries by pageref, pages in start order", "[trace][har]") {
@@ -204,7 +213,6 @@ TEST_CASE("HAR: non-http entries and unanswered requests are skipped and counted
   blocked["response"]["status"] = 0;
   blocked["response"]["bodySize"] = -1;
   blocked["response"]["content"] = {{"size", 0}};
-  blocked["response"]["_error"] = "net::ERR_BLOCKED_BY_CLIENT";
   json pushed = HarEntry("https://a.test/pushed.css", "2024-01-01T00:00:02Z", 0, "text/css");
   pushed["response"]["status"] = 0;  // Firefox's pushed streams
   pushed["timings"] = json::object();

@@ -324,7 +324,8 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
         {
           // A recorded run after the trace's first page: a fresh browser (cold_runs). Pages in
           // flight finish on the old stack first; the time that takes shifts later events.
-          if (config_.cold_runs && event.page->new_run && navigated_ > 0 && context_) {
+          if (config_.cold_runs && event.as_recorded && event.page->new_run && navigated_ > 0 &&
+              context_) {
             TimeTicks wait_start = scheduler_.Now();
             RunUntilPagesDone();
             shift += scheduler_.Now() - wait_start;
@@ -336,7 +337,7 @@ bool ReplayEngine::Impl::Run(TraceSource* source, std::string* error) {
           SetClockOrigin(epoch);
           auto prepared = page_cache_.Get(event.page);
           int warm = 0;
-          if (config_.warm_start && !prepared->warm_groups.empty()) {
+          if (config_.warm_start && event.as_recorded && !prepared->warm_groups.empty()) {
             // The connections the recording shows open are opened first; the page starts when
             // they are (its time is not the page's, and later events shift by it).
             TimeTicks warm_start = scheduler_.Now();

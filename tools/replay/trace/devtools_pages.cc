@@ -11,6 +11,8 @@
 #include "net/base/url.h"
 #include "tools/replay/trace/dependency_inference.h"
 #include "tools/replay/trace/har_entry.h"
+#include "tools/replay/trace/har_url.h"
+#include "tools/replay/trace/recorded_error.h"
 #include "tools/replay/trace/host_protocol.h"
 #include "tools/replay/trace/trace_json.h"
 
@@ -237,15 +239,6 @@ bool FinishPage(const std::string& name, const DevtoolsPageInfo& info, std::vect
 }
 
 }  // namespace
-
-int NetErrorFromText(std::string_view text) {
-  if (text.starts_with("net::")) text.remove_prefix(5);
-#define NET_ERROR(label, value, message) \
-  if (text == "ERR_" #label) return value;
-#include "net/base/net_error_list.h"
-#undef NET_ERROR
-  return ERR_FAILED;
-}
 
 bool BuildDevtoolsPages(const std::string& name, std::vector<DevtoolsRequest>* requests,
                         const std::vector<DevtoolsPageInfo>& pages, HarFile* out,

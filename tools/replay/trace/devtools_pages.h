@@ -31,10 +31,6 @@ bool BuildDevtoolsPages(const std::string& name, std::vector<DevtoolsRequest>* r
                         const std::vector<DevtoolsPageInfo>& pages, HarFile* out,
                         std::string* error);
 
-// The net error a DevTools errorText names ("net::ERR_ABORTED" -> ERR_ABORTED, -3), as
-// net/base/net_error_list.h lists it; ERR_FAILED for a name it does not list.
-int NetErrorFromText(std::string_view error_text);
-
 }  // namespace netstack
 
 #endif  // TOOLS_REPLAY_TRACE_DEVTOOLS_PAGES_H_

@@ -2,63 +2,20 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <string_view>
 
+#include "net/base/net_error.h"
 #include "net/base/string_util.h"
 #include "net/base/url.h"
 #include "tools/replay/trace/har_date.h"
+#include "tools/replay/trace/har_url.h"
 #include "tools/replay/trace/host_protocol.h"
+#include "tools/replay/trace/recorded_error.h"
 #include "tools/replay/trace/trace_json.h"
 
 namespace netstack {
-
-// The URL a browser would request for a recorded one, as the URL Standard's parser and
-// Chrome's canonicalizer treat it: leading and trailing C0 controls and spaces are removed,
-// tabs and newlines anywhere are dropped, and what browsers send encoded but recorders write
-// raw ('|', '{', spaces, other control characters, non-ASCII bytes) is percent-encoded, and so
-// are '[' and ']' after the host, which browsers send raw but RFC 3986 (our URL parser) does
-// not allow there. What still cannot be a URL (a control character in the host, over 2 MiB)
-// fails to parse later.
-std::string EscapeRecordedUrl(const std::string& url) {
-  static const char kHex[] = "0123456789ABCDEF";
-  auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
-  size_t begin = 0, end = url.size();
-  while (begin < end && c0_or_space(url[begin])) ++begin;
-  while (end > begin && c0_or_space(url[end - 1])) --end;
-  // The host and port: a control character or space there is not encoded (no browser could
-  // look the host up), so that the URL fails to parse with that reason.
-  size_t authority_begin = url.find("://", begin), authority_end = end;
-  if (authority_begin != std::string::npos && authority_begin < end) {
-    authority_begin += 3;
-    authority_end = std::min(end, url.find_first_of("/?#", authority_begin));
-  } else {
-    authority_begin = authority_end = end;
-  }
-  std::string out;
-  out.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) {
-    char c = url[i];
-    if (c == '\t' || c == '\n' || c == '\r') continue;
-    if (i >= authority_begin && i < authority_end && c0_or_space(c)) {
-      out += c;
-      continue;
-    }
-    unsigned char byte = static_cast<unsigned char>(c);
-    // '[' and ']' are the host's (IPv6 literals); Chrome sends them raw in a path or query
-    // ("?dimensions[page]=..."), which RFC 3986 (our parser) does not allow: encoded there.
-    bool bracket_after_host = (c == '[' || c == ']') && i >= authority_end;
-    if (byte <= 0x20 || byte >= 0x7f || bracket_after_host ||
-        std::string_view("\"<>\\^`{|}").find(c) != std::string_view::npos) {
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -178,6 +135,52 @@ double PhaseOrAbsent(JsonFields& timings, const char* key) {
   return value < 0 ? -1 : value;
 }
 
+// The longest recorded failure text or connection id kept (longer ones are cut).
+constexpr size_t kMaxRecordedTextBytes = 256;
+
+// The failure a writer's "_error" member records (Chrome's HAR export puts it in the response:
+// "net::ERR_ABORTED"): a non-empty string as written, a non-zero number as "error <n>", true as
+// "error"; anything else (absent, "", 0, false, another type) says no failure. `code` is the
+// net error it names (recorded_error.h).
+std::string ErrorMember(const nlohmann::json& object, int* code) {
+  auto error = object.find("_error");
+  if (error == object.end()) return "";
+  std::string text;
+  if (error->is_string()) {
+    text = error->get<std::string>().substr(0, kMaxRecordedTextBytes);
+    *code = NetErrorFromText(text);
+  } else if (error->is_number() && error->get<double>() != 0) {
+    std::string number = FormatNumber(error->get<double>());
+    text = "error " + number;
+    *code = NetErrorFromText(number);
+  } else if (error->is_boolean() && error->get<bool>()) {
+    text = "error";
+    *code = ERR_FAILED;
+  }
+  return text;
+}
+
+// The connection id an entry names: HAR's "connection" (a string, or a number as Chrome's
+// socket ids sometimes are), else WebPageTest's "_socket" (a number; -1 when unknown). Empty
+// when none; other types mean "not said".
+std::string ConnectionId(const nlohmann::json& entry, bool* from_connection) {
+  *from_connection = false;
+  for (const char* key : {"connection", "_socket"}) {
+    auto field = entry.find(key);
+    if (field == entry.end()) continue;
+    std::string id;
+    if (field->is_string()) {
+      id = field->get<std::string>().substr(0, kMaxRecordedTextBytes);
+    } else if (field->is_number() && field->get<double>() >= 0) {
+      id = FormatNumber(field->get<double>());
+    }
+    if (id.empty()) continue;
+    *from_connection = std::string_view(key) == "connection";
+    return id;
+  }
+  return "";
+}
+
 // "<path>: N bytes, more than the limit of 1 GiB per body" for a body over kMaxTraceBodyBytes.
 std::string BodyTooLarge(const std::string& path, double bytes) {
   static_assert(kMaxTraceBodyBytes == int64_t{1} << 30, "the message says 1 GiB");
@@ -234,8 +237,10 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   }
 
   JsonFields resp(*response, fields.PathOf("response"));
+  // Any integer: WebPageTest writes aborted requests as -1, -2...; absent or null reads as 0
+  // (no response).
   int64_t status = 0;
-  resp.Integer("status", 0, 999, &status, /*required=*/true);
+  resp.Integer("status", INT_MIN, INT_MAX, &status);
   resp.String("statusText", &out->status_text);
   resp.String("httpVersion", &out->http_version);
   const nlohmann::json* response_headers = resp.Array("headers");
@@ -244,7 +249,10 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   double body_size = -1, headers_size = -1, transfer_size = -1;
   resp.Number("bodySize", &body_size);
   resp.Number("headersSize", &headers_size);
-  bool has_transfer_size = resp.Number("_transferSize", &transfer_size);
+  // Writers' extensions ("_" members) of another type than expected mean "not said".
+  const nlohmann::json* transfer_field = resp.Get("_transferSize");
+  bool has_transfer_size = transfer_field && transfer_field->is_number();
+  if (has_transfer_size) transfer_size = transfer_field->get<double>();
   const nlohmann::json* content = resp.Object("content");
   if (!resp.ok()) {
     *error = resp.error();
@@ -265,7 +273,7 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
 
   // Timings: every phase optional; negative means "does not apply".
   double time = -1;
-  fields.Number("time", &time);
+  bool has_time = fields.Number("time", &time);
   if (time > kMaxTraceMs) {
     fields.Fail("time",
                 FormatNumber(time) + " ms is more than the limit of " + FormatNumber(kMaxTraceMs));
@@ -286,7 +294,9 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
     }
   }
   std::string resource_type;
-  fields.String("_resourceType", &resource_type);
+  const nlohmann::json* resource_type_field = fields.Get("_resourceType");
+  if (resource_type_field && resource_type_field->is_string())
+    resource_type = resource_type_field->get<std::string>();
   const nlohmann::json* from_cache_field = fields.Get("_fromCache");
   // Writers' extensions, read leniently (another type means "not said"): WebPageTest's
   // "_protocol" ("HTTP/2", "QUIC"), Chrome's "_was_pushed" (1 or true).
@@ -313,6 +323,13 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   }
   // Keys are compared after Resolve's normalization, which redirect targets also get.
   extras->hints.url = NormalizedRecordedUrl(url, url.spec());
+  bool from_connection = false;
+  out->connection_id = ConnectionId(entry, &from_connection);
+  extras->connection_named = from_connection;
+  extras->connection_is_port = from_connection && out->connection_id == std::to_string(url.port());
+  if (const nlohmann::json* reused = fields.Get("_connectionReused");
+      reused && reused->is_boolean())
+    extras->connection_reused = reused->get<bool>() ? 1 : 0;
 
   bool saw_pseudo = false;
   if (!ReadHeaders(request_headers, req.PathOf("headers"), &out->request_headers, &saw_pseudo,
@@ -335,9 +352,42 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
                       : pushed_field->is_number() && pushed_field->get<double>() != 0;
   }
 
-  if (status == 0) {
+  // Served by the browser's own cache, as the writer says: Chrome's _fromCache ("memory" |
+  // "disk"), or nothing transferred (_transferSize 0).
+  bool said_from_cache = has_transfer_size && transfer_size == 0;
+  if (from_cache_field) {
+    said_from_cache = from_cache_field->is_boolean()
+                          ? from_cache_field->get<bool>()
+                          : from_cache_field->is_string() &&
+                                !from_cache_field->get_ref<const std::string&>().empty();
+  }
+  // The writer timed it (a time or a phase >= 0), or said it could not (a negative time or
+  // phase, and none >= 0). An entry without any time or phase says neither (a hand-written
+  // HAR): it is read with a duration of 0.
+  const RecordedTimings& t = out->timings;
+  bool timed = time >= 0, said_untimed = has_time && time < 0;
+  for (double phase : {t.blocked, t.dns, t.connect, t.ssl, t.send, t.wait, t.receive}) {
+    timed = timed || phase >= 0;
+  }
+  if (const nlohmann::json* timings = fields.Get("timings"); timings && timings->is_object()) {
+    for (const char* phase : {"blocked", "dns", "connect", "ssl", "send", "wait", "receive"}) {
+      auto value = timings->find(phase);
+      said_untimed |= value != timings->end() && value->is_number();
+    }
+  }
+  // A recorded failure: a negative status (WebPageTest) or an "_error" (Chrome's response
+  // member, or the entry's), whatever the status. Replayed as that failure at its recorded
+  // time; the status is kept when the response had begun.
+  int failure_code = ERR_FAILED;
+  std::string failure = ErrorMember(*response, &failure_code);
+  if (failure.empty()) failure = ErrorMember(entry, &failure_code);
+  if (status < 0 || !failure.empty()) {
+    out->recorded_error = failure.empty() ? "status " + std::to_string(status) : failure;
+    out->recorded_error_code = failure_code;
+    if (status < 0) status = 0;
+  } else if (status == 0) {
     // Firefox records pushed streams without a status; a request that was blocked or aborted
-    // has no response at all and cannot be replayed.
+    // without a failure recorded has no response at all and cannot be replayed.
     if (content_size > 0 || body_size > 0) {
       status = 200;
       out->pushed = true;
@@ -345,10 +395,15 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
       extras->skip_reason = HarSkipReason::kNoResponse;
       return HarEntryStatus::kSkipped;
     }
+  } else if (!timed && said_untimed && !out->pushed && !said_from_cache) {
+    // Answered, but the writer had neither a time nor a phase for it: the recording ended
+    // before it finished (a HAR saved while the page was loading). Its end is unknown, so it
+    // cannot be placed.
+    extras->skip_reason = HarSkipReason::kUnfinished;
+    return HarEntryStatus::kSkipped;
   }
   out->status = static_cast<int>(status);
 
-  const RecordedTimings& t = out->timings;
   if (time < 0) {
     time = 0;
     for (double phase : {t.blocked, t.dns, t.connect, t.send, t.wait, t.receive}) {
@@ -357,19 +412,13 @@ HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path
   }
   out->recorded_total_ms = time;
 
-  // Served by the browser's own cache: Chrome says so (_fromCache: "memory" | "disk"), or
-  // nothing was transferred (_transferSize 0), or (other writers) a body appeared in no time.
-  bool from_cache = false;
-  if (from_cache_field) {
-    from_cache = from_cache_field->is_boolean()
-                     ? from_cache_field->get<bool>()
-                     : from_cache_field->is_string() &&
-                           !from_cache_field->get_ref<const std::string&>().empty();
-  } else if (has_transfer_size) {
-    from_cache = transfer_size == 0;
-  } else {
+  // Served by the browser's own cache: the writer says so, or (other writers) a body appeared
+  // in no time. A recorded failure never was (nothing transferred because it failed).
+  bool from_cache = said_from_cache;
+  if (!from_cache_field && !has_transfer_size) {
     from_cache = time <= 0 && body_size <= 0 && content_size > 0;
   }
+  if (!out->recorded_error.empty()) from_cache = false;
   out->recorded_from_cache = from_cache;
 
   // Body bytes on the wire. A cached entry's transfer size is 0: keep the resource's own size,

@@ -6,6 +6,7 @@
 #define TOOLS_REPLAY_TRACE_HAR_ENTRY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,7 +23,8 @@ enum class HarSkipReason {
   kNone,
   kNotHttp,     // not http(s): data:, blob:, ws:, chrome-extension:
   kInvalidUrl,  // http(s), but not a URL a browser could request (over 2 MiB, bad host, ...)
-  kNoResponse,  // never answered: status 0 and no body (blocked by the client, aborted)
+  kNoResponse,  // never answered: status 0, no body and no failure recorded
+  kUnfinished,  // answered (status > 0) but never finished: time and phases all -1
 };
 
 struct HarEntryExtras {
@@ -32,6 +34,14 @@ struct HarEntryExtras {
   HarSkipReason skip_reason = HarSkipReason::kNone;  // with kSkipped
   // With kInvalidUrl: "<path>.request.url: <what is wrong>", bounded (the URL is not copied).
   std::string skip_detail;
+  // The entry's TraceEntry::connection_id came from HAR's "connection" (connection_named),
+  // and equals its URL's port (connection_is_port; Firefox writes the port there): the reader
+  // drops a file's ids when all of those are ports.
+  bool connection_named = false;
+  bool connection_is_port = false;
+  // The writer's "_connectionReused" (Browsertime): -1 when absent or not a boolean, else 0 or
+  // 1 (har_browser_state.h).
+  int8_t connection_reused = -1;
 };
 
 enum class HarEntryStatus {
@@ -40,17 +50,14 @@ enum class HarEntryStatus {
   kError,
 };
 
-// Reads `entry`, whose JSON path is `path` ("log.entries[12]"). On kError, `error` is
+// Reads `entry`, whose JSON path is `path` ("log.entries[12]"). A failure the recording shows
+// (a negative status, or an "_error" in the entry or its response) is read, not skipped:
+// TraceEntry::recorded_error and recorded_error_code are set, and status is the recorded one
+// when > 0, else 0. On kError, `error` is
 // "<json path>: <problem>" (the caller adds the file name). start_ms is left for the caller
 // (it needs the page's start).
 HarEntryStatus ReadHarEntry(const nlohmann::json& entry, const std::string& path, TraceEntry* out,
                             HarEntryExtras* extras, std::string* error);
-
-// The URL a browser would request for a recorded one: leading and trailing spaces and C0
-// controls removed, tabs and newlines dropped, and what browsers send percent-encoded but
-// recorders write raw ('|', '{', spaces, non-ASCII bytes, '[' and ']' after the host) encoded.
-// What still cannot be a URL (a control character in the host, over 2 MiB) fails Url::Parse.
-std::string EscapeRecordedUrl(const std::string& url);
 
 // `reference` escaped (EscapeRecordedUrl) and resolved against `base`, normalized (Url::spec()) so
 // that equal URLs compare equal in DependencyHints; empty when it is empty or does not resolve.

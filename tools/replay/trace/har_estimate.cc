@@ -61,7 +61,8 @@ void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* 
   for (const TraceEntry& entry : page.entries) {
     // A zero receive (the body came with the headers, or the writer does not time it) says
     // nothing about the link.
-    if (entry.recorded_from_cache || entry.timings.receive <= 0 || entry.response_body_bytes <= 0)
+    if (entry.recorded_from_cache || !entry.recorded_error.empty() || entry.timings.receive <= 0 ||
+        entry.response_body_bytes <= 0)
       continue;
     double end = entry.RecordedEndMs();
     double start = end - entry.timings.receive;
@@ -114,7 +115,8 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
   std::map<std::string, HostSamples> hosts;  // ordered: notes come out the same every run
   for (TracePage& page : *pages) {
     for (TraceEntry& entry : page.entries) {
-      if (entry.recorded_from_cache) continue;
+      // Neither the browser's cache nor a recorded failure (blocked, aborted) timed the server.
+      if (entry.recorded_from_cache || !entry.recorded_error.empty()) continue;
       Url url;
       std::string problem;
       if (Url::Parse(entry.url, &url, &problem) != 0) continue;

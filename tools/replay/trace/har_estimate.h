@@ -9,11 +9,11 @@
 // first entry's server time also leaves out the modelled setup (dns, TCP, TLS), and without
 // dns samples dns = what the first wait leaves after the setup's and request's round trips
 // (0 to the default).
-// Entries the browser's cache served are not samples. Link: downlink = the throughput of the
-// busiest second of receiving over all pages (its bytes / the union of receive intervals in it,
-// 1 ms resolution, at least 50 ms of receiving; zero receive times ignored), at least the largest
-// single-entry throughput (entries of 16 KiB or more received over 20 ms or more). Hosts without
-// timings keep the defaults; uplink and everything else come from `base`.
+// Entries the browser's cache served, and recorded failures, are not samples. Link: downlink = the
+// throughput of the busiest second of receiving over all pages (its bytes / the union of receive
+// intervals in it, 1 ms resolution, at least 50 ms of receiving; zero receive times ignored), at
+// least the largest single-entry throughput (entries of 16 KiB or more received over 20 ms or
+// more). Hosts without timings keep the defaults; uplink and everything else come from `base`.
 // Where the estimate goes (the what-if precedence, network_params.h): the per-host values into
 // `trace_hosts`, where they yield to the user's keys, global or for that host; the downlink
 // into `downlink_bps`, marked in `trace_keys`, unless `base` has down_kbps among its user_keys

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "tools/replay/trace/dependency_inference.h"
+#include "tools/replay/trace/har_browser_state.h"
 #include "tools/replay/trace/har_date.h"
 #include "tools/replay/trace/har_entry.h"
 #include "tools/replay/trace/har_stream.h"
@@ -26,6 +27,7 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 struct PageBuild {
   TracePage page;
+  HarPageState state;  // filled by ReadPages (run) and FinishPage (per entry)
   bool has_declared_start = false;
   double declared_start = 0;  // the page's startedDateTime, ms since the epoch
   std::vector<HarReadEntry> entries;
@@ -46,6 +48,10 @@ bool ReadPages(const nlohmann::json& pages, const std::string& name, std::vector
     fields.String("id", &build.page.id, /*required=*/true);
     fields.String("title", &build.page.title);
     bool has_started = fields.String("startedDateTime", &started);
+    // WebPageTest's run number, read leniently (another type means "not said").
+    const nlohmann::json* run = fields.Get("_run");
+    if (run && run->is_number_integer() && run->get<int64_t>() >= 0)
+      build.state.run = run->get<int64_t>();
     const nlohmann::json* timings = fields.Object("pageTimings");
     if (timings) {
       JsonFields page_timings(*timings, fields.PathOf("pageTimings"));
@@ -110,10 +116,12 @@ void FinishPage(PageBuild* build, const std::string& name) {
   std::vector<DependencyHints> hints;
   hints.reserve(build->entries.size());
   page.entries.reserve(build->entries.size());
+  build->state.connection_reused.reserve(build->entries.size());
   for (HarReadEntry& read : build->entries) {
     read.entry.start_ms = read.extras.start_epoch_ms - start;
     page.entries.push_back(std::move(read.entry));
     hints.push_back(std::move(read.extras.hints));
+    build->state.connection_reused.push_back(read.extras.connection_reused);
   }
   build->entries.clear();
   InferDependencies(&page.entries, hints);
@@ -181,6 +189,9 @@ void CountSkipped(const HarSkippedEntry& skipped, const std::string& name, Trace
       ++page->skipped_invalid_url;
       if (page->first_invalid_url.empty()) page->first_invalid_url = name + ": " + skipped.detail;
       break;
+    case HarSkipReason::kUnfinished:
+      ++page->skipped_unfinished;
+      break;
     case HarSkipReason::kNoResponse:
     case HarSkipReason::kNone:
       ++page->skipped_no_response;
@@ -195,7 +206,23 @@ void MoveSkipped(const TracePage& from, TracePage* to) {
   to->skipped_not_http += from.skipped_not_http;
   to->skipped_invalid_url += from.skipped_invalid_url;
   to->skipped_no_response += from.skipped_no_response;
+  to->skipped_unfinished += from.skipped_unfinished;
   if (to->first_invalid_url.empty()) to->first_invalid_url = from.first_invalid_url;
+}
+
+// Clears the connection ids that HAR's "connection" gave when every one of them is its entry's
+// port (Firefox writes the port there, not a connection: all of a host's entries would share
+// one id). WebPageTest's "_socket" ids are kept.
+void DropPortConnectionIds(std::vector<HarReadEntry>* entries) {
+  bool any = false;
+  for (const HarReadEntry& read : *entries) {
+    if (!read.extras.connection_is_port && read.extras.connection_named) return;
+    any |= read.extras.connection_is_port;
+  }
+  if (!any) return;
+  for (HarReadEntry& read : *entries) {
+    if (read.extras.connection_is_port) read.entry.connection_id.clear();
+  }
 }
 
 bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::string* error) {
@@ -255,6 +282,7 @@ bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::str
     if (it != page_by_id.end()) return it->second;
     return made_page ? 0 : PageForOrphan(pages, start_epoch_ms);
   };
+  DropPortConnectionIds(&stream.entries);
   for (HarReadEntry& read : stream.entries) {
     size_t page_index = page_for(read.extras.pageref, read.extras.start_epoch_ms);
     pages[page_index].entries.push_back(std::move(read));
@@ -284,7 +312,11 @@ bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::str
       *error = name + ": no entry can be replayed: " + std::to_string(carried.skipped_entries) +
                " skipped (" + std::to_string(carried.skipped_not_http) + " not http(s), " +
                std::to_string(carried.skipped_invalid_url) + " invalid URL, " +
-               std::to_string(carried.skipped_no_response) + " never answered)";
+               std::to_string(carried.skipped_no_response) + " never answered" +
+               (carried.skipped_unfinished > 0
+                    ? ", " + std::to_string(carried.skipped_unfinished) + " never finished"
+                    : std::string()) +
+               ")";
       if (!carried.first_invalid_url.empty()) {
         *error += "; the first invalid URL: " + carried.first_invalid_url.substr(name.size() + 2);
       }
@@ -295,7 +327,14 @@ bool BuildHar(HarStream& stream, const std::string& name, HarFile* out, std::str
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   out->pages.reserve(order.size());
-  for (const auto& [start, index] : order) out->pages.push_back(std::move(pages[index].page));
+  std::vector<HarPageState> states;
+  states.reserve(order.size());
+  for (const auto& [start, index] : order) {
+    out->pages.push_back(std::move(pages[index].page));
+    states.push_back(std::move(pages[index].state));
+  }
+  MarkNewRuns(&out->pages, states);
+  MarkWarmConnections(&out->pages, states);
   return true;
 }
 

@@ -2,10 +2,13 @@
 // TracePages. Tolerates what real files contain: a UTF-8 byte order mark, several pages per
 // file, entries without a pageref (they join the latest page started before them; a file
 // without pages becomes one page), -1 or null for absent timings, HTTP/2
-// pseudo-headers, raw '|' and spaces in URLs (percent-encoded), non-http entries and requests
-// that never got a response (skipped and counted), entries the browser's cache served
-// (recorded_from_cache). Infers each entry's parent (dependency_inference.h) so
-// dependency-driven placement can run. docs/trace-format.md lists every field used.
+// pseudo-headers, raw '|', brackets and spaces in URLs (percent-encoded), any integer status,
+// recorded failures (negative statuses, "_error": TraceEntry::recorded_error), non-http entries
+// and requests never answered or never finished (skipped and counted by reason), entries the
+// browser's cache served (recorded_from_cache), "_" extensions of any type. Fills connection
+// ids, each page's new_run and warm connections (har_browser_state.h), and infers each entry's
+// parent (dependency_inference.h) so dependency-driven placement can run.
+// docs/trace-format.md lists every field used.
 //
 // Errors are one line naming the file and where: "a.har:3:17: JSON syntax error: ...",
 // "a.har: log.entries[12].request.url: missing", "a.har: log.entries[4].startedDateTime:

@@ -30,6 +30,7 @@ class HarSource : public TraceSource {
       out.url = page.entries.empty() ? std::string() : page.entries[0].url;
       // The page moves out: the engine's reference is the only one, so it is freed after use.
       out.page = std::make_shared<const TracePage>(std::move(page));
+      out.as_recorded = true;  // the recording's browser state applies (trace.h)
     } else {
       out.type = SessionEvent::Type::kWait;
     }

@@ -158,6 +158,11 @@ struct SessionEvent {
   // keep their spacing, shifted by the wait).
   // navigate: the page to load (shared: a page may be navigated to many times).
   std::shared_ptr<const TracePage> page;
+  // navigate: the page replays a recording as it was recorded (a HAR or DevTools log given to
+  // replay itself, MakeHarSource), so the recording's browser state applies: its new_run
+  // (cold_runs) and warm connections (warm_start). A session's navigations never set it: there
+  // the session's own browsing decides what is open and cached, even for pages taken from HARs.
+  bool as_recorded = false;
   std::string where;  // "session.jsonl:12" for messages
 };
 
