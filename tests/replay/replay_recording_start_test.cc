@@ -295,13 +295,33 @@ TEST_CASE("A session's navigations keep the session's browser: no cold run, no w
   Recorder recorder;
   ReplayTotals totals;
   REQUIRE(Replay(Config({"placement=offset"}),
-                 {test::Navigate(first), test::Wait(), test::Navigate(second)}, &recorder,
-                 nullptr, &totals));
+                 {test::Navigate(first), test::Wait(), test::Navigate(second)}, &recorder, nullptr,
+                 &totals));
   REQUIRE(recorder.pages.size() == 2);
   CHECK(recorder.Get(1, 0).connection.reused());
   CHECK(recorder.Get(1, 1).phases.dns_ms == 50);  // cdn.example was not opened ahead
   CHECK(recorder.pages[1].warm_connections == 0);
   CHECK(totals.cold_runs == 0);
+}
+
+TEST_CASE("Time the browser held a request is kept: the navigation, and h2 over an open connection",
+          "[replay][placement]") {
+  auto page = Page("p", {MakeEntry("https://example.com/", 1000, 0, "document"),
+                         MakeEntry("https://example.com/a.png", 1000, 600, "image"),
+                         MakeEntry("https://example.com/b.png", 1000, 600, "image")});
+  page->entries[0].timings.blocked = 65;  // the browser's navigation work
+  for (int i : {1, 2}) {
+    TraceEntry& e = page->entries[i];
+    e.timings.blocked = 300;                 // held before the network stack saw it
+    e.timings.dns = e.timings.connect = -1;  // over a connection already open
+  }
+  page->entries[1].protocol = TraceProtocol::kHttp2;   // no pool queue: the renderer held it
+  page->entries[2].protocol = TraceProtocol::kHttp11;  // a pool queue, which the model produces
+  Recorder recorder;
+  REQUIRE(Replay(Config({"placement=offset"}), {Navigate(page)}, &recorder));
+  CHECK(recorder.Get(0, 0).start_ms() == 65);
+  CHECK(recorder.Get(0, 1).start_ms() == 900);
+  CHECK(recorder.Get(0, 2).start_ms() == 600);
 }
 
 TEST_CASE("Cold runs: the HTTP cache starts empty, and the NetLog stays one valid file",

@@ -134,6 +134,19 @@ std::vector<WarmGroup> WarmGroups(const TracePage& page, const std::vector<Prepa
   return groups;
 }
 
+// The recorded `blocked` time of an entry when the browser, not the network stack, held it:
+// the page's first request (no pool holds a navigation: this is the browser's navigation work),
+// and a request over an HTTP/2 or HTTP/3 connection that was already open (no pool queue and no
+// connection setup: the renderer's scheduling, Chrome's ResourceScheduler holding low-priority
+// requests while the page's head loads). Elsewhere blocked time is the pools' queueing and
+// waiting for connections, which the model produces itself: 0.
+double BrowserHeldMs(const TraceEntry& e, bool first) {
+  if (e.timings.blocked <= 0 || e.recorded_from_cache || !e.recorded_error.empty()) return 0;
+  bool multiplexed = e.protocol == TraceProtocol::kHttp2 || e.protocol == TraceProtocol::kHttp3;
+  bool open_connection = e.timings.dns < 0 && e.timings.connect < 0;
+  return first || (multiplexed && open_connection) ? e.timings.blocked : 0;
+}
+
 }  // namespace
 
 uint64_t MatchHash(std::string_view method, std::string_view scheme, std::string_view host,
@@ -189,10 +202,14 @@ std::shared_ptr<const PreparedPage> PreparePage(std::shared_ptr<const TracePage>
   for (size_t i = 0; i < n; ++i) {
     const TraceEntry& e = page->entries[i];
     PreparedEntry& p = out->entries[i];
-    p.offset = TimeDelta(
-        static_cast<int64_t>(std::llround(std::clamp(e.start_ms, 0.0, kMaxTraceMs) * 1000)));
-    p.gap = TimeDelta(
-        static_cast<int64_t>(std::llround(std::clamp(e.gap_ms, 0.0, kMaxTraceMs) * 1000)));
+    // Time the browser itself held the request before the network stack saw it, which the model
+    // does not produce (it models the pools' queues and connection setup, not the renderer's
+    // scheduling), kept as recorded, like a gap: BrowserHeldMs.
+    double held_ms = BrowserHeldMs(e, i == 0);
+    p.offset = TimeDelta(static_cast<int64_t>(
+        std::llround(std::clamp(e.start_ms + held_ms, 0.0, kMaxTraceMs) * 1000)));
+    p.gap = TimeDelta(static_cast<int64_t>(
+        std::llround(std::clamp(e.gap_ms + held_ms, 0.0, kMaxTraceMs) * 1000)));
     // A pushed entry is issued at its recorded start, as an ordinary request: its recorded
     // start is when the page claimed the pushed stream, not when a parent revealed it.
     if (config.placement == Placement::kDependency && !e.pushed && e.parent >= 0 &&
