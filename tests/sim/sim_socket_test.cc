@@ -39,8 +39,8 @@ struct Edges {
 
   // A connected transport socket to `host`.
   std::unique_ptr<StreamSocket> Connect(const std::string& host, uint16_t port = 80) {
-    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), nullptr,
-                                                       NetLogSource());
+    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), host,
+                                                       nullptr, NetLogSource());
     int result = ERR_IO_PENDING;
     REQUIRE(socket->Connect([&](int rv) { result = rv; }) == ERR_IO_PENDING);
     CHECK(result == ERR_IO_PENDING);
@@ -321,8 +321,8 @@ TEST_CASE("sim socket: destroying or disconnecting cancels pending callbacks", "
   IPAddress address = edges.Resolve("a.test");
   bool called = false;
   {
-    auto connecting = edges.factory->CreateTransportClientSocket(IPEndPoint(address, 80), nullptr,
-                                                                 NetLogSource());
+    auto connecting = edges.factory->CreateTransportClientSocket(IPEndPoint(address, 80), "",
+                                                                 nullptr, NetLogSource());
     REQUIRE(connecting->Connect([&](int) { called = true; }) == ERR_IO_PENDING);
   }
   auto socket = edges.Connect("a.test");
