@@ -267,6 +267,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
       *error = "'" + ShownValue(full_key) + "': '" + ShownValue(host) + "' is not a host name";
       return false;
     }
+    host = HostKey(host);
   }
   if (!IsKey(key)) {
     *error = "unknown key '" + ShownValue(full_key) + "'";

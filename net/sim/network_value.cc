@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "net/base/ip_address.h"
+
 namespace netstack {
 
 // What a message echoes of a value: at most 64 bytes of it ("..." after a cut), so a 200 KB
@@ -87,18 +89,28 @@ bool ParseTlsVersion(const std::string& label, const std::string& text, TlsVersi
   return true;
 }
 
-// A host name as URLs carry it: letters, digits, '-', '.', '_', or an IPv6 literal in brackets.
+// A host name as URLs carry it: letters, digits, '-', '.', '_', or an IPv6 literal (hex digits,
+// ':' and '.' in brackets; without them, text IPAddress::Parse takes).
 bool IsValidHostName(const std::string& host) {
   if (host.empty() || host.size() > 255) return false;
+  auto ipv6_char = [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+  };
   if (host.front() == '[') {
     return host.size() > 2 && host.back() == ']' &&
-           std::all_of(host.begin() + 1, host.end() - 1, [](char c) {
-             return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
-           });
+           std::all_of(host.begin() + 1, host.end() - 1, ipv6_char);
   }
+  if (host.find(':') != std::string::npos) return IPAddress::Parse(host).has_value();
   return std::all_of(host.begin(), host.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
   });
+}
+
+std::string HostKey(const std::string& host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    return host.substr(1, host.size() - 2);
+  }
+  return host;
 }
 
 }  // namespace netstack

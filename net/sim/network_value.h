@@ -39,8 +39,12 @@ bool ParseTlsVersion(const std::string& label, const std::string& text, TlsVersi
                      std::string* error);
 
 // A host name as URLs carry it (at most 255 bytes): letters, digits, '-', '.', '_', or an IPv6
-// literal in brackets.
+// literal, in brackets or not.
 bool IsValidHostName(const std::string& host);
+
+// The key a valid host name is kept under: the URL's host as Url::host() gives it (an IPv6
+// literal without its brackets), so `[::1]:rtt_ms` and a trace's `::1` name one host.
+std::string HostKey(const std::string& host);
 
 }  // namespace netstack
 

@@ -16,8 +16,9 @@ SimSocketFactory::SimSocketFactory(SimWorld& world, size_t max_tls_sessions,
       alpn_(std::move(alpn)) {}
 
 std::unique_ptr<StreamSocket> SimSocketFactory::CreateTransportClientSocket(
-    const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource& creator) {
-  return std::make_unique<SimStreamSocket>(world_, world_.HostForAddress(endpoint.address()),
+    const IPEndPoint& endpoint, const std::string& host, NetLog* net_log,
+    const NetLogSource& creator) {
+  return std::make_unique<SimStreamSocket>(world_, world_.HostForConnect(endpoint.address(), host),
                                            endpoint, net_log, creator);
 }
 

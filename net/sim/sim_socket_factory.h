@@ -26,8 +26,10 @@ class SimSocketFactory : public ClientSocketFactory {
   // the protocols its TLS sockets offer, most preferred first (SslConfig::alpn).
   SimSocketFactory(SimWorld& world, size_t max_tls_sessions, std::vector<std::string> alpn);
 
-  // A SimStreamSocket; one for an address the network did not hand out refuses to connect.
+  // A SimStreamSocket to the host SimWorld::HostForConnect names (an IP literal or `localhost`
+  // is a host of its own, reached without DNS); one no host can be given refuses to connect.
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(const IPEndPoint& endpoint,
+                                                            const std::string& host,
                                                             NetLog* net_log,
                                                             const NetLogSource& creator) override;
   // A SimSslSocket over `transport` (a socket of this factory; any other fails its handshake),

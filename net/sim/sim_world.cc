@@ -13,6 +13,8 @@ SimWorld::SimWorld(Scheduler& scheduler, const NetworkParams& params, SimRespond
 SimHost* SimWorld::FindOrAddHost(std::string_view name) {
   std::string key(name);
   if (auto it = host_index_.find(key); it != host_index_.end()) return hosts_[it->second].get();
+  // A name first reached without DNS (a --resolve override's) keeps its server.
+  if (auto it = direct_hosts_.find(key); it != direct_hosts_.end()) return it->second.get();
   if (hosts_.size() >= kMaxHosts) return nullptr;
   const uint32_t n = static_cast<uint32_t>(hosts_.size()) + 1;
   auto host = std::make_unique<SimHost>();
@@ -23,6 +25,25 @@ SimHost* SimWorld::FindOrAddHost(std::string_view name) {
   host_index_.emplace(std::move(key), static_cast<uint32_t>(hosts_.size()));
   hosts_.push_back(std::move(host));
   return hosts_.back().get();
+}
+
+SimHost* SimWorld::HostForConnect(const IPAddress& address, std::string_view host_name) {
+  std::string name(host_name);
+  const bool literal = !name.empty() && IPAddress::Parse(name).has_value();
+  if (!literal) {
+    if (SimHost* host = HostForAddress(address)) return host;
+    if (name.empty()) name = address.IsLoopback() ? "localhost" : address.ToString();
+    if (auto it = host_index_.find(name); it != host_index_.end()) return hosts_[it->second].get();
+  }
+  if (auto it = direct_hosts_.find(name); it != direct_hosts_.end()) return it->second.get();
+  if (direct_hosts_.size() >= kMaxHosts) return nullptr;
+  auto host = std::make_unique<SimHost>();
+  host->name = name;
+  host->params = params.ForHost(name);
+  host->address = address;
+  SimHost* added = host.get();
+  direct_hosts_.emplace(std::move(name), std::move(host));
+  return added;
 }
 
 SimHost* SimWorld::HostForAddress(const IPAddress& address) const {

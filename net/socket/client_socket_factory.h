@@ -18,10 +18,14 @@ class ClientSocketFactory {
   virtual ~ClientSocketFactory() = default;
 
   // A TCP socket for one endpoint, not yet connected (the caller calls Connect). Address
-  // fallback and the IPv6/IPv4 race are the connect job's business. `net_log` is the NetLog the
-  // socket creates its own SOCKET source in; `creator` is referenced from SOCKET_ALIVE.
+  // fallback and the IPv6/IPv4 race are the connect job's business. `host` is the name the
+  // endpoint was resolved from (the URL's host: lowercase, an IPv6 literal without brackets; ""
+  // when unknown): a real socket ignores it, a modelled network names the server by it.
+  // `net_log` is the NetLog the socket creates its own SOCKET source in; `creator` is referenced
+  // from SOCKET_ALIVE.
   virtual std::unique_ptr<StreamSocket> CreateTransportClientSocket(
-      const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource& creator) = 0;
+      const IPEndPoint& endpoint, const std::string& host, NetLog* net_log,
+      const NetLogSource& creator) = 0;
 
   // A TLS socket over a connected `transport` (ownership passes), for `host` (SNI and
   // verification) and `port` (with host, the session cache key). Connect() runs the handshake.

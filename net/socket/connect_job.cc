@@ -173,7 +173,7 @@ int ConnectJob::StartChain(AttemptChain* chain) {
 int ConnectJob::TryChain(AttemptChain* chain) {
   while (chain->next < chain->addresses.size()) {
     chain->socket = params_.socket_factory->CreateTransportClientSocket(
-        chain->addresses[chain->next], params_.net_log, net_log_.source());
+        chain->addresses[chain->next], endpoint_.host, params_.net_log, net_log_.source());
     int rv = ERR_INSUFFICIENT_RESOURCES;
     if (chain->socket)
       rv = chain->socket->Connect([this, chain](int r) { OnAttemptComplete(chain, r); });

@@ -18,7 +18,8 @@ UvClientSocketFactory::UvClientSocketFactory(uv_loop_t* loop, SslClientContext* 
 UvClientSocketFactory::~UvClientSocketFactory() = default;
 
 std::unique_ptr<StreamSocket> UvClientSocketFactory::CreateTransportClientSocket(
-    const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource& creator) {
+    const IPEndPoint& endpoint, const std::string& /*host*/, NetLog* net_log,
+    const NetLogSource& creator) {
   return std::make_unique<UvTcpClientSocket>(loop_, endpoint, net_log, creator);
 }
 

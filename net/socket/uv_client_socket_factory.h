@@ -26,6 +26,7 @@ class UvClientSocketFactory : public ClientSocketFactory {
   // A not yet connected UvTcpClientSocket for `endpoint`, logging to its own SOCKET source in
   // `net_log` (SOCKET_ALIVE references `creator`).
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(const IPEndPoint& endpoint,
+                                                            const std::string& host,
                                                             NetLog* net_log,
                                                             const NetLogSource& creator) override;
 

@@ -137,7 +137,7 @@ H2SocketFactory::H2SocketFactory(Scheduler& scheduler, Options options)
 H2SocketFactory::~H2SocketFactory() = default;
 
 std::unique_ptr<StreamSocket> H2SocketFactory::CreateTransportClientSocket(
-    const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource&) {
+    const IPEndPoint& endpoint, const std::string& /*host*/, NetLog* net_log, const NetLogSource&) {
   connections_.push_back(std::make_unique<H2ServerConnection>(options_.settings));
   connections_.back()->endpoint = endpoint;
   return std::make_unique<H2FakeSocket>(this, connections_.back().get(), net_log, std::string());

@@ -54,6 +54,7 @@ class H2SocketFactory : public ClientSocketFactory {
   ~H2SocketFactory() override;
 
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(const IPEndPoint& endpoint,
+                                                            const std::string& host,
                                                             NetLog* net_log,
                                                             const NetLogSource& creator) override;
   std::unique_ptr<StreamSocket> CreateSslClientSocket(std::unique_ptr<StreamSocket> transport,

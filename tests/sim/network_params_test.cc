@@ -75,8 +75,14 @@ TEST_CASE("params: per-host overrides apply to their host only", "[sim][params]"
   CHECK(cdn.rtt == Milliseconds(15));
   CHECK(cdn.tls == TlsVersion::kTls12);
   CHECK(cdn.dns == p.defaults.dns);
-  CHECK(p.ForHost("[::1]").server_time == Milliseconds(5));
-  CHECK(p.ForHost("[::1]").tls_session_lifetime == TimeDelta::zero());
+  // An IPv6 literal is kept as Url::host() gives it, without brackets; both spellings name it.
+  CHECK(p.ForHost("::1").server_time == Milliseconds(5));
+  CHECK(p.ForHost("::1").tls_session_lifetime == TimeDelta::zero());
+  REQUIRE(p.Set("::1:rtt_ms", "7", &error));
+  CHECK(p.ForHost("::1").rtt == Milliseconds(7));
+  REQUIRE(p.Set("127.0.0.1:rtt_ms", "8", &error));
+  CHECK(p.ForHost("127.0.0.1").rtt == Milliseconds(8));
+  CHECK(p.ForHost("localhost").rtt == p.defaults.rtt);
   CHECK(cdn.tls_session_lifetime == p.defaults.tls_session_lifetime);
   CHECK(p.ForHost("other.example").rtt == p.defaults.rtt);
   nlohmann::json json = p.ToJson();
@@ -131,6 +137,7 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
                 "('a.test:preset')");
   CheckRejected("a b:rtt_ms", "5", "'a b:rtt_ms': 'a b' is not a host name");
   CheckRejected(":rtt_ms", "5", "':rtt_ms': '' is not a host name");
+  CheckRejected("a:b:rtt_ms", "5", "'a:b:rtt_ms': 'a:b' is not a host name");
   CheckRejected("preset", "5g",
                 "preset: unknown preset '5g' (known: desktop, slow-4g, fast-4g, 3g, slow-3g, "
                 "lte, wifi, unlimited)");

@@ -2,7 +2,10 @@
 // determinism.
 #include <catch2/catch.hpp>
 #include <map>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "tests/sim/sim_test_env.h"
 
@@ -54,14 +57,51 @@ TEST_CASE("sim: a HEAD response carries no body on the wire", "[sim][server]") {
   CHECK(next.body_bytes == 10);
 }
 
-TEST_CASE("sim: a connect to an address the network did not hand out is refused", "[sim][errors]") {
+TEST_CASE("sim: localhost and IP-literal hosts are modelled servers reached without DNS",
+          "[sim][literal]") {
   SimTestEnv env(SimTestEnv::PlainNetwork());
-  FetchResult r = env.Fetch("http://10.9.9.9/");
-  CHECK(r.result == ERR_CONNECTION_REFUSED);
-  FetchResult unknown = env.Fetch("http://10.0.0.1/");  // no host was looked up yet
-  CHECK(unknown.result == ERR_CONNECTION_REFUSED);
-  CHECK(env.stats().tcp_connects == 0);
-  CHECK(env.responder.requests.empty());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"http://localhost:8080/size/10", "localhost:8080"},
+      {"http://127.0.0.1:9000/size/10", "127.0.0.1:9000"},
+      {"http://[::1]:8000/size/10", "[::1]:8000"},
+      {"http://192.0.2.7/size/10", "192.0.2.7"}};
+  for (const auto& [url, host_header] : cases) {
+    CAPTURE(url);
+    FetchResult r = env.Fetch(url);
+    REQUIRE(r.result == OK);
+    CHECK(r.body_bytes == 10);
+    CHECK(r.dns() == TimeDelta::zero());
+    CHECK(r.tcp() == Milliseconds(100));   // SYN, SYN-ACK: one round trip
+    CHECK(r.ttfb() == Milliseconds(150));  // rtt/2 + server 50 + rtt/2
+    REQUIRE_FALSE(env.responder.requests.empty());
+    CHECK(env.responder.requests.back().host == host_header);
+  }
+  CHECK(env.stats().dns_lookups == 0);
+  CHECK(env.stats().tcp_connects == cases.size());
+}
+
+TEST_CASE("sim: per-host keys apply to localhost and IP literals by the URL's host",
+          "[sim][literal]") {
+  NetworkParams params = SimTestEnv::PlainNetwork();
+  std::string error;
+  REQUIRE(params.Set("localhost:rtt_ms", "10", &error));
+  REQUIRE(params.Set("127.0.0.1:rtt_ms", "20", &error));
+  REQUIRE(params.Set("[::1]:rtt_ms", "30", &error));
+  REQUIRE(params.Set("10.0.0.1:rtt_ms", "70", &error));
+  SimTestEnv env(params);
+  // localhost reaches loopback as 127.0.0.1 or ::1 does, but is its own host: the URL names it.
+  CHECK(env.Fetch("http://localhost:8080/").tcp() == Milliseconds(10));
+  CHECK(env.Fetch("http://127.0.0.1:8080/").tcp() == Milliseconds(20));
+  CHECK(env.Fetch("http://[::1]:8080/").tcp() == Milliseconds(30));
+  // A literal is never the host DNS gave that address to: a.test is 10.0.0.1 in the model.
+  FetchResult named = env.Fetch("http://a.test/");
+  REQUIRE(env.network->HostForAddress(*IPAddress::Parse("10.0.0.1")) == "a.test");
+  FetchResult literal = env.Fetch("http://10.0.0.1/");
+  REQUIRE(literal.result == OK);
+  CHECK(named.tcp() == Milliseconds(100));
+  CHECK(literal.tcp() == Milliseconds(70));
+  CHECK_FALSE(literal.timing.socket_reused);
+  CHECK(env.stats().dns_lookups == 1);
 }
 
 TEST_CASE("sim: a request the server cannot parse closes the connection: ERR_EMPTY_RESPONSE",

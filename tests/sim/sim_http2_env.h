@@ -78,8 +78,8 @@ struct H2Env {
     return result.addresses[0];
   }
   std::unique_ptr<StreamSocket> ConnectTcp(const std::string& host, uint16_t port) {
-    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), nullptr,
-                                                       NetLogSource());
+    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), host,
+                                                       nullptr, NetLogSource());
     int rv = socket->Connect([&](int r) { rv = r; });
     REQUIRE(scheduler.RunUntil([&] { return rv != ERR_IO_PENDING; }));
     REQUIRE(rv == OK);

@@ -39,8 +39,8 @@ struct Edges {
 
   // A connected transport socket to `host`.
   std::unique_ptr<StreamSocket> Connect(const std::string& host, uint16_t port = 80) {
-    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), nullptr,
-                                                       NetLogSource());
+    auto socket = factory->CreateTransportClientSocket(IPEndPoint(Resolve(host), port), host,
+                                                       nullptr, NetLogSource());
     int result = ERR_IO_PENDING;
     REQUIRE(socket->Connect([&](int rv) { result = rv; }) == ERR_IO_PENDING);
     CHECK(result == ERR_IO_PENDING);
@@ -76,6 +76,41 @@ struct Edges {
   std::unique_ptr<DnsTransport> dns;
   std::unique_ptr<ClientSocketFactory> factory;
 };
+
+// The connect time of a socket to `address` opened for `host` ("" when unknown).
+TimeDelta ConnectTime(Edges& edges, const IPAddress& address, const std::string& host) {
+  auto socket =
+      edges.factory->CreateTransportClientSocket(IPEndPoint(address, 80), host, nullptr, {});
+  int result = ERR_IO_PENDING;
+  REQUIRE(socket->Connect([&](int rv) { result = rv; }) == ERR_IO_PENDING);
+  TimeTicks start = edges.scheduler.Now();
+  edges.scheduler.RunAll();
+  REQUIRE(result == OK);
+  return edges.scheduler.Now() - start;
+}
+
+TEST_CASE("sim socket: a connect DNS did not answer reaches the host its URL host names",
+          "[sim][socket][literal]") {
+  NetworkParams p = Edges::Params();
+  std::string error;
+  REQUIRE(p.Set("localhost:rtt_ms", "10", &error));
+  REQUIRE(p.Set("127.0.0.1:rtt_ms", "20", &error));
+  REQUIRE(p.Set("192.0.2.7:rtt_ms", "30", &error));
+  REQUIRE(p.Set("other.test:rtt_ms", "40", &error));
+  Edges edges(p);
+  const IPAddress loopback = IPAddress::IPv4(127, 0, 0, 1);
+  CHECK(ConnectTime(edges, loopback, "localhost") == Milliseconds(10));
+  CHECK(ConnectTime(edges, loopback, "127.0.0.1") == Milliseconds(20));
+  // Without a name, the address names the host: loopback is localhost.
+  CHECK(ConnectTime(edges, loopback, "") == Milliseconds(10));
+  CHECK(ConnectTime(edges, *IPAddress::Parse("::1"), "") == Milliseconds(10));
+  CHECK(ConnectTime(edges, *IPAddress::Parse("192.0.2.7"), "") == Milliseconds(30));
+  // A name DNS never answered (a resolver override's address) is a host of that name.
+  CHECK(ConnectTime(edges, *IPAddress::Parse("192.0.2.9"), "other.test") == Milliseconds(40));
+  // None of them is an address DNS handed out.
+  CHECK(edges.network.HostForAddress(loopback).empty());
+  CHECK(edges.network.stats().dns_lookups == 0);
+}
 
 TEST_CASE("sim dns: addresses in first-seen order, the host's TTL, IPv4 only", "[sim][dns]") {
   NetworkParams p = Edges::Params();
@@ -321,8 +356,8 @@ TEST_CASE("sim socket: destroying or disconnecting cancels pending callbacks", "
   IPAddress address = edges.Resolve("a.test");
   bool called = false;
   {
-    auto connecting = edges.factory->CreateTransportClientSocket(IPEndPoint(address, 80), nullptr,
-                                                                 NetLogSource());
+    auto connecting = edges.factory->CreateTransportClientSocket(IPEndPoint(address, 80), "",
+                                                                 nullptr, NetLogSource());
     REQUIRE(connecting->Connect([&](int) { called = true; }) == ERR_IO_PENDING);
   }
   auto socket = edges.Connect("a.test");

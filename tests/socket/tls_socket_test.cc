@@ -47,7 +47,7 @@ struct Stack {
   // TCP to 127.0.0.1:port, then TLS for `host`. Returns the handshake result.
   int Connect(uint16_t port, const std::string& host, std::unique_ptr<StreamSocket>* out) {
     auto tcp = factory->CreateTransportClientSocket(IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), port),
-                                                    log.net_log(), NetLogSource{});
+                                                    "127.0.0.1", log.net_log(), NetLogSource{});
     int rv = Wait([&](CompletionCallback cb) { return tcp->Connect(std::move(cb)); });
     if (rv != OK) return rv;
     *out = factory->CreateSslClientSocket(std::move(tcp), host, port, NetLogWithSource());
@@ -305,7 +305,8 @@ TEST_CASE("tls: destroying a socket mid-handshake or with a pending read is safe
   {
     TlsTestServer server(ServerOptions());
     auto tcp = stack.factory->CreateTransportClientSocket(
-        IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), server.port()), stack.log.net_log(), {});
+        IPEndPoint(IPAddress::IPv4(127, 0, 0, 1), server.port()), "127.0.0.1", stack.log.net_log(),
+        {});
     REQUIRE(stack.Wait([&](CompletionCallback cb) { return tcp->Connect(cb); }) == OK);
     auto socket =
         stack.factory->CreateSslClientSocket(std::move(tcp), "localhost", server.port(), {});

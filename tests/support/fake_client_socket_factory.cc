@@ -161,7 +161,8 @@ FakeConnectRule FakeClientSocketFactory::NextUnscriptedRule(const IPAddress& add
 }
 
 std::unique_ptr<StreamSocket> FakeClientSocketFactory::CreateTransportClientSocket(
-    const IPEndPoint& endpoint, NetLog* net_log, const NetLogSource& creator) {
+    const IPEndPoint& endpoint, const std::string& /*host*/, NetLog* net_log,
+    const NetLogSource& creator) {
   if (created_ == connections_.size()) {
     // No script left: a connect-only socket, appended so queued scripts keep their indexes.
     ++unscripted_;

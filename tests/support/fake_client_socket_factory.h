@@ -166,6 +166,7 @@ class FakeClientSocketFactory : public ClientSocketFactory {
   // ClientSocketFactory. A transport socket serves the next queued script, or is a
   // connect-only socket with a record of its own (see the file comment).
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(const IPEndPoint& endpoint,
+                                                            const std::string& host,
                                                             NetLog* net_log,
                                                             const NetLogSource& creator) override;
   // A TLS socket over `transport` whose handshake follows set_ssl_rule(); "host:port" is
