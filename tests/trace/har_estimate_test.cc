@@ -164,11 +164,17 @@ TEST_CASE("EstimateNetwork: downlink from the busiest second of receiving", "[tr
   CHECK(kept.params.trace_keys.empty());
   CHECK(kept.notes.back() == "link: downlink kept (down_kbps is the user's)");
 
-  // A single entry with too short a receive says nothing: the downlink is kept.
+  // A single entry with too short a receive gives neither estimate, but its body arrived 52 ms
+  // after it was asked for: the link is at least 125,000 bytes / 52 ms (the delivery floor),
+  // above the default. A floor below the default leaves the default.
   json short_receive = {{"wait", 50}, {"receive", 2}};
   HarFile quick = test::ParseOrFail(
       HarDocument({Timed("https://a.test/", "2024-01-01T00:00:00Z", short_receive, 125000)}));
-  CHECK(EstimateNetwork(&quick.pages, base).params.downlink_bps == 1'000'000);
+  CHECK(EstimateNetwork(&quick.pages, base).params.downlink_bps ==
+        Approx(125000 * 8 * 1000 / 52.0).epsilon(0.01));
+  NetworkParams fast;
+  fast.downlink_bps = 100'000'000;
+  CHECK(EstimateNetwork(&quick.pages, fast).params.downlink_bps == 100'000'000);
 }
 
 TEST_CASE("EstimateNetwork: sane numbers on the shared HARs", "[trace][estimate][shared]") {

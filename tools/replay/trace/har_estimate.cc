@@ -51,7 +51,13 @@ struct Throughput {
 
 // The busiest second of receiving in `page` (most bytes in a 1 s window, 1 ms slots), as bytes
 // over the time anything was being received in it, and the best single-entry throughput.
-void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* single_best) {
+//
+// And the delivery floor: the largest entry's bytes over its wait plus receive (at least 1 ms
+// of them recorded). Whatever the server's share of the wait, the body reached the browser that
+// fast, so the link is at least that fast: a recording on a fast link (a local server) whose
+// receives are too short for either estimate still cannot be given a slower default link.
+void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* single_best,
+                    Throughput* floor_best) {
   // Clamped before the casts: a page's times are bounded by the readers, but may be negative.
   size_t span = static_cast<size_t>(
       std::clamp<double>(std::ceil(page.RecordedLastEndMs()) + 1, 0.0, kMaxPageSpanMs));
@@ -59,11 +65,18 @@ void PageThroughput(const TracePage& page, Throughput* window_best, Throughput* 
   std::vector<uint8_t> busy(span + 1, 0);
   bool any = false;
   for (const TraceEntry& entry : page.entries) {
-    // A zero receive (the body came with the headers, or the writer does not time it) says
-    // nothing about the link.
-    if (entry.recorded_from_cache || !entry.recorded_error.empty() || entry.timings.receive <= 0 ||
+    if (entry.recorded_from_cache || !entry.recorded_error.empty() ||
         entry.response_body_bytes <= 0)
       continue;
+    double delivery_ms = std::max(0.0, entry.timings.wait) + std::max(0.0, entry.timings.receive);
+    if (delivery_ms >= 1) {
+      double bps = entry.response_body_bytes * 8.0 * 1000.0 / delivery_ms;
+      if (bps > floor_best->bps)
+        *floor_best = {bps, static_cast<double>(entry.response_body_bytes), delivery_ms};
+    }
+    // A zero receive (the body came with the headers, or the writer does not time it) says
+    // nothing more about the link.
+    if (entry.timings.receive <= 0) continue;
     double end = entry.RecordedEndMs();
     double start = end - entry.timings.receive;
     if (entry.timings.receive >= kMinSingleEntryReceiveMs &&
@@ -216,19 +229,25 @@ HarEstimate EstimateNetwork(std::vector<TracePage>* pages, const NetworkParams& 
     result.notes.push_back(std::move(note));
   }
 
-  Throughput window_best, single_best;
-  for (const TracePage& page : *pages) PageThroughput(page, &window_best, &single_best);
+  Throughput window_best, single_best, floor_best;
+  for (const TracePage& page : *pages)
+    PageThroughput(page, &window_best, &single_best, &floor_best);
   double bps = std::max(window_best.bps, single_best.bps);
+  // The delivery floor raises an estimate, or the default link when there is none; being a
+  // floor, it never lowers the default.
+  if (floor_best.bps > std::max(bps, bps > 0 ? 0.0 : static_cast<double>(base.downlink_bps)))
+    bps = floor_best.bps;
   if (base.user_keys.count("down_kbps")) {
     result.notes.push_back("link: downlink kept (down_kbps is the user's)");
   } else if (bps > 0) {
     result.params.downlink_bps = static_cast<int64_t>(std::llround(std::min(bps, 1e11)));
     result.params.trace_keys.insert("down_kbps");
-    char note[160];
+    char note[256];
     std::snprintf(note, sizeof(note),
                   "link: downlink %.2f Mbit/s (busiest second: %.0f bytes in %.0f ms receiving; "
-                  "best single entry %.2f Mbit/s)",
-                  bps / 1e6, window_best.bytes, window_best.busy_ms, single_best.bps / 1e6);
+                  "best single entry %.2f Mbit/s; delivery floor %.2f Mbit/s)",
+                  bps / 1e6, window_best.bytes, window_best.busy_ms, single_best.bps / 1e6,
+                  floor_best.bps / 1e6);
     result.notes.push_back(note);
   } else {
     result.notes.push_back("link: no receive timings, downlink kept");
