@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/replay/replay_command_run.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 #include "tools/replay/trace/recording_reader.h"
@@ -20,33 +21,9 @@
 namespace netstack {
 namespace {
 
-struct CommandRun {
-  int code = -1;
-  std::string out, err;
-};
+using CommandRun = test::ReplayCommandRun;
 
-CommandRun Run(const std::vector<std::string>& args) {
-  CommandRun run;
-  ReplayOptions options;
-  std::string message;
-  if (!ParseReplayArgs(args, &options, &message)) {
-    run.code = 2;
-    run.err = message;
-    return run;
-  }
-  char *out_buf = nullptr, *err_buf = nullptr;
-  size_t out_size = 0, err_size = 0;
-  FILE* out = open_memstream(&out_buf, &out_size);
-  FILE* err = open_memstream(&err_buf, &err_size);
-  run.code = RunReplayCommand(options, "netstack replay (test)", out, err);
-  std::fclose(out);
-  std::fclose(err);
-  run.out.assign(out_buf, out_size);
-  run.err.assign(err_buf, err_size);
-  std::free(out_buf);
-  std::free(err_buf);
-  return run;
-}
+CommandRun Run(const std::vector<std::string>& args) { return test::RunReplayCommandLine(args); }
 
 std::vector<nlohmann::json> PageLines(const std::string& path) {
   std::vector<nlohmann::json> pages;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "net/http/har_writer.h"
+#include "tests/replay/replay_command_run.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 #include "tools/replay/trace/har_reader.h"
@@ -29,12 +30,7 @@ std::string Write(const std::string& name, const std::string& text) {
   return path;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string ReadFile(const std::string& path) { return test::ReadWholeFile(path); }
 
 // Two pages on two hosts, the second navigated after the first loaded.
 const char kSession[] =
@@ -46,33 +42,9 @@ const char kSession[] =
     "{\"type\": \"navigate\", \"t\": 500, \"page\": {\"entries\": ["
     "{\"url\": \"https://www.example.com/next\", \"bytes\": 10000}]}}\n";
 
-struct CommandRun {
-  int code = -1;
-  std::string out, err;
-};
+using CommandRun = test::ReplayCommandRun;
 
-CommandRun Run(const std::vector<std::string>& args) {
-  CommandRun run;
-  ReplayOptions options;
-  std::string message;
-  if (!ParseReplayArgs(args, &options, &message)) {
-    run.code = 2;
-    run.err = "netstack: " + message + "\n";
-    return run;
-  }
-  char *out_buf = nullptr, *err_buf = nullptr;
-  size_t out_size = 0, err_size = 0;
-  FILE* out = open_memstream(&out_buf, &out_size);
-  FILE* err = open_memstream(&err_buf, &err_size);
-  run.code = RunReplayCommand(options, "netstack replay (test)", out, err);
-  std::fclose(out);
-  std::fclose(err);
-  run.out.assign(out_buf, out_size);
-  run.err.assign(err_buf, err_size);
-  std::free(out_buf);
-  std::free(err_buf);
-  return run;
-}
+CommandRun Run(const std::vector<std::string>& args) { return test::RunReplayCommandLine(args); }
 
 TEST_CASE("replay --har writes every page and request, and it reads back", "[replay][har]") {
   std::string session = Write("s.jsonl", kSession);

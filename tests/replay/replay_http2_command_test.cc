@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/replay/replay_command_run.h"
 #include "tests/replay/replay_test_util.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
@@ -44,24 +45,10 @@ CommandRun Run(const std::string& trace, std::vector<std::string> args) {
   std::string json_path = Temp("out.jsonl");
   args.insert(args.begin(), trace);
   args.insert(args.end(), {"--json", json_path});
-  ReplayOptions options;
-  std::string message;
-  if (!ParseReplayArgs(args, &options, &message)) {
-    run.code = 2;
-    run.err = "netstack: " + message + "\n";
-    return run;
-  }
-  char *out_buf = nullptr, *err_buf = nullptr;
-  size_t out_size = 0, err_size = 0;
-  FILE* out = open_memstream(&out_buf, &out_size);
-  FILE* err = open_memstream(&err_buf, &err_size);
-  run.code = RunReplayCommand(options, "netstack replay (test)", out, err);
-  std::fclose(out);
-  std::fclose(err);
-  run.out.assign(out_buf, out_size);
-  run.err.assign(err_buf, err_size);
-  std::free(out_buf);
-  std::free(err_buf);
+  test::ReplayCommandRun command = test::RunReplayCommandLine(args);
+  run.code = command.code;
+  run.out = std::move(command.out);
+  run.err = std::move(command.err);
   std::ifstream in(json_path);
   std::string line, last;
   while (std::getline(in, line)) {
