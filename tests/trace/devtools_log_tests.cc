@@ -175,6 +175,28 @@ TEST_CASE("DevTools log: initiators (parser, script stacks, preload) give the pa
   for (size_t i = 0; i < e.size(); ++i) CHECK(e[i].parent < static_cast<int>(i));
 }
 
+TEST_CASE("DevTools log: a CORS preflight takes the initiator of the request it precedes",
+          "[trace][devtools]") {
+  Json log = Json::array();
+  AddLoad(&log, "d", "https://a.test/", 1.0, 1.1, "Document");
+  AddLoad(&log, "s", "https://a.test/app.js", 1.15, 1.2, "Script",
+          {{"type", "parser"}, {"url", "https://a.test/"}});
+  // The script's fetch, then its preflight, sent first by the browser but logged second, with
+  // the fetch as its initiator.
+  AddLoad(&log, "x", "https://api.test/v1", 1.30, 1.6, "Fetch",
+          {{"type", "script"},
+           {"stack", {{"callFrames", Json::array({{{"url", "https://a.test/app.js"}}})}}}});
+  AddLoad(&log, "o", "https://api.test/v1", 1.301, 1.4, "Other",
+          {{"type", "preflight"}, {"url", "https://api.test/v1"}, {"requestId", "x"}});
+  HarFile har = ParseOk(log);
+  const auto& e = har.pages[0].entries;
+  REQUIRE(e.size() == 4);
+  CHECK(e[2].parent == 1);
+  // Revealed with the fetch by the script, not after the fetch ended.
+  CHECK(e[3].parent == 1);
+  CHECK(e[3].initiator_url == "https://a.test/app.js");
+}
+
 TEST_CASE("DevTools log: connectionReused on a connection's first entry makes it warm",
           "[trace][devtools]") {
   Json log = Json::array();

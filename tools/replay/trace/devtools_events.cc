@@ -199,7 +199,19 @@ bool DevtoolsEvents::OnRequestWillBeSent(const nlohmann::json& params, std::stri
   }
   if (request.method.empty()) request.method = "GET";
   request.request_body_bytes = static_cast<double>(post_data.size());
-  if (initiator) request.initiator_url = InitiatorObjectUrl(*initiator);
+  if (initiator) {
+    request.initiator_url = InitiatorObjectUrl(*initiator);
+    // A CORS preflight is sent by the request it precedes (its initiator names that request),
+    // not revealed by it: it was revealed with that request, so it takes that one's initiator.
+    auto type = initiator->find("type");
+    auto id = initiator->find("requestId");
+    if (type != initiator->end() && type->is_string() && *type == "preflight" &&
+        id != initiator->end() && id->is_string()) {
+      auto preflighted = current_.find(id->get_ref<const std::string&>());
+      if (preflighted != current_.end())
+        request.initiator_url = requests_[preflighted->second].initiator_url;
+    }
+  }
   request.message = message_;
 
   // A redirect: the previous hop of this id ends here with the redirect as its response.
