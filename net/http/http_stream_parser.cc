@@ -288,7 +288,10 @@ bool HttpStreamParser::CanReuseConnection() const {
 
 void HttpStreamParser::FinishPendingHeader() {
   if (!field_.empty()) {
-    pending_headers_.push_back({std::move(field_), std::string(TrimHttpWhitespace(value_))});
+    // http-parser (not strict) lets whitespace end a field name ("Content-Length :2") and reads
+    // such a field as the name without it; so does the header list.
+    pending_headers_.push_back(
+        {std::string(TrimHttpWhitespace(field_)), std::string(TrimHttpWhitespace(value_))});
   }
   field_.clear();
   value_.clear();
@@ -363,7 +366,10 @@ int HttpStreamParser::HandleHeaderField(const char* at, size_t len) {
   // http-parser refuses any second Content-Length, even one with the same value, which Chrome
   // accepts. Forgetting the first one when the name of a second is complete (the library checks
   // at its value) lets it through; HandleHeadersComplete then fails differing values.
-  if ((parser_.flags & F_CONTENTLENGTH) && EqualsCaseInsensitiveAscii(field_, "content-length"))
+  // The name as http-parser matches it: whitespace before the colon does not count, and a
+  // name split across reads is compared as far as it has come, so every split decides alike.
+  if ((parser_.flags & F_CONTENTLENGTH) &&
+      EqualsCaseInsensitiveAscii(TrimHttpWhitespace(field_), "content-length"))
     parser_.flags &= ~F_CONTENTLENGTH;
   return 0;
 }
