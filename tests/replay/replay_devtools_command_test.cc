@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "tests/replay/replay_command_run.h"
+#include "tests/replay/replay_test_util.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 #include "tools/replay/trace/recording_reader.h"
@@ -39,12 +40,7 @@ TEST_CASE("replay --estimate: every shared DevTools log replays, its skips repor
           "[replay][command][devtools][shared]") {
   const char* env = std::getenv("NETSTACK_DEVTOOLS_DIR");
   std::string dir = env && *env ? env : NETSTACK_TRACES_DIR "/devtools";
-  std::vector<std::string> files;
-  std::error_code error_code;
-  for (const auto& item : std::filesystem::directory_iterator(dir, error_code)) {
-    if (item.path().extension() == ".json") files.push_back(item.path().string());
-  }
-  std::sort(files.begin(), files.end());
+  std::vector<std::string> files = test::FilesIn(dir, ".json");
   if (files.empty()) {
     WARN("SKIPPED: no DevTools logs in " << dir << " (set NETSTACK_DEVTOOLS_DIR)");
     return;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/replay/replay_test_util.h"
 #include "tests/test_skip.h"
 #include "tools/replay/replay_engine.h"
 #include "tools/replay/report/replay_har_writer.h"
@@ -20,15 +21,7 @@
 namespace netstack {
 namespace {
 
-std::vector<std::string> HarFiles() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  std::filesystem::path dir = std::filesystem::path(NETSTACK_TRACES_DIR) / "har";
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".har") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> HarFiles() { return test::FilesIn(NETSTACK_TRACES_DIR "/har", ".har"); }
 
 // What one replay did, per page: its requests' (URL, status), sorted.
 struct Replayed {

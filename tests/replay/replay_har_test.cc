@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "tests/replay/replay_test_util.h"
 #include "tests/test_skip.h"
 #include "tools/replay/replay_engine.h"
 #include "tools/replay/trace/har_estimate.h"
@@ -12,15 +13,7 @@
 namespace netstack {
 namespace {
 
-std::vector<std::string> HarFiles() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  std::filesystem::path dir = std::filesystem::path(NETSTACK_TRACES_DIR) / "har";
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".har") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> HarFiles() { return test::FilesIn(NETSTACK_TRACES_DIR "/har", ".har"); }
 
 void ReplayOne(const std::string& path, bool estimate) {
   INFO(path << (estimate ? " (estimated network)" : ""));
@@ -40,7 +33,8 @@ void ReplayOne(const std::string& path, bool estimate) {
   ReplayEngine engine(config);
   struct Failures : ReplayObserver {
     void OnRequest(const RequestRecord& r) override {
-      if (r.error != OK && !r.recorded_failure && messages.size() < 5) messages.push_back(r.url + ": " + r.error_message);
+      if (r.error != OK && !r.recorded_failure && messages.size() < 5)
+        messages.push_back(r.url + ": " + r.error_message);
     }
     std::vector<std::string> messages;
   } failures;

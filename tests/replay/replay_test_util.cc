@@ -1,7 +1,9 @@
 #include "tests/replay/replay_test_util.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 
 #include "tools/replay/replay_engine.h"
 
@@ -57,6 +59,17 @@ std::shared_ptr<const TracePage> MakePage(const std::string& id, std::vector<Tra
   page->started_epoch_ms = epoch_ms;
   page->entries = std::move(entries);
   return page;
+}
+
+std::vector<std::string> FilesIn(const std::string& dir, const std::string& extension) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == extension)
+      files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 SessionEvent Navigate(std::shared_ptr<const TracePage> page, double t_ms) {

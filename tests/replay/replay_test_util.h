@@ -42,6 +42,10 @@ TraceEntry MakeEntry(const std::string& url, int64_t body_bytes = 1000, double s
 std::shared_ptr<const TracePage> MakePage(const std::string& id, std::vector<TraceEntry> entries,
                                           int64_t epoch_ms = 1'700'000'000'000);
 
+// The regular files in `dir` whose name ends in `extension` (".har"), sorted; empty when the
+// folder is absent (the shared recordings beside the repository may be).
+std::vector<std::string> FilesIn(const std::string& dir, const std::string& extension);
+
 SessionEvent Navigate(std::shared_ptr<const TracePage> page, double t_ms = 0);
 SessionEvent Wait(double t_ms = 0);
 SessionEvent Other(SessionEvent::Type type, double t_ms = 0);

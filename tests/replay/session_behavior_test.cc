@@ -160,14 +160,7 @@ TEST_CASE("gen-session without user events is the plain model", "[gen-session][b
   CHECK(stats.behavior.startups == 1);
 }
 
-std::vector<std::string> HarFiles() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(NETSTACK_TRACES_DIR "/har", ec))
-    if (e.path().extension() == ".har") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> HarFiles() { return test::FilesIn(NETSTACK_TRACES_DIR "/har", ".har"); }
 
 std::string WriteHar(const HarSessionOptions& options, const std::string& path) {
   std::FILE* out = std::fopen(path.c_str(), "wb");
