@@ -286,12 +286,22 @@ bool HttpStreamParser::CanReuseConnection() const {
          leftover_bytes_ == 0;
 }
 
+namespace {
+
+// A field name as http-parser (not strict) matches it: whitespace may end it, before the colon.
+std::string_view WithoutTrailingWhitespace(std::string_view name) {
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+  return name;
+}
+
+}  // namespace
+
 void HttpStreamParser::FinishPendingHeader() {
   if (!field_.empty()) {
     // http-parser (not strict) lets whitespace end a field name ("Content-Length :2") and reads
     // such a field as the name without it; so does the header list.
     pending_headers_.push_back(
-        {std::string(TrimHttpWhitespace(field_)), std::string(TrimHttpWhitespace(value_))});
+        {std::string(WithoutTrailingWhitespace(field_)), std::string(TrimHttpWhitespace(value_))});
   }
   field_.clear();
   value_.clear();
@@ -369,7 +379,7 @@ int HttpStreamParser::HandleHeaderField(const char* at, size_t len) {
   // The name as http-parser matches it: whitespace before the colon does not count, and a
   // name split across reads is compared as far as it has come, so every split decides alike.
   if ((parser_.flags & F_CONTENTLENGTH) &&
-      EqualsCaseInsensitiveAscii(TrimHttpWhitespace(field_), "content-length"))
+      EqualsCaseInsensitiveAscii(WithoutTrailingWhitespace(field_), "content-length"))
     parser_.flags &= ~F_CONTENTLENGTH;
   return 0;
 }
