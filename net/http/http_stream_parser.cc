@@ -297,12 +297,13 @@ std::string_view WithoutTrailingWhitespace(std::string_view name) {
 }  // namespace
 
 void HttpStreamParser::FinishPendingHeader() {
-  if (!field_.empty()) {
-    // http-parser (not strict) lets whitespace end a field name ("Content-Length :2") and reads
-    // such a field as the name without it; so does the header list.
-    pending_headers_.push_back(
-        {std::string(WithoutTrailingWhitespace(field_)), std::string(TrimHttpWhitespace(value_))});
-  }
+  // http-parser (not strict) lets whitespace end a field name ("Content-Length :2") and reads
+  // such a field as the name without it; so does the header list. A name of whitespace only
+  // (" :v" after a folded status line) names nothing and is dropped, as Chromium's header
+  // parsing skips a line with an empty name.
+  std::string_view name = WithoutTrailingWhitespace(field_);
+  if (!name.empty())
+    pending_headers_.push_back({std::string(name), std::string(TrimHttpWhitespace(value_))});
   field_.clear();
   value_.clear();
   last_was_value_ = false;

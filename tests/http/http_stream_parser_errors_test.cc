@@ -4,6 +4,7 @@
 #include <string>
 
 #include "net/base/net_error.h"
+#include "net/http/http_response_headers.h"
 #include "net/http/http_stream_parser.h"
 
 namespace netstack {
@@ -119,6 +120,26 @@ TEST_CASE("parser errors: repeated Content-Length as Chrome") {
   // A value that is not a number is still malformed.
   CheckFails("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: x\r\n\r\nabc",
              ERR_INVALID_HTTP_RESPONSE);
+}
+
+TEST_CASE("parser errors: a field name of whitespace only names nothing and is dropped") {
+  // After a status line that ends in a bare LF, http-parser reads " :v" as a field named " ".
+  // Kept, it would print as ": v", which no parser reads back (found by fuzz_http_stream_parser).
+  for (bool bytewise : {false, true}) {
+    INFO("bytewise " << bytewise);
+    Result r = Feed("HTTP/1.1 200 OK\n :v\r\nA: b\r\nContent-Length: 0\r\n\r\n", bytewise);
+    REQUIRE(r.rv == OK);
+    REQUIRE(r.headers != nullptr);
+    const std::string head = r.headers->ToHttpString();
+    CHECK(head.find(": v") == std::string::npos);
+    std::string a;
+    CHECK(r.headers->GetNormalizedHeader("a", &a));
+    CHECK(a == "b");
+    std::string error;
+    auto reparsed = HttpResponseHeaders::Parse(head, &error);
+    REQUIRE(reparsed != nullptr);
+    CHECK(reparsed->ToHttpString() == head);
+  }
 }
 
 TEST_CASE("parser errors: repeated Content-Disposition as Chrome") {
