@@ -170,6 +170,12 @@ TEST_CASE("netstack lab: ping sees rtt_ms, curl fetches the default site, the st
   CHECK(dns >= 0.100);
   CHECK(first_byte - tls >= 0.200 + 0.020);
 
+  // The server namespace is named for the command: the servers' addresses are there.
+  Result server_ns = Netstack(
+      {"lab", "--", "sh", "-c", "nsenter --net=$NETSTACK_LAB_SERVER_NETNS ip -o -4 addr show lo"});
+  CHECK(server_ns.code == 0);
+  CHECK(server_ns.out.find("198.19.0.1/32") != std::string::npos);
+
   Result fail = Netstack({"lab", "--", "sh", "-c", "exit 9"});
   CHECK(fail.code == 9);
   CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
