@@ -208,6 +208,32 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
     CHECK(JsonString(run.records[1], "error_code") == "ERR_NAME_NOT_RESOLVED");
   }
 
+  SECTION("a host with think time answers what is not a file as one without does") {
+    // site0.lab waits, img.site0.lab does not: a folder without its slash (301), a folder
+    // without index.html (403), a missing file (404).
+    std::vector<std::string> args = lab_args;
+    args.push_back("--no-follow");
+    for (const char* url : {"https://site0.lab/css", "https://site0.lab/css/",
+                            "https://site0.lab/nope", "https://img.site0.lab/img",
+                            "https://img.site0.lab/img/", "https://img.site0.lab/nope"}) {
+      args.push_back(url);
+    }
+    const test::NetstackRun run = test::RunFetchJson(args);
+    INFO(run.Describe());
+    REQUIRE(run.records.size() == 6);
+    for (int i = 0; i < 3; ++i) {
+      const nlohmann::json& think = run.records[i];
+      const nlohmann::json& plain = run.records[i + 3];
+      INFO(JsonString(think, "url") << " and " << JsonString(plain, "url"));
+      CHECK(JsonInt(think, "status") == JsonInt(plain, "status"));
+      CHECK(JsonInt(think, "status") == std::vector<int>{301, 403, 404}[i]);
+      CHECK(JsonInt(think, "body_bytes") == JsonInt(plain, "body_bytes"));
+      CHECK(JsonNumber(think, "timing/ttfb_ms") >= kThinkMs - 1);
+    }
+    CHECK(JsonString(run.records[0], "headers/location") == "https://site0.lab/css/");
+    CHECK(JsonString(run.records[3], "headers/location") == "https://img.site0.lab/img/");
+  }
+
   SECTION("the access log records each request's time and connection") {
     std::vector<std::string> args = lab_args;
     args.push_back("https://site0.lab/");

@@ -76,14 +76,16 @@ std::string NginxConfigText(const NginxConfigParams& p) {
     if (sleep == "0.000") {
       c << "    location / { }\n";
     } else {
-      // The wait, then the file from the named location. try_files serves a folder's
-      // index.html in place: the index module would redirect back into `location /` and wait
-      // twice.
+      // The wait, then the file from a named location. try_files serves a folder's index.html
+      // in place (the index module would redirect back into `location /` and wait twice); what
+      // it does not find, @plain answers as the plain location would (301 for a folder without
+      // its slash, 403 for a folder without index.html, 404).
       c << "    location / {\n"
         << "      echo_sleep " << sleep << ";\n"
         << "      echo_exec @file;\n"
         << "    }\n"
-        << "    location @file { try_files $uri $uri/index.html =404; }\n";
+        << "    location @file { try_files $uri $uri/index.html @plain; }\n"
+        << "    location @plain { }\n";
     }
     c << "  }\n";
   }
