@@ -5,6 +5,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +27,8 @@ using test::TempDir;
 
 // Programs a plan names but never runs: planning needs no nginx or dnsmasq on the machine.
 LabServerPrograms FakePrograms() {
-  return {"/opt/lab/nginx", "/opt/lab/dnsmasq", kNginxEchoModulePath, kNginxMimeTypesPath};
+  return {"/opt/lab/nginx", "/opt/lab/dnsmasq", kNginxEchoModulePath, kNginxMimeTypesPath,
+          "/opt/lab/prlimit"};
 }
 
 std::string Read(const std::string& path) {
@@ -168,6 +170,53 @@ TEST_CASE("a plan's addresses run on past the first 254 hosts", "[lab]") {
   CHECK(plan.hosts[299] == std::pair<std::string, std::string>("h299.lab", "198.19.1.45"));
   CHECK(plan.addresses.size() == 301);
   CHECK(plan.ready_ports.size() == 601);
+}
+
+TEST_CASE("a site with more listening sockets than the open-file limit starts nginx by prlimit",
+          "[lab]") {
+  TempDir dir("lab-plan");
+  ::mkdir(dir.Join("site").c_str(), 0755);
+  for (int i = 0; i < 100; ++i) {
+    REQUIRE(::mkdir(dir.Join("site/h" + std::to_string(i) + ".lab").c_str(), 0755) == 0);
+  }
+  LabServerOptions options;
+  options.site_dir = dir.Join("site");
+  options.work_dir = dir.Join("work");
+  struct rlimit saved;
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  struct rlimit low = saved;
+  low.rlim_cur = 200;  // 100 hosts need 2 x 100 + 64 in nginx's master, 4096 more in its worker
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+  LabServerPlan plan;
+  std::string error;
+  const bool ok = PlanLabServersWith(options, FakePrograms(), &plan, &error);
+  LabServerPrograms no_prlimit = FakePrograms();
+  no_prlimit.prlimit = "";
+  LabServerOptions options2 = options;
+  options2.work_dir = dir.Join("work2");
+  LabServerPlan plan2;
+  std::string error2;
+  const bool ok2 = PlanLabServersWith(options2, no_prlimit, &plan2, &error2);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  REQUIRE(ok);
+  REQUIRE(plan.processes.size() == 2);
+  REQUIRE(plan.processes[0].size() == 10);
+  CHECK(plan.processes[0][0] == "/opt/lab/prlimit");
+  const long long worker =
+      saved.rlim_max == RLIM_INFINITY
+          ? 264 + 4096
+          : std::max<long long>(264, std::min<long long>(264 + 4096, saved.rlim_max));
+  CHECK(plan.processes[0][1] == "--nofile=" + std::to_string(worker));
+  CHECK(plan.processes[0][2] == "--");
+  CHECK(plan.processes[0][3] == "/opt/lab/nginx");
+  CHECK_FALSE(ok2);
+  CHECK(error2 ==
+        "a site of 100 hosts needs 264 open files for nginx, above the limit of 200, and prlimit "
+        "(util-linux) is not found");
+  CHECK_FALSE(Exists(dir.Join("work2")));
+  // Within the limit, nginx starts directly.
+  REQUIRE(PlanLabServersWith(options, FakePrograms(), &plan, &error));
+  CHECK(plan.processes[0][0] == "/opt/lab/nginx");
 }
 
 // Plans `options` expecting failure; checks the error and that nothing of a plan is left.

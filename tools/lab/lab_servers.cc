@@ -1,8 +1,10 @@
 #include "tools/lab/lab_servers.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +163,27 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
     return false;
   }
 
+  // nginx's master opens every listening socket itself, before its worker raises its own limit
+  // (up to the hard limit): a large site starts nginx with room for them, and for the worker's
+  // clients as far as the hard limit allows (prlimit can raise it only with CAP_SYS_RESOURCE).
+  std::vector<std::string> nginx_prefix;
+  const long long master_files = NginxMasterFileLimit(hosts.size());
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<long long>(limit.rlim_cur) < master_files) {
+    if (programs.prlimit.empty()) {
+      *error = "a site of " + std::to_string(hosts.size()) + " hosts needs " +
+               std::to_string(master_files) + " open files for nginx, above the limit of " +
+               std::to_string(limit.rlim_cur) + ", and prlimit (util-linux) is not found";
+      return false;
+    }
+    long long files = NginxWorkerFileLimit(hosts.size());
+    if (limit.rlim_max != RLIM_INFINITY) {
+      files = std::max(master_files, std::min(files, static_cast<long long>(limit.rlim_max)));
+    }
+    nginx_prefix = {programs.prlimit, "--nofile=" + std::to_string(files), "--"};
+  }
+
   LabCaFiles ca;
   if (!CreateLabCa(work, hosts, &ca, error)) return false;
   for (NginxHost& h : nginx_hosts) h.cert = LabHostCertPath(ca, h.name);
@@ -197,10 +220,12 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
     return false;
   }
 
-  plan->processes = {
-      {programs.nginx, "-p", work + "/", "-c", nginx_conf, "-e", work + "/logs/nginx-error.log"},
-      {programs.dnsmasq, "-k", "--conf-file=" + dnsmasq_conf},
-  };
+  std::vector<std::string> nginx_argv = nginx_prefix;
+  for (const std::string& arg : {programs.nginx, std::string("-p"), work + "/", std::string("-c"),
+                                 nginx_conf, std::string("-e"), work + "/logs/nginx-error.log"}) {
+    nginx_argv.push_back(arg);
+  }
+  plan->processes = {nginx_argv, {programs.dnsmasq, "-k", "--conf-file=" + dnsmasq_conf}};
   for (const auto& [host, address] : plan->hosts) {
     plan->ready_ports.emplace_back(address, 443);
     plan->ready_ports.emplace_back(address, 80);
@@ -222,6 +247,7 @@ LabServerPrograms FindLabServerPrograms(const std::string& search_path) {
   LabServerPrograms programs;
   programs.nginx = FindIn(path, "nginx");
   programs.dnsmasq = FindIn(path, "dnsmasq");
+  programs.prlimit = FindIn(path, "prlimit");
   if (IsFile(kNginxEchoModulePath)) programs.echo_module = kNginxEchoModulePath;
   if (IsFile(kNginxMimeTypesPath)) programs.mime_types = kNginxMimeTypesPath;
   return programs;

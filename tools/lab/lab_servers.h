@@ -63,10 +63,13 @@ struct LabServerPrograms {
   std::string dnsmasq;      // absolute path, "" if not found
   std::string echo_module;  // nginx's echo module (needed for think time), "" if absent
   std::string mime_types;   // nginx's mime.types, "" if absent
+  // util-linux's prlimit: starts nginx with room for a large site's listening sockets when
+  // the caller's RLIMIT_NOFILE is too low for them (needed only then). "" if not found.
+  std::string prlimit;
 };
 
-// Looks for nginx and dnsmasq in the folders of `search_path` (':'-separated; "" means $PATH
-// then /usr/local/sbin, /usr/sbin and /sbin), and for Debian's echo module and mime.types.
+// Looks for nginx, dnsmasq and prlimit in the folders of `search_path` (':'-separated; "" means
+// $PATH then /usr/local/sbin, /usr/sbin and /sbin), and for Debian's echo module and mime.types.
 LabServerPrograms FindLabServerPrograms(const std::string& search_path);
 
 // PlanLabServers with the given programs instead of the machine's.
