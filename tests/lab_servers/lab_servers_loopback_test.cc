@@ -234,6 +234,21 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
     CHECK(JsonString(run.records[3], "headers/location") == "https://img.site0.lab/img/");
   }
 
+  SECTION("netstack fetch trusts the lab CA through SSL_CERT_FILE, as the lab sets it") {
+    const std::vector<std::string> args = {"--dns-server", plan.dns_address,
+                                           "https://static.site0.lab/css/theme.css"};
+    const test::NetstackRun trusted =
+        test::RunFetchJson(args, std::chrono::seconds(60), {"SSL_CERT_FILE=" + plan.ca_file});
+    INFO(trusted.Describe());
+    REQUIRE(trusted.records.size() == 1);
+    CHECK(JsonInt(trusted.records[0], "status") == 200);
+    // Without it, the system store does not know the lab CA.
+    const test::NetstackRun untrusted =
+        test::RunFetchJson(args, std::chrono::seconds(60), {"SSL_CERT_FILE"});
+    REQUIRE(untrusted.records.size() == 1);
+    CHECK(JsonString(untrusted.records[0], "error_code") == "ERR_CERT_AUTHORITY_INVALID");
+  }
+
   SECTION("the access log records each request's time and connection") {
     std::vector<std::string> args = lab_args;
     args.push_back("https://site0.lab/");
