@@ -1,6 +1,7 @@
 // PlanLabServers (tools/lab/lab_servers.h): the files a plan writes, the hosts and addresses it
 // gives, the processes it names, each error it reports and that a failed plan leaves nothing
 // behind; and that nginx and dnsmasq accept the configurations (`nginx -t`, `dnsmasq --test`).
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
@@ -61,6 +62,25 @@ bool VerifiesFor(const std::string& ca_file, const std::string& cert_file,
   return ok;
 }
 
+// base64(SHA-256(SubjectPublicKeyInfo)) of the certificate in `cert_file`, as Chromium hashes it.
+std::string SpkiHashOf(const std::string& cert_file) {
+  FILE* f = std::fopen(cert_file.c_str(), "r");
+  if (!f) return "";
+  X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr);
+  std::fclose(f);
+  if (!cert) return "";
+  unsigned char* der = nullptr;
+  const int len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der);
+  unsigned char digest[32];
+  unsigned int digest_len = 0;
+  EVP_Digest(der, len, digest, &digest_len, EVP_sha256(), nullptr);
+  OPENSSL_free(der);
+  X509_free(cert);
+  unsigned char b64[64];
+  const int n = EVP_EncodeBlock(b64, digest, static_cast<int>(digest_len));
+  return std::string(reinterpret_cast<char*>(b64), n);
+}
+
 TEST_CASE("a plan for the default site", "[lab]") {
   TempDir dir("lab-plan");
   LabServerOptions options;
@@ -108,6 +128,10 @@ TEST_CASE("a plan for the default site", "[lab]") {
   const std::string spki = Read(w + "/ca.spki");
   CHECK(spki.size() == 2 * 44 + 2);  // two base64 SHA-256 hashes, a comma, a newline
   CHECK(spki[44] == ',');
+  // The CA's key, then the key every host's certificate carries (the one Chromium sees).
+  CHECK(spki.substr(0, 44) == SpkiHashOf(plan.ca_file));
+  CHECK(spki.substr(45, 44) == SpkiHashOf(w + "/certs/site0.lab.pem"));
+  CHECK(spki.substr(45, 44) == SpkiHashOf(w + "/certs/img.site0.lab.pem"));
   CHECK(Read(w + "/ca.pem").find("BEGIN CERTIFICATE") != std::string::npos);
 
   const std::string nginx = Read(w + "/nginx.conf");
@@ -273,6 +297,23 @@ TEST_CASE("PlanLabServers reports each bad input in one line and leaves nothing"
                     "address prefix \"" + std::string(bad) +
                         "\": not the first two bytes of an IPv4 /16 (e.g. 198.19)");
     }
+  }
+  SECTION("a prefix that is not unicast") {
+    for (const char* bad : {"0.1", "224.0", "255.255"}) {
+      INFO(bad);
+      options.address_prefix = bad;
+      ExpectFailure(dir, options, programs,
+                    "address prefix \"" + std::string(bad) +
+                        "\": not a unicast range (the first byte must be 1 to 223)");
+    }
+  }
+  SECTION("a work folder whose parents are made too") {
+    options.work_dir = dir.Join("new/parents/work");
+    options.site_dir = dir.Join("nope");
+    LabServerPlan plan;
+    std::string error;
+    CHECK_FALSE(PlanLabServersWith(options, programs, &plan, &error));
+    CHECK_FALSE(Exists(dir.Join("new")));
   }
   SECTION("a negative or huge think time") {
     options.server_time = Milliseconds(-1);

@@ -25,10 +25,10 @@ namespace fs = std::filesystem;
 
 // A think time above this is a mistake (seconds, not milliseconds), not a server.
 constexpr TimeDelta kMaxThinkTime = std::chrono::seconds(60);
-// Addresses in a /16 after the network address, without the broadcast one.
+// Addresses in a /16 after the network address, without the broadcast one: the DNS server's
+// and the hosts'. The site's bound on hosts keeps well inside it.
 constexpr size_t kAddressesIn16 = 65534;
-// The most hosts a plan serves: the site's bound (the /16 would hold more).
-constexpr size_t kMaxHosts = kLabSiteMaxHosts;
+static_assert(kLabSiteMaxHosts + 1 <= kAddressesIn16);
 
 // What the plan writes in the work folder: removed again if planning fails half-way.
 const char* const kPlanEntries[] = {"site",        "certs",   "ca.pem",     "ca.key",
@@ -66,7 +66,7 @@ bool IsWritablePath(const std::string& path) {
   return true;
 }
 
-// "a.b" with a and b in 0..255, the first two bytes of the /16.
+// "a.b" with a and b in 0..255, the first two bytes of the /16. The caller checks a is unicast.
 bool ParsePrefix(const std::string& text, int* a, int* b) {
   const size_t dot = text.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 >= text.size() || dot > 3 ||
@@ -125,10 +125,6 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
     }
   }
   if (!ReadLabSite(site, &hosts, error)) return false;
-  if (hosts.size() > kMaxHosts || hosts.size() + 1 > kAddressesIn16) {
-    *error = "site folder " + site + ": more than " + std::to_string(kMaxHosts) + " hosts";
-    return false;
-  }
   const std::set<std::string> host_set(hosts.begin(), hosts.end());
   for (const auto& [host, time] : options.server_time_by_host) {
     if (!host_set.count(host)) {
@@ -271,6 +267,11 @@ bool PlanLabServersWith(const LabServerOptions& options, const LabServerPrograms
              "\": not the first two bytes of an IPv4 /16 (e.g. 198.19)";
     return false;
   }
+  if (a == 0 || a >= 224) {
+    *error = "address prefix \"" + options.address_prefix +
+             "\": not a unicast range (the first byte must be 1 to 223)";
+    return false;
+  }
   if (options.server_time < TimeDelta(0) || options.server_time > kMaxThinkTime) {
     *error = "server time " + FormatMs(options.server_time) + " ms: must be between 0 and 60000 ms";
     return false;
@@ -305,18 +306,26 @@ bool PlanLabServersWith(const LabServerOptions& options, const LabServerPrograms
   }
   std::string work_clean = work;
   if (work_clean.size() > 1 && work_clean.back() == '/') work_clean.pop_back();
-  const bool existed = fs::exists(work_clean, ec);
+  // The outermost folder this call creates (the work folder or a parent of it): removed again
+  // if planning fails. Empty if the work folder exists.
+  std::string created;
+  for (fs::path p = work_clean; !p.empty() && p != p.root_path() && !fs::exists(p, ec);
+       p = p.parent_path()) {
+    created = p.string();
+  }
   fs::create_directories(work_clean, ec);
-  if (ec || !fs::is_directory(work_clean) || ::access(work_clean.c_str(), W_OK) != 0) {
+  std::error_code dir_ec;
+  if (ec || !fs::is_directory(work_clean, dir_ec) || ::access(work_clean.c_str(), W_OK) != 0) {
     *error = "work folder " + work_clean + ": cannot create or write it" +
              (ec ? ": " + ec.message() : "");
+    if (!created.empty()) fs::remove_all(created, ec);
     return false;
   }
   if (WritePlan(options, programs, work_clean, a, b, plan, error)) return true;
   // Nothing half-written stays behind.
   *plan = LabServerPlan();
-  if (!existed) {
-    fs::remove_all(work_clean, ec);
+  if (!created.empty()) {
+    fs::remove_all(created, ec);
   } else {
     for (const char* entry : kPlanEntries) fs::remove_all(work_clean + "/" + entry, ec);
   }
