@@ -4,6 +4,7 @@
 // the lab CA. Checks the default page loads from its three hosts, think time is honoured where
 // set and only there, and the files arrive unchanged (sizes, types, ETag, Last-Modified).
 // Needs root (dnsmasq on port 53, nginx on 80 and 443); skips without it.
+#include <ares.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -92,6 +93,56 @@ class PlanServers {
   const LabServerPlan& plan_;
   std::vector<std::unique_ptr<test::ChildProcess>> children_;
 };
+
+// One DNS exchange with the plan's dnsmasq (c-ares builds the query), over UDP or TCP (a
+// two-byte length before each message). Returns the response, or "" on a timeout (2 s).
+std::string DnsExchange(const std::string& address, const std::string& name, int type, bool tcp) {
+  unsigned char* query = nullptr;
+  int query_len = 0;
+  if (ares_create_query(name.c_str(), 1 /* IN */, type, 0x4c41, 1, &query, &query_len, 0) !=
+      ARES_SUCCESS) {
+    return "";
+  }
+  std::string message(reinterpret_cast<char*>(query), query_len);
+  ares_free_string(query);
+  const int fd = ::socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "";
+  timeval timeout{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(53);
+  ::inet_pton(AF_INET, address.c_str(), &sa.sin_addr);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
+    if (tcp) {
+      message.insert(
+          0, std::string{static_cast<char>(query_len >> 8), static_cast<char>(query_len & 0xff)});
+    }
+    char buf[4096];
+    ssize_t n = 0;
+    if (::send(fd, message.data(), message.size(), 0) == static_cast<ssize_t>(message.size())) {
+      while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) {
+        response.append(buf, n);
+        if (!tcp) break;
+        if (response.size() >= 2 &&
+            response.size() >= 2 + ((static_cast<unsigned char>(response[0]) << 8) |
+                                    static_cast<unsigned char>(response[1]))) {
+          response.erase(0, 2);
+          break;
+        }
+      }
+    }
+  }
+  ::close(fd);
+  return response;
+}
+
+int Rcode(const std::string& r) { return r.size() >= 12 ? (r[3] & 0x0f) : -1; }
+int AnswerCount(const std::string& r) {
+  return r.size() >= 12 ? (static_cast<unsigned char>(r[6]) << 8) | static_cast<unsigned char>(r[7])
+                        : -1;
+}
 
 // nginx's ETag of a static file: "<mtime hex>-<size hex>".
 std::string NginxEtag(const std::string& path) {
@@ -247,6 +298,35 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
         test::RunFetchJson(args, std::chrono::seconds(60), {"SSL_CERT_FILE"});
     REQUIRE(untrusted.records.size() == 1);
     CHECK(JsonString(untrusted.records[0], "error_code") == "ERR_CERT_AUTHORITY_INVALID");
+  }
+
+  SECTION("dnsmasq answers the site's names, A only, with TTL 300, over UDP and TCP") {
+    for (bool tcp : {false, true}) {
+      INFO((tcp ? "TCP" : "UDP"));
+      for (const auto& [host, address] : plan.hosts) {
+        INFO(host);
+        const std::string a = DnsExchange(plan.dns_address, host, 1, tcp);
+        REQUIRE(Rcode(a) == 0);
+        ares_addrttl addrs[4];
+        int count = 4;
+        REQUIRE(ares_parse_a_reply(reinterpret_cast<const unsigned char*>(a.data()),
+                                   static_cast<int>(a.size()), nullptr, addrs,
+                                   &count) == ARES_SUCCESS);
+        REQUIRE(count == 1);
+        char text[INET_ADDRSTRLEN];
+        ::inet_ntop(AF_INET, &addrs[0].ipaddr, text, sizeof(text));
+        CHECK(std::string(text) == address);
+        CHECK(addrs[0].ttl == 300);
+        const std::string aaaa = DnsExchange(plan.dns_address, host, 28, tcp);
+        CHECK(Rcode(aaaa) == 0);
+        CHECK(AnswerCount(aaaa) == 0);
+      }
+      // Not the site's: NXDOMAIN, subdomains of its hosts included.
+      for (const char* other : {"nope.lab", "www.site0.lab", "example.com"}) {
+        INFO(other);
+        CHECK(Rcode(DnsExchange(plan.dns_address, other, 1, tcp)) == 3);
+      }
+    }
   }
 
   SECTION("the access log records each request's time and connection") {
