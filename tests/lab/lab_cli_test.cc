@@ -71,6 +71,25 @@ Result Netstack(const std::vector<std::string>& args, const std::vector<std::str
   return r;
 }
 
+// Starts netstack with `args` in the background, its output discarded; returns its pid.
+pid_t StartNetstack(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {NETSTACK_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> c_args;
+  for (std::string& a : argv) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null_fd = open("/dev/null", O_RDWR);
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    execvp(c_args[0], c_args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 bool OneLine(const std::string& text) {
   return !text.empty() && text.back() == '\n' && text.find('\n') == text.size() - 1;
 }
@@ -234,6 +253,33 @@ TEST_CASE("netstack shell: the command's traffic goes out over the link through 
   // A failing command's status passes through, and the shell cleans up after it too.
   Result fail = Netstack({"shell", "--", "sh", "-c", "exit 4"});
   CHECK(fail.code == 4);
+  CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
+}
+
+TEST_CASE(
+    "after SIGKILL of netstack shell the next lab deletes its nft table, restores ip_forward") {
+  REQUIRE_LAB();
+  test::HostSnapshot before = test::TakeHostSnapshot();
+  pid_t shell = StartNetstack({"shell", "--dns", "192.0.2.53", "--", "sleep", "97.96875"});
+  std::vector<pid_t> sleeps;
+  for (int i = 0; i < 500 && sleeps.empty(); ++i) {
+    sleeps = test::ProcessesWith("97.96875", "sleep");
+    if (sleeps.empty()) usleep(20000);
+  }
+  REQUIRE(sleeps.size() == 1);
+  std::string table = "netstack_lab_" + std::to_string(shell), out;
+  CHECK(test::RunCapture({"nft", "list", "table", "ip", table}, &out) == 0);
+  CHECK(test::TakeHostSnapshot().ip_forward == "1");
+  kill(shell, SIGKILL);
+  int status = 0;
+  waitpid(shell, &status, 0);
+  CHECK(test::WaitNoProcessWith("sleep 97.96875"));
+  // The shell could not undo its table and ip_forward: they are recorded in its work folder.
+  CHECK(test::RunCapture({"nft", "list", "table", "ip", table}, &out) == 0);
+  CHECK(test::NewSince(before, test::TakeHostSnapshot()) != "");
+  // The next lab sweeps them.
+  CHECK(Netstack({"lab", "--", "true"}).code == 0);
+  CHECK(test::RunCapture({"nft", "list", "table", "ip", table}, &out) != 0);
   CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
 }
 
