@@ -254,6 +254,19 @@ TEST_CASE("SIGINT to the lab reaches the command, and the lab cleans up") {
   CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
 }
 
+TEST_CASE("a command that ignores the forwarded signal is killed after the grace") {
+  REQUIRE_LAB();
+  test::HostSnapshot before = test::TakeHostSnapshot();
+  LabConfig config = Config({"sh", "-c", "trap '' INT TERM HUP; sleep 97.953125; sleep 97.953125"});
+  config.signal_grace_ms = 300;
+  pid_t lab = RunLabInChild(config);
+  REQUIRE(WaitForProcess("97.953125", "sleep").size() == 1);
+  kill(lab, SIGTERM);
+  CHECK(WaitStatus(lab) == 128 + SIGTERM);
+  CHECK(test::WaitNoProcessWith("sleep 97.953125"));
+  CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
+}
+
 TEST_CASE("SIGTERM while the lab waits for its servers stops the build and cleans up") {
   REQUIRE_LAB();
   test::HostSnapshot before = test::TakeHostSnapshot();

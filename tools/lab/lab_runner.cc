@@ -236,6 +236,7 @@ int RunLab(const LabConfig& config, FILE* err) {
   session.servers = plan.processes.empty() ? nullptr : &lab.servers;
   session.server_names = names;
   session.prefix = kPrefix;
+  session.signal_grace_ms = config.signal_grace_ms;
   LabSessionResult result = RunLabSession(session, err);
   CatchLabSignals();  // the teardown is bounded: a signal now must not cut it short
   if (!config.stats_json.empty() &&
