@@ -195,6 +195,12 @@ TEST_CASE("netstack lab: ping sees rtt_ms, curl fetches the default site, the st
   CHECK(server_ns.code == 0);
   CHECK(server_ns.out.find("198.19.0.1/32") != std::string::npos);
 
+  // A host the site does not serve is bad input.
+  Result nowhere = Netstack({"lab", "--set", "nowhere.lab:rtt_ms=5", "--", "true"});
+  CHECK(nowhere.code == 2);
+  CHECK(nowhere.err ==
+        "netstack lab: --set names host 'nowhere.lab', which the site does not serve\n");
+
   Result fail = Netstack({"lab", "--", "sh", "-c", "exit 9"});
   CHECK(fail.code == 9);
   CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");

@@ -162,12 +162,20 @@ int RunLab(const LabConfig& config, FILE* err) {
   server_options.site_dir = config.site_dir;
   server_options.work_dir = lab.work_dir + "/servers";
   server_options.server_time = config.network.defaults.server_time;
+  // Resolved params give every named host every field: only a server time of its own counts.
   for (const auto& [host, overrides] : config.network.hosts) {
-    if (overrides.server_time) server_options.server_time_by_host[host] = *overrides.server_time;
+    if (overrides.server_time && *overrides.server_time != server_options.server_time) {
+      server_options.server_time_by_host[host] = *overrides.server_time;
+    }
   }
   LabServerPlan plan;
   if (!config.plan_servers(server_options, &plan, &error)) return fail(2, error);
 
+  for (const auto& [host, overrides] : config.network.hosts) {
+    bool served = false;
+    for (const auto& entry : plan.hosts) served = served || entry.first == host;
+    if (!served) return fail(2, "--set names host '" + host + "', which the site does not serve");
+  }
   LinkParams link;
   if (!BuildLabLinkParams(config.network, config.link_flags, plan.hosts, plan.dns_address, &link,
                           &error)) {
