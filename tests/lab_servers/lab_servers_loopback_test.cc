@@ -1,4 +1,4 @@
-// The plan's servers for real, on loopback: PlanLabServers with address prefix 127.77 (the whole
+// The plan's servers for real, on loopback: PlanLabServers with a free 127.X prefix (the whole
 // of 127/8 is local on Linux, so no namespace or address needs making), nginx and dnsmasq started
 // from plan.processes, then `netstack fetch` resolving through the plan's dnsmasq and trusting
 // the lab CA. Checks the default page loads from its three hosts, think time is honoured where
@@ -23,6 +23,7 @@
 #include "tests/integration/netstack_cli.h"
 #include "tests/integration/package_installer.h"
 #include "tests/integration/process_runner.h"
+#include "tests/lab_servers/loopback_prefix.h"
 #include "tests/support/temp_dir.h"
 #include "tests/test_skip.h"
 #include "tools/lab/default_site.h"
@@ -187,7 +188,7 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
   const std::string work = dir.Join("work");
   LabServerOptions options;
   options.work_dir = work;
-  options.address_prefix = "127.77";
+  options.address_prefix = test::PickLoopbackPrefix();
   options.server_time = Milliseconds(kThinkMs);
   options.server_time_by_host["img.site0.lab"] = TimeDelta(0);
   LabServerPlan plan;

@@ -15,6 +15,7 @@
 
 #include "tests/integration/package_installer.h"
 #include "tests/integration/process_runner.h"
+#include "tests/lab_servers/loopback_prefix.h"
 #include "tests/support/temp_dir.h"
 #include "tests/test_skip.h"
 #include "tools/lab/lab_servers.h"
@@ -426,8 +427,8 @@ TEST_CASE("FindLabServerPrograms finds nothing in an empty search path", "[lab]"
 }
 
 TEST_CASE("nginx and dnsmasq accept the plan's configurations", "[lab]") {
-  // `nginx -t` binds the listening addresses: loopback ones (127.78/16, apart from the loopback
-  // test's 127.77), on ports 80 and 443, which need root.
+  // `nginx -t` binds the listening addresses: loopback ones (a free 127.X/16), on ports 80 and
+  // 443, which need root.
   if (::geteuid() != 0) SKIP_TEST("nginx -t binds ports 80 and 443, which needs root");
   std::string why;
   if (test::EnsureProgram("nginx", "nginx-light", &why).empty()) SKIP_TEST(why);
@@ -440,7 +441,7 @@ TEST_CASE("nginx and dnsmasq accept the plan's configurations", "[lab]") {
   TempDir dir("lab-plan");
   LabServerOptions options;
   options.work_dir = dir.Join("work");
-  options.address_prefix = "127.78";
+  options.address_prefix = test::PickLoopbackPrefix();
   options.server_time = Milliseconds(30);
   options.server_time_by_host["img.site0.lab"] = TimeDelta(0);
   LabServerPlan plan;
