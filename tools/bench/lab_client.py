@@ -57,30 +57,33 @@ def _netns(pid):
 
 
 def server_namespace_pid():
-    """A pid in the lab's server namespace, or 0: the lab is the nearest ancestor named
-    netstack; its descendants in a namespace that is neither ours nor the lab's are servers."""
-    lab, pid = 0, os.getppid()
+    """A pid (as /proc numbers it) in the lab's server namespace, or 0. The lab runs its
+    command and its servers each in a process group of their own (an init that is a fork of
+    netstack, in a PID namespace of its own but under the same /proc), both children of the
+    `netstack lab` process: so among the descendants of each `netstack` ancestor, a process in
+    a network namespace that is neither ours nor that ancestor's is a server."""
+    me = int(os.readlink("/proc/self"))  # /proc's number for us, whatever our PID namespace
+    ours = _netns(me)
+    ancestors, pid = [], _ppid(me)
     for _ in range(64):
         if pid <= 1:
             break
         if _comm(pid) == "netstack":
-            lab = pid
-            break
+            ancestors.append(pid)
         pid = _ppid(pid)
-    if not lab:
-        return 0
-    ours, labs = _netns(os.getpid()), _netns(lab)
     children = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             children.setdefault(_ppid(int(name)), []).append(int(name))
-    todo = list(children.get(lab, []))
-    while todo:
-        p = todo.pop()
-        ns = _netns(p)
-        if ns and ns != ours and ns != labs:
-            return p
-        todo.extend(children.get(p, []))
+    for lab in ancestors:
+        theirs = _netns(lab)
+        todo = list(children.get(lab, []))
+        while todo:
+            p = todo.pop()
+            ns = _netns(p)
+            if ns and ns != ours and ns != theirs:
+                return p
+            todo.extend(children.get(p, []))
     return 0
 
 
@@ -144,6 +147,14 @@ def accuracy(args):
 
 def pages(args):
     os.makedirs(args.out, exist_ok=True)
+    # The lab names its CA (NETSTACK_LAB_CA); Chromium takes the hash of its key (ca.spki
+    # beside it) instead of a file.
+    ca = os.environ.get("NETSTACK_LAB_CA", "")
+    if not args.cacert and ca:
+        args.cacert = ca
+    if not args.spki and ca and os.path.exists(os.path.join(os.path.dirname(ca), "ca.spki")):
+        with open(os.path.join(os.path.dirname(ca), "ca.spki")) as f:
+            args.spki = f.read().strip()
     for n, url in enumerate(args.urls, 1):
         har = os.path.join(args.out, "%d.har" % n)
         if args.chromium:
@@ -171,7 +182,7 @@ def main():
     p = sub.add_parser("pages")
     p.add_argument("--out", required=True)
     p.add_argument("--netstack", default="netstack")
-    p.add_argument("--cacert", default="")
+    p.add_argument("--cacert", default="", help="the CA to trust (default: $NETSTACK_LAB_CA)")
     p.add_argument("--chromium", default="", help="the node script that loads a page")
     p.add_argument("--spki", default="", help="the lab CA's SPKI hash, for Chromium")
     p.add_argument("urls", nargs="+")
