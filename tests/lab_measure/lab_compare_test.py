@@ -54,6 +54,9 @@ class PhaseTest(unittest.TestCase):
         self.assertTrue(e[0]["new_connection"])
         self.assertFalse(e[1]["new_connection"])
         self.assertEqual(lab_compare.page_load(pages[0]), 200.0)
+        lead = har([entry("https://a/", 0.018, T_NEW)], 200.0)
+        self.assertAlmostEqual(lab_compare.page_load(lab_compare.har_pages(lead)[0]), 182.0,
+                               places=3)
         pages[0]["onload"] = None
         self.assertAlmostEqual(lab_compare.page_load(pages[0]), 170.0, places=3)
 

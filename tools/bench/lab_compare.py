@@ -71,9 +71,10 @@ def entry_phases(entry):
 
 
 def har_pages(har):
-    """Each page of a HAR as {"id", "onload", "entries": [{"url", "start", "end", "phases",
-    "new_connection"}]}, times in ms after the page's first request started, entries in start
-    order. "onload" is pageTimings.onLoad when >= 0, else None."""
+    """Each page of a HAR as {"id", "onload", "lead", "entries": [{"url", "start", "end",
+    "phases", "new_connection"}]}, times in ms after the page's first request started, entries in
+    start order. "onload" is pageTimings.onLoad when >= 0 (after the page's startedDateTime),
+    else None; "lead" is how long after startedDateTime the first request started."""
     log = har["log"]
     pages = {}
     order = []
@@ -104,6 +105,10 @@ def har_pages(har):
         origin = min(starts) if starts else 0.0
         if page["start"] is not None and starts:
             origin = min(origin, page["start"])
+        # A browser's page starts at the navigation, its first request a little later (18 ms
+        # for a headless Chromium here): page loads count from the first request, as a replay's.
+        page["lead"] = (min(starts) - origin) if starts else 0.0
+        origin = min(starts) if starts else 0.0
         for x in page["entries"]:
             x["start"] = (x["abs_start"] - origin) if x["abs_start"] is not None else 0.0
             x["end"] = x["start"] + max(x["time"], 0.0)
@@ -113,9 +118,11 @@ def har_pages(har):
 
 
 def page_load(page):
-    """onLoad when the page has one, else the last request's end (ms)."""
+    """onLoad when the page has one, else the last request's end: ms after the page's first
+    request started (onLoad counts from the navigation: its lead before that request is taken
+    out)."""
     if page["onload"] is not None:
-        return page["onload"]
+        return max(page["onload"] - page.get("lead", 0.0), 0.0)
     return max((x["end"] for x in page["entries"]), default=0.0)
 
 
