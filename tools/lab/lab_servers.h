@@ -56,6 +56,23 @@ struct LabServerPlan {
 // openssl) and leaves no half-written plan behind it that could be used.
 bool PlanLabServers(const LabServerOptions& options, LabServerPlan* plan, std::string* error);
 
+// The programs and files a plan needs from the machine. PlanLabServers finds them itself with
+// FindLabServerPrograms(""); PlanLabServersWith takes them, so tests can name what is missing.
+struct LabServerPrograms {
+  std::string nginx;        // absolute path, "" if not found
+  std::string dnsmasq;      // absolute path, "" if not found
+  std::string echo_module;  // nginx's echo module (needed for think time), "" if absent
+  std::string mime_types;   // nginx's mime.types, "" if absent
+};
+
+// Looks for nginx and dnsmasq in the folders of `search_path` (':'-separated; "" means $PATH
+// then /usr/local/sbin, /usr/sbin and /sbin), and for Debian's echo module and mime.types.
+LabServerPrograms FindLabServerPrograms(const std::string& search_path);
+
+// PlanLabServers with the given programs instead of the machine's.
+bool PlanLabServersWith(const LabServerOptions& options, const LabServerPrograms& programs,
+                        LabServerPlan* plan, std::string* error);
+
 }  // namespace netstack
 
 #endif  // TOOLS_LAB_LAB_SERVERS_H_

@@ -1,0 +1,247 @@
+// The plan's servers for real, on loopback: PlanLabServers with address prefix 127.77 (the whole
+// of 127/8 is local on Linux, so no namespace or address needs making), nginx and dnsmasq started
+// from plan.processes, then `netstack fetch` resolving through the plan's dnsmasq and trusting
+// the lab CA. Checks the default page loads from its three hosts, think time is honoured where
+// set and only there, and the files arrive unchanged (sizes, types, ETag, Last-Modified).
+// Needs root (dnsmasq on port 53, nginx on 80 and 443); skips without it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "net/base/url.h"
+#include "tests/integration/netstack_cli.h"
+#include "tests/integration/package_installer.h"
+#include "tests/integration/process_runner.h"
+#include "tests/support/temp_dir.h"
+#include "tests/test_skip.h"
+#include "tools/lab/default_site.h"
+#include "tools/lab/lab_servers.h"
+#include "tools/lab/nginx_config.h"
+
+namespace netstack {
+namespace {
+
+using test::JsonInt;
+using test::JsonNumber;
+using test::JsonString;
+using test::TempDir;
+
+constexpr int kThinkMs = 600;
+
+bool PortOpen(const std::string& address, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, address.c_str(), &sa.sin_addr);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Runs the plan's processes and stops them (SIGTERM) when it goes.
+class PlanServers {
+ public:
+  explicit PlanServers(const LabServerPlan& plan) : plan_(plan) {}
+
+  // Starts every process, then waits (up to 10 s) for every ready port. On failure *error says
+  // which port and carries the servers' logs.
+  bool Start(const std::string& work, std::string* error) {
+    for (size_t i = 0; i < plan_.processes.size(); ++i) {
+      auto child = std::make_unique<test::ChildProcess>();
+      const std::string log = work + "/logs/process" + std::to_string(i);
+      if (!child->Start(plan_.processes[i], log + ".out", log + ".err", error)) return false;
+      children_.push_back(std::move(child));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (const auto& [address, port] : plan_.ready_ports) {
+      while (!PortOpen(address, port)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          std::string logs;
+          for (const char* f : {"/logs/nginx-error.log", "/logs/dnsmasq.log", "/logs/process0.err",
+                                "/logs/process1.err"}) {
+            std::string s;
+            test::ReadFileToString(work + f, &s);
+            logs += std::string("\n--- ") + f + " ---\n" + s;
+          }
+          *error = "nothing listens on " + address + ":" + std::to_string(port) + logs;
+          return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    return true;
+  }
+
+  ~PlanServers() {
+    for (auto& child : children_) child->Stop(SIGTERM);
+  }
+
+ private:
+  const LabServerPlan& plan_;
+  std::vector<std::unique_ptr<test::ChildProcess>> children_;
+};
+
+// nginx's ETag of a static file: "<mtime hex>-<size hex>".
+std::string NginxEtag(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "\"%lx-%lx\"", static_cast<unsigned long>(st.st_mtime),
+                static_cast<unsigned long>(st.st_size));
+  return buf;
+}
+
+std::string HttpDate(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  char buf[64];
+  struct tm tm;
+  ::gmtime_r(&st.st_mtime, &tm);
+  std::strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
+std::string ExpectedType(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".html") return "text/html";
+  if (ext == ".css") return "text/css";
+  if (ext == ".js") return "application/javascript";
+  if (ext == ".png") return "image/png";
+  return "?";
+}
+
+TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[lab]") {
+  if (::geteuid() != 0) SKIP_TEST("the lab's servers bind ports 53, 80 and 443: needs root");
+  std::string why;
+  if (test::EnsureProgram("nginx", "nginx-light", &why).empty()) SKIP_TEST(why);
+  if (test::EnsureProgram("dnsmasq", "dnsmasq-base", &why).empty()) SKIP_TEST(why);
+  if (!test::EnsurePackage(
+          "nginx's echo module", "libnginx-mod-http-echo",
+          [] { return std::filesystem::exists(kNginxEchoModulePath); }, &why)) {
+    SKIP_TEST(why);
+  }
+  TempDir dir("lab-loopback");
+  const std::string work = dir.Join("work");
+  LabServerOptions options;
+  options.work_dir = work;
+  options.address_prefix = "127.77";
+  options.server_time = Milliseconds(kThinkMs);
+  options.server_time_by_host["img.site0.lab"] = TimeDelta(0);
+  LabServerPlan plan;
+  std::string error;
+  REQUIRE(PlanLabServers(options, &plan, &error));
+  PlanServers servers(plan);
+  REQUIRE(servers.Start(work, &error));
+  const std::vector<std::string> lab_args = {"--dns-server", plan.dns_address, "--cacert",
+                                             plan.ca_file};
+
+  SECTION("the default page loads from its three hosts, with think time where set") {
+    std::vector<std::string> args = lab_args;
+    args.insert(args.begin(), "--page");
+    args.push_back(kDefaultSitePageUrl);
+    const test::NetstackRun run = test::RunFetchJson(args);
+    INFO(run.Describe());
+    REQUIRE(run.exit_code() == 0);
+    REQUIRE(run.records.size() == 12);  // the document, 10 subresources, the page
+    CHECK(JsonInt(run.records.back(), "failed") == 0);
+    std::set<std::string> hosts;
+    for (size_t i = 0; i + 1 < run.records.size(); ++i) {
+      const nlohmann::json& r = run.records[i];
+      const std::string url = JsonString(r, "url");
+      INFO(url);
+      Url parsed;
+      std::string message;
+      REQUIRE(Url::Parse(url, &parsed, &message) == 0);
+      hosts.insert(parsed.host());
+      std::string file = plan.site_dir + "/" + parsed.host() + parsed.path_and_query();
+      if (file.back() == '/') file += "index.html";
+      CHECK(JsonInt(r, "status") == 200);
+      CHECK(JsonString(r, "protocol") == "h2");
+      CHECK(JsonInt(r, "body_bytes") == static_cast<int64_t>(std::filesystem::file_size(file)));
+      CHECK(JsonString(r, "headers/content-length") ==
+            std::to_string(std::filesystem::file_size(file)));
+      CHECK(JsonString(r, "headers/content-type") == ExpectedType(file));
+      CHECK(JsonString(r, "headers/etag") == NginxEtag(file));
+      CHECK(JsonString(r, "headers/last-modified") == HttpDate(file));
+      CHECK(JsonString(r, "headers/content-encoding", "none") == "none");
+      // The server waited before answering; its address is the plan's for the host.
+      const double ttfb = JsonNumber(r, "timing/ttfb_ms");
+      if (parsed.host() == "img.site0.lab") {
+        CHECK(ttfb < kThinkMs);
+      } else {
+        CHECK(ttfb >= kThinkMs - 1);
+      }
+      std::string address;
+      for (const auto& [h, a] : plan.hosts) {
+        if (h == parsed.host()) address = a;
+      }
+      CHECK(JsonString(r, "socket/address") == address + ":443");
+    }
+    CHECK(hosts == std::set<std::string>{"site0.lab", "static.site0.lab", "img.site0.lab"});
+  }
+
+  SECTION("plain HTTP on port 80 waits too, and a name outside the site does not resolve") {
+    std::vector<std::string> args = lab_args;
+    args.push_back("http://static.site0.lab/js/app.js");
+    args.push_back("https://nope.site0.lab/");
+    const test::NetstackRun run = test::RunFetchJson(args);
+    INFO(run.Describe());
+    REQUIRE(run.records.size() == 2);
+    CHECK(JsonInt(run.records[0], "status") == 200);
+    CHECK(JsonString(run.records[0], "protocol") == "http/1.1");
+    CHECK(JsonNumber(run.records[0], "timing/ttfb_ms") >= kThinkMs - 1);
+    CHECK(JsonInt(run.records[0], "body_bytes") ==
+          static_cast<int64_t>(
+              std::filesystem::file_size(plan.site_dir + "/static.site0.lab/js/app.js")));
+    CHECK(JsonString(run.records[1], "error_code") == "ERR_NAME_NOT_RESOLVED");
+  }
+
+  SECTION("the access log records each request's time and connection") {
+    std::vector<std::string> args = lab_args;
+    args.push_back("https://site0.lab/");
+    args.push_back("https://site0.lab/css/base.css");
+    const test::NetstackRun run = test::RunFetchJson(args);
+    INFO(run.Describe());
+    REQUIRE(run.exit_code() == 0);
+    std::string log;
+    for (int i = 0; i < 100 && std::count(log.begin(), log.end(), '\n') < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      test::ReadFileToString(work + "/logs/access.log", &log);
+    }
+    INFO(log);
+    // $msec $connection $connection_requests $request_time $status $host ...
+    std::istringstream lines(log);
+    std::string line;
+    std::vector<std::vector<std::string>> rows;
+    while (std::getline(lines, line)) {
+      std::vector<std::string> fields;
+      std::istringstream in(line);
+      for (std::string f; std::getline(in, f, '\t');) fields.push_back(f);
+      rows.push_back(fields);
+    }
+    REQUIRE(rows.size() == 2);
+    for (const auto& row : rows) {
+      REQUIRE(row.size() == 15);
+      CHECK(std::stod(row[3]) >= (kThinkMs - 1) / 1000.0);
+      CHECK(row[4] == "200");
+      CHECK(row[5] == "site0.lab");
+    }
+    CHECK(rows[0][1] == rows[1][1]);  // one connection, reused
+    CHECK(rows[1][2] == "2");
+  }
+}
+
+}  // namespace
+}  // namespace netstack
