@@ -11,49 +11,12 @@
 
 #include <uv.h>
 
-#include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <string>
 
-#include "net/base/time.h"
+#include "net/link/link_params.h"  // LinkParams, LinkDirectionStats (moved there from here)
 
 namespace netstack {
-
-class DeliveryTrace;  // delivery_trace.h: mahimahi's packet-delivery trace format
-
-// One direction of the link.
-struct LinkDirectionParams {
-  TimeDelta delay{0};    // one-way propagation delay, added after serialization
-  int64_t rate_bps = 0;  // serialization rate; 0 = unlimited (ignored when `trace` is set)
-  // When set, packets leave only at this trace's delivery opportunities (one MTU-sized packet
-  // each, the trace looping), instead of at `rate_bps`.
-  std::shared_ptr<const DeliveryTrace> trace;
-  // Drop-tail bound of the queue of packets waiting to be serialized: a packet that would exceed
-  // either bound is dropped. Both must be > 0 (the queue is always bounded).
-  size_t queue_packets = 1000;
-  size_t queue_bytes = 4 * 1024 * 1024;
-  double loss = 0;  // probability 0..1 that a packet is dropped at random on arrival
-  // One-way delays that replace `delay` for packets to or from these IPv4 addresses (network
-  // byte order as in the packet, host-order uint32_t here): per-host RTTs and the DNS server's.
-  std::map<uint32_t, TimeDelta> delay_by_address;
-};
-
-// The whole link. "up" carries packets the client side sends; "down" those the server side sends.
-struct LinkParams {
-  LinkDirectionParams up;
-  LinkDirectionParams down;
-  uint64_t seed = 1;  // the random loss's generator (each direction derives its own)
-};
-
-struct LinkDirectionStats {
-  uint64_t packets_in = 0, bytes_in = 0;              // read from the sending device
-  uint64_t packets_out = 0, bytes_out = 0;            // written to the receiving device
-  uint64_t queue_drops = 0, loss_drops = 0;           // dropped by the bound, at random
-  uint64_t write_drops = 0;                           // the receiving device refused them
-  size_t max_queue_packets = 0, max_queue_bytes = 0;  // high-water marks
-};
 
 class LinkRelay {
  public:
@@ -66,8 +29,8 @@ class LinkRelay {
   LinkRelay(const LinkRelay&) = delete;
   LinkRelay& operator=(const LinkRelay&) = delete;
 
-  // Starts relaying. Returns 0, or a negative errno (a uv_poll or timerfd failure) with nothing
-  // started.
+  // Starts relaying. Returns 0, or a negative errno (a uv_poll or timerfd failure; UV_EINVAL when
+  // the params fail ValidateLinkParams, link_params.h) with nothing started. Call it once.
   int Start();
   // Stops reading, drops what is still queued or in flight (counted nowhere: the link is gone)
   // and closes the relay's handles; `on_closed` runs on the loop once every handle is closed.

@@ -9,6 +9,7 @@
 #include "tools/netstack/fetch_options.h"
 #include "tools/netstack/gen_session_command.h"
 #include "tools/netstack/internals_command.h"
+#include "tools/netstack/lab_command.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 #include "tools/netstack/terminal_text.h"
@@ -52,6 +53,11 @@ int main(int argc, char** argv) {
   netstack::InternalsCommandOptions internals_options;
   CLI::App* internals = netstack::AddInternalsCommand(&app, &internals_options);
 
+  // lab and shell: the lab's emulated link (docs/lab.md); one options struct, one parsed.
+  netstack::LabCommandOptions lab_options;
+  CLI::App* lab = netstack::AddLabCommand(&app, &lab_options);
+  CLI::App* shell = netstack::AddShellCommand(&app, &lab_options);
+
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
@@ -79,6 +85,15 @@ int main(int argc, char** argv) {
       return 2;
     }
     return netstack::RunReplayCommand(replay_options, command_line, stdout, stderr);
+  }
+  if (lab->parsed() || shell->parsed()) {
+    std::string message;
+    if (!netstack::ValidateLabOptions(&lab_options, shell->parsed(), &message)) {
+      std::fprintf(stderr, "netstack: %s\n", netstack::TerminalSafe(message).c_str());
+      return 2;
+    }
+    return lab->parsed() ? netstack::RunLabCommand(lab_options)
+                         : netstack::RunShellCommand(lab_options);
   }
   // ---- gen-session dispatch goes here. ----
   if (gen_session->parsed()) return netstack::RunGenSessionCommand(gen_session_options);

@@ -1,0 +1,171 @@
+#include "tools/lab/lab_session.h"
+
+#include <signal.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "net/link/link_relay.h"
+
+namespace netstack {
+namespace {
+
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+struct Session {
+  const LabSessionOptions* options;
+  FILE* err;
+  LabSessionResult result;
+  LabProcesses command;
+  std::unique_ptr<LinkRelay> relay;
+  uv_poll_t command_exit{};
+  uv_poll_t server_exit{};
+  bool server_poll_started = false;
+  uv_signal_t signals[3]{};
+  uv_timer_t grace{};
+  int forwarded_signal = 0;
+  bool finished = false;
+
+  void Finish(int exit_code) {
+    if (finished) return;
+    finished = true;
+    result.exit_code = exit_code;
+    uv_close(reinterpret_cast<uv_handle_t*>(&command_exit), nullptr);
+    if (server_poll_started) uv_close(reinterpret_cast<uv_handle_t*>(&server_exit), nullptr);
+    for (uv_signal_t& s : signals) uv_close(reinterpret_cast<uv_handle_t*>(&s), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&grace), nullptr);
+    result.up = relay->up_stats();
+    result.down = relay->down_stats();
+    relay->Close([] {});
+  }
+};
+
+void OnCommandExit(uv_poll_t* handle, int /*status*/, int /*events*/) {
+  Session* s = static_cast<Session*>(handle->data);
+  int index = 0, wait_status = 0;
+  switch (s->command.ReadExit(&index, &wait_status)) {
+    case LabProcesses::ExitRead::kExit:
+      s->Finish(ExitCodeOf(wait_status));
+      break;
+    case LabProcesses::ExitRead::kClosed:
+      std::fprintf(s->err, "%s: the command's process namespace ended without a status\n",
+                   s->options->prefix.c_str());
+      s->Finish(s->forwarded_signal ? 128 + s->forwarded_signal : 1);
+      break;
+    case LabProcesses::ExitRead::kNone:
+      break;
+  }
+}
+
+void OnServerExit(uv_poll_t* handle, int /*status*/, int /*events*/) {
+  Session* s = static_cast<Session*>(handle->data);
+  int index = 0, wait_status = 0;
+  LabProcesses::ExitRead read = s->options->servers->ReadExit(&index, &wait_status);
+  if (read == LabProcesses::ExitRead::kExit) {
+    const auto& names = s->options->server_names;
+    std::string name = index >= 0 && static_cast<size_t>(index) < names.size()
+                           ? names[index]
+                           : "server " + std::to_string(index);
+    std::fprintf(s->err, "%s: %s exited (status %d) while the command ran\n",
+                 s->options->prefix.c_str(), name.c_str(), ExitCodeOf(wait_status));
+  } else if (read == LabProcesses::ExitRead::kClosed) {
+    uv_poll_stop(handle);
+  }
+}
+
+void OnGraceOver(uv_timer_t* handle) {
+  Session* s = static_cast<Session*>(handle->data);
+  std::fprintf(s->err, "%s: the command did not end %d ms after signal %d: killed\n",
+               s->options->prefix.c_str(), s->options->signal_grace_ms, s->forwarded_signal);
+  s->command.Stop(0);
+  s->Finish(128 + s->forwarded_signal);
+}
+
+void OnSignal(uv_signal_t* handle, int signum) {
+  Session* s = static_cast<Session*>(handle->data);
+  if (s->finished) return;
+  // A terminal's Ctrl-C (or Ctrl-\) reaches the whole foreground process group: the command got
+  // it already when the lab is in that group.
+  bool from_terminal =
+      (signum == SIGINT) && isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  if (!from_terminal) s->command.Signal(signum);
+  if (s->forwarded_signal == 0) {
+    s->forwarded_signal = signum;
+    uv_timer_start(&s->grace, OnGraceOver, s->options->signal_grace_ms, 0);
+  }
+}
+
+}  // namespace
+
+LabSessionResult RunLabSession(const LabSessionOptions& options, FILE* err) {
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  auto s = std::make_unique<Session>();
+  s->options = &options;
+  s->err = err;
+  s->relay =
+      std::make_unique<LinkRelay>(&loop, options.client_tun, options.server_tun, options.link);
+  int rc = s->relay->Start();
+  if (rc < 0) {
+    std::fprintf(err, "%s: cannot start the emulated link: %s\n", options.prefix.c_str(),
+                 uv_strerror(rc));
+    s->relay.reset();
+    uv_loop_close(&loop);
+    return s->result;
+  }
+  std::string error;
+  uv_timer_init(&loop, &s->grace);
+  s->grace.data = s.get();
+  for (size_t i = 0; i < 3; ++i) {
+    uv_signal_init(&loop, &s->signals[i]);
+    s->signals[i].data = s.get();
+    uv_signal_start(&s->signals[i], OnSignal, kSignals[i]);
+  }
+  if (!s->command.Start(options.command, &error)) {
+    std::fprintf(err, "%s: %s\n", options.prefix.c_str(), error.c_str());
+    // Finish closes the poll handle: initialize it on a harmless descriptor first.
+    uv_poll_init(&loop, &s->command_exit, options.client_tun);
+    s->Finish(1);
+  } else {
+    uv_poll_init(&loop, &s->command_exit, s->command.exit_fd());
+    s->command_exit.data = s.get();
+    uv_poll_start(&s->command_exit, UV_READABLE | UV_DISCONNECT, OnCommandExit);
+    if (options.servers != nullptr && options.servers->exit_fd() >= 0) {
+      uv_poll_init(&loop, &s->server_exit, options.servers->exit_fd());
+      s->server_exit.data = s.get();
+      uv_poll_start(&s->server_exit, UV_READABLE | UV_DISCONNECT, OnServerExit);
+      s->server_poll_started = true;
+    }
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  s->command.Stop(0);  // reaps the init (already gone unless killed above)
+  s->relay.reset();
+  uv_loop_close(&loop);
+  return s->result;
+}
+
+bool WriteLinkStatsJson(const std::string& path, const LinkDirectionStats& up,
+                        const LinkDirectionStats& down, std::string* error) {
+  auto one = [](const LinkDirectionStats& d) {
+    return nlohmann::json{
+        {"packets_in", d.packets_in},          {"bytes_in", d.bytes_in},
+        {"packets_out", d.packets_out},        {"bytes_out", d.bytes_out},
+        {"queue_drops", d.queue_drops},        {"loss_drops", d.loss_drops},
+        {"write_drops", d.write_drops},        {"max_queue_packets", d.max_queue_packets},
+        {"max_queue_bytes", d.max_queue_bytes}};
+  };
+  nlohmann::json doc{{"up", one(up)}, {"down", one(down)}};
+  std::ofstream out(path, std::ios::trunc);
+  out << doc.dump(2) << "\n";
+  out.flush();
+  if (!out) {
+    *error = "--stats-json: cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace netstack
