@@ -10,7 +10,10 @@ library only (Debian's /usr/bin/python3).
 import json
 import statistics
 
-PHASES = ("dns", "connect", "ssl", "wait", "receive")
+# "response" is wait + receive: the first byte a client sees depends on how the server frames
+# the response (a TLS record of up to 16 KB must arrive whole before any of it is readable), the
+# response's end does not.
+PHASES = ("dns", "connect", "ssl", "wait", "receive", "response")
 MAX_HAR_BYTES = 512 << 20  # as the replay's HAR reader
 
 
@@ -55,7 +58,8 @@ def _epoch_ms(text):
 
 def entry_phases(entry):
     """One HAR entry's phases in ms: dns, connect (TCP only: HAR's connect includes TLS),
-    ssl, wait, receive; a phase the entry does not have (HAR's -1) is None."""
+    ssl, wait, receive, response (wait + receive); a phase the entry does not have (HAR's -1)
+    is None."""
     t = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
     dns, connect, ssl = _num(t.get("dns")), _num(t.get("connect")), _num(t.get("ssl"))
     out = {
@@ -67,6 +71,10 @@ def entry_phases(entry):
     }
     if connect >= 0:
         out["connect"] = connect - ssl if ssl >= 0 else connect
+    if out["wait"] is not None and out["receive"] is not None:
+        out["response"] = out["wait"] + out["receive"]
+    else:
+        out["response"] = None
     return out
 
 
