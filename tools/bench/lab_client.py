@@ -3,6 +3,7 @@
 in the lab's client namespace, so everything it sends crosses the emulated link.
 
   lab_client.py accuracy --host NAME [--ping-count N] [--iperf-seconds S] [--omit S]
+      [--congestion ALG]
       ping NAME N times; start `iperf3 -s` in the lab's server namespace and measure bulk TCP
       down (-R) and up; print one JSON object: the ping RTTs (ms), each direction's goodput
       (bit/s) and the MSS.
@@ -104,8 +105,10 @@ def ping_rtts(host, count):
     return rtts
 
 
-def iperf(address, seconds, omit, reverse):
+def iperf(address, seconds, omit, reverse, congestion):
     argv = ["iperf3", "-c", address, "-t", str(seconds), "-O", str(omit), "-J"]
+    if congestion:
+        argv += ["-C", congestion]
     if reverse:
         argv.append("-R")
     r = run(argv, timeout=seconds + omit + 60)
@@ -135,7 +138,8 @@ def accuracy(args):
                                     "-1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
             try:
-                result[key] = iperf(address, args.iperf_seconds, args.omit, reverse)
+                result[key] = iperf(address, args.iperf_seconds, args.omit, reverse,
+                                    args.congestion)
             finally:
                 try:
                     srv.wait(timeout=10)
@@ -179,6 +183,7 @@ def main():
     a.add_argument("--ping-count", type=int, default=20)
     a.add_argument("--iperf-seconds", type=int, default=10)
     a.add_argument("--omit", type=int, default=2)
+    a.add_argument("--congestion", default="", help="iperf3's TCP congestion control (-C)")
     p = sub.add_parser("pages")
     p.add_argument("--out", required=True)
     p.add_argument("--netstack", default="netstack")
