@@ -166,8 +166,8 @@ def pages(args):
             if args.spki:
                 argv[2:2] = ["--spki", args.spki]
         else:
-            argv = [args.netstack, "fetch", "--page", "--predictor", "off", "--no-cache", "--har", har,
-                    url]
+            argv = [args.netstack, "fetch", "--page", "--predictor", "off", "--no-cache", "--har",
+                    har, url]
             argv[2:2] = ["--cacert", args.cacert] if args.cacert else ["-k"]
         r = run(argv)
         if r.returncode != 0 or not os.path.exists(har):
