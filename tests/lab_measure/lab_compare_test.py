@@ -30,8 +30,8 @@ def har(entries, onload=200.0):
 
 class PhaseTest(unittest.TestCase):
     def test_phases_split_tls_from_connect(self):
-        p = lab_compare.entry_phases({"timings": T_NEW})
-        self.assertEqual(p, {"dns": 10, "connect": 30, "ssl": 20, "wait": 40, "receive": 5,
+        p = lab_compare.entry_phases({"timings": dict(T_NEW, blocked=3)})
+        self.assertEqual(p, {"dns": 13, "connect": 30, "ssl": 20, "wait": 40, "receive": 5,
                              "response": 45})
 
     def test_reused_connection_has_no_setup_phases(self):

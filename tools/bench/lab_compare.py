@@ -57,13 +57,18 @@ def _epoch_ms(text):
 
 
 def entry_phases(entry):
-    """One HAR entry's phases in ms: dns, connect (TCP only: HAR's connect includes TLS),
+    """One HAR entry's phases in ms: dns (with blocked, on a request that opens a connection),
+    connect (TCP only: HAR's connect includes TLS),
     ssl, wait, receive, response (wait + receive); a phase the entry does not have (HAR's -1)
     is None."""
     t = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
     dns, connect, ssl = _num(t.get("dns")), _num(t.get("connect")), _num(t.get("ssl"))
+    blocked = max(_num(t.get("blocked")), 0.0)
     out = {
-        "dns": dns if dns >= 0 else None,
+        # A request that opens a connection waits for its host's address in "blocked" when
+        # the lookup was started for it before it was issued (netstack's HAR, live and
+        # replayed, shows dns 0 then): its dns is both.
+        "dns": (dns + blocked if connect >= 0 else dns) if dns >= 0 else None,
         "connect": None,
         "ssl": ssl if ssl >= 0 else None,
         "wait": _num(t.get("wait")) if _num(t.get("wait")) >= 0 else None,
