@@ -82,6 +82,22 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(c["phases"]["dns"], [(10, 10)])
         self.assertEqual((c["live_connections"], c["replay_connections"]), (1, 1))
 
+    def test_error_causes_split_idle_busy_and_record_size(self):
+        def with_size(e, n):
+            e["response"] = {"bodySize": n}
+            return e
+        t_busy = dict(T_NEW, connect=70, ssl=30)
+        live = lab_compare.har_pages(har([with_size(entry("https://a/", 0, T_NEW), 1000),
+                                          with_size(entry("https://b/", 0.1, t_busy), 40000)]))[0]
+        rep = lab_compare.har_pages(har([with_size(entry("https://a/", 0, T_NEW), 1000),
+                                         with_size(entry("https://b/", 0.1, T_NEW), 40000)]))[0]
+        c = lab_compare.error_causes(live, rep)
+        self.assertEqual(c["idle_connect"], [0])
+        self.assertEqual(c["busy_connect"], [10])  # (70 - 30) - (50 - 20)
+        self.assertEqual(c["busy_ssl"], [10])
+        self.assertEqual(c["small_receive"], [(5, 5)])
+        self.assertEqual(c["large_receive"], [(5, 5)])
+
     def test_phase_summary_goal_ms_or_percent(self):
         s = lab_compare.phase_summary([(100, 103), (100, 104), (100, 90)])
         self.assertEqual(s["median_abs_error_ms"], 4)

@@ -85,7 +85,7 @@ def entry_phases(entry):
 
 def har_pages(har):
     """Each page of a HAR as {"id", "onload", "lead", "entries": [{"url", "start", "end",
-    "phases", "new_connection"}]}, times in ms after the page's first request started, entries in
+    "phases", "bytes", "new_connection"}]}, times in ms after the page's first request started, entries in
     start order. "onload" is pageTimings.onLoad when >= 0 (after the page's startedDateTime),
     else None; "lead" is how long after startedDateTime the first request started."""
     log = har["log"]
@@ -108,8 +108,9 @@ def har_pages(har):
         start = _epoch_ms(e.get("startedDateTime"))
         url = (e.get("request") or {}).get("url", "")
         ph = entry_phases(e)
+        response = e.get("response") if isinstance(e.get("response"), dict) else {}
         pages[ref]["entries"].append({"url": url, "abs_start": start, "time": _num(e.get("time")),
-                                      "phases": ph,
+                                      "phases": ph, "bytes": _num(response.get("bodySize")),
                                       "new_connection": ph["connect"] is not None})
     out = []
     for pid in order:
@@ -188,6 +189,29 @@ def phase_summary(pairs, pct_goal=5.0, ms_goal=2.0):
     }
 
 
+def error_causes(live_page, replay_page, record_bytes=16384):
+    """The errors split by what the evidence says causes them: {"idle_connect", "busy_connect",
+    "idle_ssl", "busy_ssl": [live - replayed] of TCP connect and TLS on the page's first
+    connection (an idle link) and on later ones (opened while other responses fill the link's
+    queue); "small_receive", "large_receive": [(live, replayed)] receive of bodies that fit in
+    one TLS record of `record_bytes` (nginx's ssl_buffer_size, 16 KB: the client reads none of
+    it before all of it has arrived) and of larger ones}."""
+    out = {k: [] for k in ("idle_connect", "busy_connect", "idle_ssl", "busy_ssl",
+                           "small_receive", "large_receive")}
+    pairs, _, _ = match_entries(live_page, replay_page)
+    for live, rep in pairs:
+        a, b = live["phases"], rep["phases"]
+        if a["connect"] is not None and b["connect"] is not None:
+            when = "idle" if live["start"] < 1.0 else "busy"
+            out[when + "_connect"].append(a["connect"] - b["connect"])
+            if a["ssl"] is not None and b["ssl"] is not None:
+                out[when + "_ssl"].append(a["ssl"] - b["ssl"])
+        if a["receive"] is not None and b["receive"] is not None and live["bytes"] >= 0:
+            key = "small_receive" if live["bytes"] <= record_bytes else "large_receive"
+            out[key].append((a["receive"], b["receive"]))
+    return out
+
+
 def ape(actual, predicted):
     """Absolute percentage error of `predicted` against `actual` (> 0), in %."""
     return abs(predicted - actual) / actual * 100.0
@@ -239,6 +263,7 @@ def compare_loads(live_page, replay_page):
         "replay_load_ms": replay_load,
         "load_ape_pct": ape(live_load, replay_load) if live_load > 0 else None,
         "phases": phase_pairs(live_page, replay_page),
+        "causes": error_causes(live_page, replay_page),
         "request_end_median_ape_pct": statistics.median(end_ape) if end_ape else None,
         "live_connections": sum(1 for x in live_page["entries"] if x["new_connection"]),
         "replay_connections": sum(1 for x in replay_page["entries"] if x["new_connection"]),
