@@ -100,9 +100,11 @@ def run(argv, timeout=TIMEOUT_S):
 def ping_rtts(host, count):
     r = run(["ping", "-n", "-c", str(count), "-i", "0.2", host])
     rtts = [float(m) for m in re.findall(r"time=([0-9.]+) ms", r.stdout)]
-    if not rtts:
+    # Each reply's time has 3 significant digits (152 ms, 40.4 ms); the summary's mean has µs.
+    summary = re.search(r"= ([0-9.]+)/([0-9.]+)/([0-9.]+)/([0-9.]+) ms", r.stdout)
+    if not rtts or not summary:
         fail("ping %s: no replies (%s)" % (host, (r.stderr or r.stdout).strip()[-200:]))
-    return rtts
+    return rtts, {k: float(v) for k, v in zip(("min", "avg", "max", "mdev"), summary.groups())}
 
 
 def iperf(address, seconds, omit, reverse, congestion):
@@ -126,8 +128,8 @@ def accuracy(args):
         address = socket.gethostbyname(args.host)
     except OSError as e:
         fail("cannot resolve %s: %s" % (args.host, e))
-    result = {"host": args.host, "address": address,
-              "ping_ms": ping_rtts(address, args.ping_count)}
+    rtts, summary = ping_rtts(address, args.ping_count)
+    result = {"host": args.host, "address": address, "ping_ms": rtts, "ping_summary": summary}
     if args.iperf_seconds > 0:
         server = server_namespace_pid()
         if not server:
