@@ -9,7 +9,8 @@ in the lab's client namespace, so everything it sends crosses the emulated link.
       (bit/s) and the MSS.
   lab_client.py pages --out DIR [--netstack PATH] [--cacert FILE] [--chromium JS] URL...
       load each URL once, in order, with a fresh process each: `netstack fetch --page --har
-      DIR/N.har` (N from 1), or with --chromium the node script (HAR to DIR/N.har).
+      DIR/N.har` (N from 1), or with --chromium the node script (HAR to DIR/N.har, its wall
+      and CPU time to DIR/N.cpu.json).
 
 The server namespace is found as the network namespace of a process the same `netstack lab`
 started (its nginx) that differs from the client's and the lab's own: the lab starts its servers
@@ -174,6 +175,9 @@ def pages(args):
         r = run(argv)
         if r.returncode != 0 or not os.path.exists(har):
             fail("%s: exit %d: %s" % (url, r.returncode, (r.stderr or "").strip()[-300:]))
+        if args.chromium:  # its line: the load's wall time and the browser's CPU time
+            with open(os.path.join(args.out, "%d.cpu.json" % n), "w") as f:
+                f.write(r.stdout.strip().splitlines()[-1] + "\n" if r.stdout.strip() else "{}\n")
         print("%s -> %s" % (url, har), flush=True)
 
 

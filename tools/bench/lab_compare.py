@@ -190,17 +190,23 @@ def phase_summary(pairs, pct_goal=5.0, ms_goal=2.0):
 
 
 def error_causes(live_page, replay_page, record_bytes=16384):
-    """The errors split by what the evidence says causes them: {"idle_connect", "busy_connect",
+    """The errors split by what the evidence says causes them: {"idle_dns", "idle_wait": [live -
+    replayed] of the page's first request (the link idle, the server's think time and one RTT
+    known), "idle_connect", "busy_connect",
     "idle_ssl", "busy_ssl": [live - replayed] of TCP connect and TLS on the page's first
     connection (an idle link) and on later ones (opened while other responses fill the link's
     queue); "small_receive", "large_receive": [(live, replayed)] receive of bodies that fit in
     one TLS record of `record_bytes` (nginx's ssl_buffer_size, 16 KB: the client reads none of
     it before all of it has arrived) and of larger ones}."""
-    out = {k: [] for k in ("idle_connect", "busy_connect", "idle_ssl", "busy_ssl",
-                           "small_receive", "large_receive")}
+    out = {k: [] for k in ("idle_dns", "idle_connect", "busy_connect", "idle_ssl", "busy_ssl",
+                           "idle_wait", "small_receive", "large_receive")}
     pairs, _, _ = match_entries(live_page, replay_page)
     for live, rep in pairs:
         a, b = live["phases"], rep["phases"]
+        if live["start"] < 1.0:
+            for phase in ("dns", "wait"):
+                if a[phase] is not None and b[phase] is not None:
+                    out["idle_" + phase].append(a[phase] - b[phase])
         if a["connect"] is not None and b["connect"] is not None:
             when = "idle" if live["start"] < 1.0 else "busy"
             out[when + "_connect"].append(a["connect"] - b["connect"])
