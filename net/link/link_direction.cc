@@ -110,12 +110,14 @@ LinkDirection::Serialization LinkDirection::SerializeAtRate(TimeTicks now, size_
 }
 
 // mahimahi's mm-link (src/frontend/link_queue.cc, LinkQueue::rationalize), which this follows:
-// each opportunity carries up to 1504 bytes; a packet takes the bytes of as many opportunities
-// as it needs (a larger one spans several: what it has sent stays sent) and leaves at the one
-// that completes it; what that opportunity has left goes to the next packet if that one has
-// arrived by then, else it is wasted, as is every opportunity that finds the queue empty. An
-// opportunity at the very time a packet arrives has already passed (mm-link runs the link up to
-// "now" before enqueueing).
+// each opportunity carries up to 1504 bytes, shared by as many queued packets as fit; a packet
+// that does not fit in what is left takes those bytes and the rest from the next opportunity
+// (what it has sent stays sent), and leaves at the one that completes it; what that opportunity
+// has left goes to the next packet if that one has arrived by then, else it is wasted, as is
+// every opportunity that finds the queue empty. An opportunity at the very time a packet arrives
+// has already passed (mm-link runs the link up to "now" before enqueueing). One extension:
+// mm-link refuses a packet larger than 1504 bytes (it exits); here such a packet (a TUN device
+// with a larger MTU) spans as many opportunities as it needs, by the same rule.
 LinkDirection::Serialization LinkDirection::SerializeOnTrace(TimeTicks now, size_t bytes) {
   const DeliveryTrace& trace = *params_.trace;
   size_t remaining = bytes;

@@ -54,7 +54,9 @@ bool ValidateLinkDirectionParams(const LinkDirectionParams& params, const std::s
                 error);
   }
   if (!(params.loss >= 0 && params.loss <= 1)) {  // also refuses NaN
-    return Fail(name, "loss must be 0..1, got " + std::to_string(params.loss), error);
+    char loss[32];
+    std::snprintf(loss, sizeof(loss), "%g", params.loss);
+    return Fail(name, std::string("loss must be 0..1, got ") + loss, error);
   }
   if (params.delay_by_address.size() > kMaxLinkDelayAddresses) {
     return Fail(name,

@@ -30,7 +30,8 @@ class LinkRelay {
   LinkRelay& operator=(const LinkRelay&) = delete;
 
   // Starts relaying. Returns 0, or a negative errno (a uv_poll or timerfd failure; UV_EINVAL when
-  // the params fail ValidateLinkParams, link_params.h) with nothing started. Call it once.
+  // the params fail ValidateLinkParams, link_params.h; UV_EALREADY when called again) with
+  // nothing started: handles it had opened close on the loop's next turn, on their own.
   int Start();
   // Stops reading, drops what is still queued or in flight (counted nowhere: the link is gone)
   // and closes the relay's handles; `on_closed` runs on the loop once every handle is closed.

@@ -135,6 +135,8 @@ TEST_CASE("the lab's command sees the lab's resolv.conf and environment") {
   CHECK(text.find("NETSTACK_LAB_CA=/") != std::string::npos);
   CHECK(text.find("SSL_CERT_FILE=/") != std::string::npos);
   CHECK(text.find("CURL_CA_BUNDLE=/") != std::string::npos);
+  // A plan without processes has no server init: no server namespace to name.
+  CHECK(text.find("NETSTACK_LAB_SERVER_NETNS") == std::string::npos);
   // The host's own resolv.conf is untouched.
   CHECK(ReadAll("/etc/resolv.conf").find("nameserver 198.19.0.1") == std::string::npos);
 }
@@ -249,6 +251,32 @@ TEST_CASE("SIGINT to the lab reaches the command, and the lab cleans up") {
   kill(lab, SIGINT);
   CHECK(WaitStatus(lab) == 128 + SIGINT);
   CHECK(test::WaitNoProcessWith("sleep 97.625"));
+  CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
+}
+
+TEST_CASE("a command that ignores the forwarded signal is killed after the grace") {
+  REQUIRE_LAB();
+  test::HostSnapshot before = test::TakeHostSnapshot();
+  LabConfig config = Config({"sh", "-c", "trap '' INT TERM HUP; sleep 97.953125; sleep 97.953125"});
+  config.signal_grace_ms = 300;
+  pid_t lab = RunLabInChild(config);
+  REQUIRE(WaitForProcess("97.953125", "sleep").size() == 1);
+  kill(lab, SIGTERM);
+  CHECK(WaitStatus(lab) == 128 + SIGTERM);
+  CHECK(test::WaitNoProcessWith("sleep 97.953125"));
+  CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
+}
+
+TEST_CASE("SIGTERM while the lab waits for its servers stops the build and cleans up") {
+  REQUIRE_LAB();
+  test::HostSnapshot before = test::TakeHostSnapshot();
+  LabConfig config = Config({"true"}, {}, HandPlan({{"sleep", "97.9375"}}, {{"198.19.0.2", 80}}));
+  config.ready_timeout_ms = 60000;
+  pid_t lab = RunLabInChild(config);
+  REQUIRE(WaitForProcess("97.9375", "sleep").size() == 1);
+  kill(lab, SIGTERM);
+  CHECK(WaitStatus(lab) == 128 + SIGTERM);
+  CHECK(test::WaitNoProcessWith("sleep 97.9375"));
   CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
 }
 

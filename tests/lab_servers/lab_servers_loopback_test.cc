@@ -1,9 +1,10 @@
-// The plan's servers for real, on loopback: PlanLabServers with address prefix 127.77 (the whole
+// The plan's servers for real, on loopback: PlanLabServers with a free 127.X prefix (the whole
 // of 127/8 is local on Linux, so no namespace or address needs making), nginx and dnsmasq started
 // from plan.processes, then `netstack fetch` resolving through the plan's dnsmasq and trusting
 // the lab CA. Checks the default page loads from its three hosts, think time is honoured where
 // set and only there, and the files arrive unchanged (sizes, types, ETag, Last-Modified).
 // Needs root (dnsmasq on port 53, nginx on 80 and 443); skips without it.
+#include <ares.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include "tests/integration/netstack_cli.h"
 #include "tests/integration/package_installer.h"
 #include "tests/integration/process_runner.h"
+#include "tests/lab_servers/loopback_prefix.h"
 #include "tests/support/temp_dir.h"
 #include "tests/test_skip.h"
 #include "tools/lab/default_site.h"
@@ -93,6 +95,56 @@ class PlanServers {
   std::vector<std::unique_ptr<test::ChildProcess>> children_;
 };
 
+// One DNS exchange with the plan's dnsmasq (c-ares builds the query), over UDP or TCP (a
+// two-byte length before each message). Returns the response, or "" on a timeout (2 s).
+std::string DnsExchange(const std::string& address, const std::string& name, int type, bool tcp) {
+  unsigned char* query = nullptr;
+  int query_len = 0;
+  if (ares_create_query(name.c_str(), 1 /* IN */, type, 0x4c41, 1, &query, &query_len, 0) !=
+      ARES_SUCCESS) {
+    return "";
+  }
+  std::string message(reinterpret_cast<char*>(query), query_len);
+  ares_free_string(query);
+  const int fd = ::socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "";
+  timeval timeout{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(53);
+  ::inet_pton(AF_INET, address.c_str(), &sa.sin_addr);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) {
+    if (tcp) {
+      message.insert(
+          0, std::string{static_cast<char>(query_len >> 8), static_cast<char>(query_len & 0xff)});
+    }
+    char buf[4096];
+    ssize_t n = 0;
+    if (::send(fd, message.data(), message.size(), 0) == static_cast<ssize_t>(message.size())) {
+      while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) {
+        response.append(buf, n);
+        if (!tcp) break;
+        if (response.size() >= 2 &&
+            response.size() >= 2 + ((static_cast<unsigned char>(response[0]) << 8) |
+                                    static_cast<unsigned char>(response[1]))) {
+          response.erase(0, 2);
+          break;
+        }
+      }
+    }
+  }
+  ::close(fd);
+  return response;
+}
+
+int Rcode(const std::string& r) { return r.size() >= 12 ? (r[3] & 0x0f) : -1; }
+int AnswerCount(const std::string& r) {
+  return r.size() >= 12 ? (static_cast<unsigned char>(r[6]) << 8) | static_cast<unsigned char>(r[7])
+                        : -1;
+}
+
 // nginx's ETag of a static file: "<mtime hex>-<size hex>".
 std::string NginxEtag(const std::string& path) {
   struct stat st;
@@ -136,7 +188,7 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
   const std::string work = dir.Join("work");
   LabServerOptions options;
   options.work_dir = work;
-  options.address_prefix = "127.77";
+  options.address_prefix = test::PickLoopbackPrefix();
   options.server_time = Milliseconds(kThinkMs);
   options.server_time_by_host["img.site0.lab"] = TimeDelta(0);
   LabServerPlan plan;
@@ -206,6 +258,76 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
           static_cast<int64_t>(
               std::filesystem::file_size(plan.site_dir + "/static.site0.lab/js/app.js")));
     CHECK(JsonString(run.records[1], "error_code") == "ERR_NAME_NOT_RESOLVED");
+  }
+
+  SECTION("a host with think time answers what is not a file as one without does") {
+    // site0.lab waits, img.site0.lab does not: a folder without its slash (301), a folder
+    // without index.html (403), a missing file (404).
+    std::vector<std::string> args = lab_args;
+    args.push_back("--no-follow");
+    for (const char* url : {"https://site0.lab/css", "https://site0.lab/css/",
+                            "https://site0.lab/nope", "https://img.site0.lab/img",
+                            "https://img.site0.lab/img/", "https://img.site0.lab/nope"}) {
+      args.push_back(url);
+    }
+    const test::NetstackRun run = test::RunFetchJson(args);
+    INFO(run.Describe());
+    REQUIRE(run.records.size() == 6);
+    for (int i = 0; i < 3; ++i) {
+      const nlohmann::json& think = run.records[i];
+      const nlohmann::json& plain = run.records[i + 3];
+      INFO(JsonString(think, "url") << " and " << JsonString(plain, "url"));
+      CHECK(JsonInt(think, "status") == JsonInt(plain, "status"));
+      CHECK(JsonInt(think, "status") == std::vector<int>{301, 403, 404}[i]);
+      CHECK(JsonInt(think, "body_bytes") == JsonInt(plain, "body_bytes"));
+      CHECK(JsonNumber(think, "timing/ttfb_ms") >= kThinkMs - 1);
+    }
+    CHECK(JsonString(run.records[0], "headers/location") == "https://site0.lab/css/");
+    CHECK(JsonString(run.records[3], "headers/location") == "https://img.site0.lab/img/");
+  }
+
+  SECTION("netstack fetch trusts the lab CA through SSL_CERT_FILE, as the lab sets it") {
+    const std::vector<std::string> args = {"--dns-server", plan.dns_address,
+                                           "https://static.site0.lab/css/theme.css"};
+    const test::NetstackRun trusted =
+        test::RunFetchJson(args, std::chrono::seconds(60), {"SSL_CERT_FILE=" + plan.ca_file});
+    INFO(trusted.Describe());
+    REQUIRE(trusted.records.size() == 1);
+    CHECK(JsonInt(trusted.records[0], "status") == 200);
+    // Without it, the system store does not know the lab CA.
+    const test::NetstackRun untrusted =
+        test::RunFetchJson(args, std::chrono::seconds(60), {"SSL_CERT_FILE"});
+    REQUIRE(untrusted.records.size() == 1);
+    CHECK(JsonString(untrusted.records[0], "error_code") == "ERR_CERT_AUTHORITY_INVALID");
+  }
+
+  SECTION("dnsmasq answers the site's names, A only, with TTL 300, over UDP and TCP") {
+    for (bool tcp : {false, true}) {
+      INFO((tcp ? "TCP" : "UDP"));
+      for (const auto& [host, address] : plan.hosts) {
+        INFO(host);
+        const std::string a = DnsExchange(plan.dns_address, host, 1, tcp);
+        REQUIRE(Rcode(a) == 0);
+        ares_addrttl addrs[4];
+        int count = 4;
+        REQUIRE(ares_parse_a_reply(reinterpret_cast<const unsigned char*>(a.data()),
+                                   static_cast<int>(a.size()), nullptr, addrs,
+                                   &count) == ARES_SUCCESS);
+        REQUIRE(count == 1);
+        char text[INET_ADDRSTRLEN];
+        ::inet_ntop(AF_INET, &addrs[0].ipaddr, text, sizeof(text));
+        CHECK(std::string(text) == address);
+        CHECK(addrs[0].ttl == 300);
+        const std::string aaaa = DnsExchange(plan.dns_address, host, 28, tcp);
+        CHECK(Rcode(aaaa) == 0);
+        CHECK(AnswerCount(aaaa) == 0);
+      }
+      // Not the site's: NXDOMAIN, subdomains of its hosts included.
+      for (const char* other : {"nope.lab", "www.site0.lab", "example.com"}) {
+        INFO(other);
+        CHECK(Rcode(DnsExchange(plan.dns_address, other, 1, tcp)) == 3);
+      }
+    }
   }
 
   SECTION("the access log records each request's time and connection") {

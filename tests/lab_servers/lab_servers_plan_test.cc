@@ -1,10 +1,12 @@
 // PlanLabServers (tools/lab/lab_servers.h): the files a plan writes, the hosts and addresses it
 // gives, the processes it names, each error it reports and that a failed plan leaves nothing
 // behind; and that nginx and dnsmasq accept the configurations (`nginx -t`, `dnsmasq --test`).
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 
 #include "tests/integration/package_installer.h"
 #include "tests/integration/process_runner.h"
+#include "tests/lab_servers/loopback_prefix.h"
 #include "tests/support/temp_dir.h"
 #include "tests/test_skip.h"
 #include "tools/lab/lab_servers.h"
@@ -26,7 +29,8 @@ using test::TempDir;
 
 // Programs a plan names but never runs: planning needs no nginx or dnsmasq on the machine.
 LabServerPrograms FakePrograms() {
-  return {"/opt/lab/nginx", "/opt/lab/dnsmasq", kNginxEchoModulePath, kNginxMimeTypesPath};
+  return {"/opt/lab/nginx", "/opt/lab/dnsmasq", kNginxEchoModulePath, kNginxMimeTypesPath,
+          "/opt/lab/prlimit"};
 }
 
 std::string Read(const std::string& path) {
@@ -57,6 +61,25 @@ bool VerifiesFor(const std::string& ca_file, const std::string& cert_file,
   X509_STORE_free(store);
   X509_free(cert);
   return ok;
+}
+
+// base64(SHA-256(SubjectPublicKeyInfo)) of the certificate in `cert_file`, as Chromium hashes it.
+std::string SpkiHashOf(const std::string& cert_file) {
+  FILE* f = std::fopen(cert_file.c_str(), "r");
+  if (!f) return "";
+  X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr);
+  std::fclose(f);
+  if (!cert) return "";
+  unsigned char* der = nullptr;
+  const int len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der);
+  unsigned char digest[32];
+  unsigned int digest_len = 0;
+  EVP_Digest(der, len, digest, &digest_len, EVP_sha256(), nullptr);
+  OPENSSL_free(der);
+  X509_free(cert);
+  unsigned char b64[64];
+  const int n = EVP_EncodeBlock(b64, digest, static_cast<int>(digest_len));
+  return std::string(reinterpret_cast<char*>(b64), n);
 }
 
 TEST_CASE("a plan for the default site", "[lab]") {
@@ -106,6 +129,10 @@ TEST_CASE("a plan for the default site", "[lab]") {
   const std::string spki = Read(w + "/ca.spki");
   CHECK(spki.size() == 2 * 44 + 2);  // two base64 SHA-256 hashes, a comma, a newline
   CHECK(spki[44] == ',');
+  // The CA's key, then the key every host's certificate carries (the one Chromium sees).
+  CHECK(spki.substr(0, 44) == SpkiHashOf(plan.ca_file));
+  CHECK(spki.substr(45, 44) == SpkiHashOf(w + "/certs/site0.lab.pem"));
+  CHECK(spki.substr(45, 44) == SpkiHashOf(w + "/certs/img.site0.lab.pem"));
   CHECK(Read(w + "/ca.pem").find("BEGIN CERTIFICATE") != std::string::npos);
 
   const std::string nginx = Read(w + "/nginx.conf");
@@ -170,6 +197,53 @@ TEST_CASE("a plan's addresses run on past the first 254 hosts", "[lab]") {
   CHECK(plan.ready_ports.size() == 601);
 }
 
+TEST_CASE("a site with more listening sockets than the open-file limit starts nginx by prlimit",
+          "[lab]") {
+  TempDir dir("lab-plan");
+  ::mkdir(dir.Join("site").c_str(), 0755);
+  for (int i = 0; i < 100; ++i) {
+    REQUIRE(::mkdir(dir.Join("site/h" + std::to_string(i) + ".lab").c_str(), 0755) == 0);
+  }
+  LabServerOptions options;
+  options.site_dir = dir.Join("site");
+  options.work_dir = dir.Join("work");
+  struct rlimit saved;
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  struct rlimit low = saved;
+  low.rlim_cur = 200;  // 100 hosts need 2 x 100 + 64 in nginx's master, 4096 more in its worker
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+  LabServerPlan plan;
+  std::string error;
+  const bool ok = PlanLabServersWith(options, FakePrograms(), &plan, &error);
+  LabServerPrograms no_prlimit = FakePrograms();
+  no_prlimit.prlimit = "";
+  LabServerOptions options2 = options;
+  options2.work_dir = dir.Join("work2");
+  LabServerPlan plan2;
+  std::string error2;
+  const bool ok2 = PlanLabServersWith(options2, no_prlimit, &plan2, &error2);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  REQUIRE(ok);
+  REQUIRE(plan.processes.size() == 2);
+  REQUIRE(plan.processes[0].size() == 10);
+  CHECK(plan.processes[0][0] == "/opt/lab/prlimit");
+  const long long worker =
+      saved.rlim_max == RLIM_INFINITY
+          ? 264 + 4096
+          : std::max<long long>(264, std::min<long long>(264 + 4096, saved.rlim_max));
+  CHECK(plan.processes[0][1] == "--nofile=" + std::to_string(worker));
+  CHECK(plan.processes[0][2] == "--");
+  CHECK(plan.processes[0][3] == "/opt/lab/nginx");
+  CHECK_FALSE(ok2);
+  CHECK(error2 ==
+        "a site of 100 hosts needs 264 open files for nginx, above the limit of 200, and prlimit "
+        "(util-linux) is not found");
+  CHECK_FALSE(Exists(dir.Join("work2")));
+  // Within the limit, nginx starts directly.
+  REQUIRE(PlanLabServersWith(options, FakePrograms(), &plan, &error));
+  CHECK(plan.processes[0][0] == "/opt/lab/nginx");
+}
+
 // Plans `options` expecting failure; checks the error and that nothing of a plan is left.
 void ExpectFailure(const TempDir& dir, LabServerOptions options, const LabServerPrograms& programs,
                    const std::string& expected_error) {
@@ -224,6 +298,23 @@ TEST_CASE("PlanLabServers reports each bad input in one line and leaves nothing"
                     "address prefix \"" + std::string(bad) +
                         "\": not the first two bytes of an IPv4 /16 (e.g. 198.19)");
     }
+  }
+  SECTION("a prefix that is not unicast") {
+    for (const char* bad : {"0.1", "224.0", "255.255"}) {
+      INFO(bad);
+      options.address_prefix = bad;
+      ExpectFailure(dir, options, programs,
+                    "address prefix \"" + std::string(bad) +
+                        "\": not a unicast range (the first byte must be 1 to 223)");
+    }
+  }
+  SECTION("a work folder whose parents are made too") {
+    options.work_dir = dir.Join("new/parents/work");
+    options.site_dir = dir.Join("nope");
+    LabServerPlan plan;
+    std::string error;
+    CHECK_FALSE(PlanLabServersWith(options, programs, &plan, &error));
+    CHECK_FALSE(Exists(dir.Join("new")));
   }
   SECTION("a negative or huge think time") {
     options.server_time = Milliseconds(-1);
@@ -336,8 +427,8 @@ TEST_CASE("FindLabServerPrograms finds nothing in an empty search path", "[lab]"
 }
 
 TEST_CASE("nginx and dnsmasq accept the plan's configurations", "[lab]") {
-  // `nginx -t` binds the listening addresses: loopback ones (127.78/16, apart from the loopback
-  // test's 127.77), on ports 80 and 443, which need root.
+  // `nginx -t` binds the listening addresses: loopback ones (a free 127.X/16), on ports 80 and
+  // 443, which need root.
   if (::geteuid() != 0) SKIP_TEST("nginx -t binds ports 80 and 443, which needs root");
   std::string why;
   if (test::EnsureProgram("nginx", "nginx-light", &why).empty()) SKIP_TEST(why);
@@ -350,7 +441,7 @@ TEST_CASE("nginx and dnsmasq accept the plan's configurations", "[lab]") {
   TempDir dir("lab-plan");
   LabServerOptions options;
   options.work_dir = dir.Join("work");
-  options.address_prefix = "127.78";
+  options.address_prefix = test::PickLoopbackPrefix();
   options.server_time = Milliseconds(30);
   options.server_time_by_host["img.site0.lab"] = TimeDelta(0);
   LabServerPlan plan;

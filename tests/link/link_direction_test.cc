@@ -350,6 +350,27 @@ TEST_CASE("LinkDirection: on a trace, packets wait in the bounded queue for an o
   CHECK(link.stats().queue_drops == 1);
 }
 
+TEST_CASE("LinkDirection: packets in flight are bounded too, beyond the queue") {
+  LinkDirectionParams params;
+  params.delay = Seconds(1);  // no rate: nothing waits in the queue, all is in flight
+  LinkDirection link(params, Field::kDestination, kStart, 1);
+  for (size_t i = 0; i < LinkDirection::kMaxInFlightPackets; ++i) {
+    REQUIRE(link.Offer(At(0), Tagged(0, 1)));
+  }
+  CHECK(!link.Offer(At(0), Tagged(0, 1)));
+  CHECK(link.stats().queue_drops == 1);
+  std::vector<LinkPacket> out;
+  link.DeliverDue(At(1000), &out);
+  CHECK(out.size() == LinkDirection::kMaxInFlightPackets);
+  CHECK(link.Offer(At(1000), Tagged(0, 1)));  // room again once delivered
+  // And in bytes.
+  LinkDirection bytes(params, Field::kDestination, kStart, 1);
+  const size_t big = 60000;
+  size_t accepted = 0;
+  while (bytes.Offer(At(0), Tagged(0, big))) ++accepted;
+  CHECK(accepted == LinkDirection::kMaxInFlightBytes / big);
+}
+
 TEST_CASE("LinkDirection: Clear drops what is held") {
   LinkDirectionParams params;
   params.delay = Milliseconds(100);

@@ -48,9 +48,9 @@ TEST_CASE("LinkParams: values out of bounds are refused with one line") {
   CHECK(Refusal(params) == "down: queue_bytes must be 1..1073741824, got 0");
   params = LinkParams();
   params.up.loss = 1.5;
-  CHECK(Refusal(params) == "up: loss must be 0..1, got 1.500000");
+  CHECK(Refusal(params) == "up: loss must be 0..1, got 1.5");
   params.up.loss = std::nan("");
-  CHECK(Refusal(params).rfind("up: loss must be 0..1, got ", 0) == 0);
+  CHECK(Refusal(params) == "up: loss must be 0..1, got nan");
   params = LinkParams();
   params.down.delay_by_address[0xC6120005] = Milliseconds(-2);
   CHECK(Refusal(params) == "down: the delay for 198.18.0.5 must be 0..60000 ms, got -2 ms");

@@ -169,7 +169,7 @@ TEST_CASE("LinkRelay: many packets queued at once all cross, in order") {
 
 TEST_CASE("LinkRelay: the queue bound and loss drop packets, counted") {
   LinkParams params;
-  params.up.rate_bps = 8'000;  // 1000 B take a second
+  params.up.rate_bps = 800;  // 1000 B take 10 s
   params.up.queue_packets = 2;
   params.down.loss = 1;
   RelayTest test(params);

@@ -37,6 +37,12 @@ pid_t PidOfWorkDir(const std::string& name) {
   return pid;
 }
 
+volatile sig_atomic_t g_caught_signal = 0;
+
+void RecordSignal(int signum) {
+  if (g_caught_signal == 0) g_caught_signal = signum;
+}
+
 bool Alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
 
 // Runs argv quietly and waits; true if it exited 0.
@@ -112,6 +118,17 @@ bool WriteIpForward(const std::string& value) {
   out.flush();
   return static_cast<bool>(out);
 }
+
+void CatchLabSignals() {
+  struct sigaction action {};
+  action.sa_handler = RecordSignal;
+  sigemptyset(&action.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+}
+
+int LabSignalCaught() { return g_caught_signal; }
+
+void ClearLabSignal() { g_caught_signal = 0; }
 
 bool OtherLiveShell() {
   std::error_code ec;

@@ -32,6 +32,14 @@ int SweepDeadLabs();
 // still needs ip_forward).
 bool OtherLiveShell();
 
+// While the lab is being built or taken down (outside the session's libuv loop, which handles
+// them itself), SIGINT, SIGTERM and SIGHUP only record that they came: the lab stops building and
+// cleans up instead of dying half-built. Call again after the loop (libuv restores the default).
+void CatchLabSignals();
+// The first such signal caught since the last ClearLabSignal, or 0.
+int LabSignalCaught();
+void ClearLabSignal();
+
 // Reads /proc/sys/net/ipv4/ip_forward ("0" or "1"), "" if unreadable; writes it back.
 std::string ReadIpForward();
 bool WriteIpForward(const std::string& value);

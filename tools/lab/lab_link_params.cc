@@ -62,12 +62,15 @@ bool BuildLabLinkParams(const NetworkParams& params, const LabLinkFlags& flags,
 }
 
 std::string LabIgnoredKeysNote(const NetworkParams& params) {
+  const NetworkParams defaults;
   std::string keys;
-  for (const char* key : {"radio", "radio_promotion_ms", "radio_tail_ms", "radio_disconnect_ms",
-                          "radio_reconnect_ms", "init_cwnd", "mss", "idle_restart_ms"}) {
-    if (params.user_keys.count(key)) keys += (keys.empty() ? "" : ", ") + std::string(key);
-  }
-  if (params.radio.enabled && keys.find("radio") == std::string::npos) keys += "radio";
+  auto add = [&keys](bool differs, const char* key) {
+    if (differs) keys += (keys.empty() ? "" : ", ") + std::string(key);
+  };
+  add(params.radio.enabled, "radio");
+  add(params.initial_cwnd_segments != defaults.initial_cwnd_segments, "init_cwnd");
+  add(params.mss != defaults.mss, "mss");
+  add(params.idle_restart != defaults.idle_restart, "idle_restart_ms");
   if (keys.empty()) return "";
   return "the lab does not emulate " + keys +
          " (the radio model is the simulator's; TCP is the kernel's): ignored";

@@ -40,8 +40,9 @@ bool BuildLabLinkParams(const NetworkParams& params, const LabLinkFlags& flags,
 // False if the address is not dotted IPv4.
 bool AddAddressDelay(const std::string& address, TimeDelta round_trip, LinkParams* link);
 
-// The keys of `params` the lab cannot emulate and ignores (the radio's, and TCP's, which the
-// kernel's stack decides): one line for the user, empty when none was set.
+// The keys of `params` the lab cannot emulate and ignores, where they differ from the defaults
+// (the radio, and TCP's init_cwnd, mss and idle_restart_ms, which the kernel's stack decides):
+// one line for the user, empty when none differs.
 std::string LabIgnoredKeysNote(const NetworkParams& params);
 
 }  // namespace netstack

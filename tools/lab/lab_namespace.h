@@ -24,7 +24,8 @@ class LabNamespace {
   // The namespace's descriptor (for setns), -1 before Create.
   int fd() const { return fd_; }
 
-  // Runs `argv` (argv[0] looked up in PATH) inside the namespace and waits for it, at most
+  // Runs `argv` (argv[0] looked up in PATH) inside the namespace (in the caller's own when
+  // Create was never called: the shell's root side) and waits for it, at most
   // `timeout_ms`. Returns true when it exited 0; otherwise false with a one-line `error` naming
   // the command and what its stderr said (its last line, bounded).
   bool RunIn(const std::vector<std::string>& argv, std::string* error, int timeout_ms = 10000);

@@ -52,7 +52,11 @@ class LabProcesses {
   // Ends the group: SIGTERM to every program, then after `grace_ms` SIGKILL to what is left
   // (the whole PID namespace); reaps the init. Idempotent.
   void Stop(int grace_ms);
+  // True from a successful Start until Stop (the init may have exited on its own meanwhile: it
+  // is reaped only by Stop or the destructor).
   bool running() const { return init_pid_ > 0; }
+  // The init's pid as the lab's /proc numbers it (its namespaces: /proc/PID/ns/...); -1 when not
+  // running.
   pid_t init_pid() const { return init_pid_; }
 
  private:

@@ -117,6 +117,10 @@ bool WaitForServers(int netns_fd, const std::vector<std::pair<std::string, int>>
                ") before accepting connections" + (tail.empty() ? "" : ": " + tail);
       return false;
     }
+    if (int signum = LabSignalCaught()) {
+      *error = "interrupted by signal " + std::to_string(signum);
+      return false;
+    }
     bool all = true;
     for (size_t i = 0; i < ports.size(); ++i) {
       if (!up[i]) up[i] = Accepts(netns_fd, ports[i].first, ports[i].second);
@@ -147,6 +151,8 @@ int RunLab(const LabConfig& config, FILE* err) {
   };
   if (!HasLabPrivileges(&error)) return fail(1, error);
   if (!TunAvailable(&error)) return fail(1, error);
+  ClearLabSignal();
+  CatchLabSignals();
   SweepDeadLabs();
   Lab lab;
   lab.work_dir = MakeLabWorkDir(&error);
@@ -156,12 +162,20 @@ int RunLab(const LabConfig& config, FILE* err) {
   server_options.site_dir = config.site_dir;
   server_options.work_dir = lab.work_dir + "/servers";
   server_options.server_time = config.network.defaults.server_time;
+  // Resolved params give every named host every field: only a server time of its own counts.
   for (const auto& [host, overrides] : config.network.hosts) {
-    if (overrides.server_time) server_options.server_time_by_host[host] = *overrides.server_time;
+    if (overrides.server_time && *overrides.server_time != server_options.server_time) {
+      server_options.server_time_by_host[host] = *overrides.server_time;
+    }
   }
   LabServerPlan plan;
   if (!config.plan_servers(server_options, &plan, &error)) return fail(2, error);
 
+  for (const auto& [host, overrides] : config.network.hosts) {
+    bool served = false;
+    for (const auto& entry : plan.hosts) served = served || entry.first == host;
+    if (!served) return fail(2, "--set names host '" + host + "', which the site does not serve");
+  }
   LinkParams link;
   if (!BuildLabLinkParams(config.network, config.link_flags, plan.hosts, plan.dns_address, &link,
                           &error)) {
@@ -203,10 +217,15 @@ int RunLab(const LabConfig& config, FILE* err) {
     if (!lab.servers.Start(server_spec, &error)) return fail(1, error);
     if (!WaitForServers(lab.server.fd(), plan.ready_ports, &lab.servers, names,
                         server_spec.log_files, config.ready_timeout_ms, &error)) {
-      return fail(1, "the servers did not come up: " + error);
+      int signum = LabSignalCaught();
+      return fail(signum ? 128 + signum : 1, "the servers did not come up: " + error);
     }
   }
 
+  if (int signum = LabSignalCaught()) {
+    return fail(128 + signum,
+                "interrupted by signal " + std::to_string(signum) + " while building the lab");
+  }
   LabSessionOptions session;
   session.client_tun = lab.client_tun;
   session.server_tun = lab.server_tun;
@@ -216,10 +235,18 @@ int RunLab(const LabConfig& config, FILE* err) {
   session.command.resolv_conf = plan.resolv_conf;
   session.command.env = {"NETSTACK_LAB=1", "NETSTACK_LAB_CA=" + plan.ca_file,
                          "SSL_CERT_FILE=" + plan.ca_file, "CURL_CA_BUNDLE=" + plan.ca_file};
+  if (lab.servers.running()) {
+    // The server namespace, for `nsenter --net=$NETSTACK_LAB_SERVER_NETNS` (a measurement's own
+    // server): the servers' init is in it, and /proc is the host's inside the lab.
+    session.command.env.push_back("NETSTACK_LAB_SERVER_NETNS=/proc/" +
+                                  std::to_string(lab.servers.init_pid()) + "/ns/net");
+  }
   session.servers = plan.processes.empty() ? nullptr : &lab.servers;
   session.server_names = names;
   session.prefix = kPrefix;
+  session.signal_grace_ms = config.signal_grace_ms;
   LabSessionResult result = RunLabSession(session, err);
+  CatchLabSignals();  // the teardown is bounded: a signal now must not cut it short
   if (!config.stats_json.empty() &&
       !WriteLinkStatsJson(config.stats_json, result.up, result.down, &error)) {
     std::fprintf(err, "%s: %s\n", kPrefix, error.c_str());

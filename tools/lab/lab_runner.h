@@ -29,6 +29,7 @@ struct LabConfig {
   std::string stats_json;  // --stats-json FILE; empty: none
   std::vector<std::string> command;
   int ready_timeout_ms = 10000;  // how long the servers have to accept connections
+  int signal_grace_ms = 5000;    // how long the command has to end after a forwarded signal
 };
 
 // The lab's fixed addresses (198.18.0.0/15, the benchmarking range of RFC 2544).

@@ -1,8 +1,10 @@
 #include "tools/lab/lab_servers.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -23,10 +25,10 @@ namespace fs = std::filesystem;
 
 // A think time above this is a mistake (seconds, not milliseconds), not a server.
 constexpr TimeDelta kMaxThinkTime = std::chrono::seconds(60);
-// Addresses in a /16 after the network address, without the broadcast one.
+// Addresses in a /16 after the network address, without the broadcast one: the DNS server's
+// and the hosts'. The site's bound on hosts keeps well inside it.
 constexpr size_t kAddressesIn16 = 65534;
-// The most hosts a plan serves: the site's bound (the /16 would hold more).
-constexpr size_t kMaxHosts = kLabSiteMaxHosts;
+static_assert(kLabSiteMaxHosts + 1 <= kAddressesIn16);
 
 // What the plan writes in the work folder: removed again if planning fails half-way.
 const char* const kPlanEntries[] = {"site",        "certs",   "ca.pem",     "ca.key",
@@ -64,7 +66,7 @@ bool IsWritablePath(const std::string& path) {
   return true;
 }
 
-// "a.b" with a and b in 0..255, the first two bytes of the /16.
+// "a.b" with a and b in 0..255, the first two bytes of the /16. The caller checks a is unicast.
 bool ParsePrefix(const std::string& text, int* a, int* b) {
   const size_t dot = text.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 >= text.size() || dot > 3 ||
@@ -123,10 +125,6 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
     }
   }
   if (!ReadLabSite(site, &hosts, error)) return false;
-  if (hosts.size() > kMaxHosts || hosts.size() + 1 > kAddressesIn16) {
-    *error = "site folder " + site + ": more than " + std::to_string(kMaxHosts) + " hosts";
-    return false;
-  }
   const std::set<std::string> host_set(hosts.begin(), hosts.end());
   for (const auto& [host, time] : options.server_time_by_host) {
     if (!host_set.count(host)) {
@@ -159,6 +157,27 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
                  "libnginx-mod-http-echo): ") +
              kNginxEchoModulePath + " is missing";
     return false;
+  }
+
+  // nginx's master opens every listening socket itself, before its worker raises its own limit
+  // (up to the hard limit): a large site starts nginx with room for them, and for the worker's
+  // clients as far as the hard limit allows (prlimit can raise it only with CAP_SYS_RESOURCE).
+  std::vector<std::string> nginx_prefix;
+  const long long master_files = NginxMasterFileLimit(hosts.size());
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<long long>(limit.rlim_cur) < master_files) {
+    if (programs.prlimit.empty()) {
+      *error = "a site of " + std::to_string(hosts.size()) + " hosts needs " +
+               std::to_string(master_files) + " open files for nginx, above the limit of " +
+               std::to_string(limit.rlim_cur) + ", and prlimit (util-linux) is not found";
+      return false;
+    }
+    long long files = NginxWorkerFileLimit(hosts.size());
+    if (limit.rlim_max != RLIM_INFINITY) {
+      files = std::max(master_files, std::min(files, static_cast<long long>(limit.rlim_max)));
+    }
+    nginx_prefix = {programs.prlimit, "--nofile=" + std::to_string(files), "--"};
   }
 
   LabCaFiles ca;
@@ -197,10 +216,12 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
     return false;
   }
 
-  plan->processes = {
-      {programs.nginx, "-p", work + "/", "-c", nginx_conf, "-e", work + "/logs/nginx-error.log"},
-      {programs.dnsmasq, "-k", "--conf-file=" + dnsmasq_conf},
-  };
+  std::vector<std::string> nginx_argv = nginx_prefix;
+  for (const std::string& arg : {programs.nginx, std::string("-p"), work + "/", std::string("-c"),
+                                 nginx_conf, std::string("-e"), work + "/logs/nginx-error.log"}) {
+    nginx_argv.push_back(arg);
+  }
+  plan->processes = {nginx_argv, {programs.dnsmasq, "-k", "--conf-file=" + dnsmasq_conf}};
   for (const auto& [host, address] : plan->hosts) {
     plan->ready_ports.emplace_back(address, 443);
     plan->ready_ports.emplace_back(address, 80);
@@ -222,6 +243,7 @@ LabServerPrograms FindLabServerPrograms(const std::string& search_path) {
   LabServerPrograms programs;
   programs.nginx = FindIn(path, "nginx");
   programs.dnsmasq = FindIn(path, "dnsmasq");
+  programs.prlimit = FindIn(path, "prlimit");
   if (IsFile(kNginxEchoModulePath)) programs.echo_module = kNginxEchoModulePath;
   if (IsFile(kNginxMimeTypesPath)) programs.mime_types = kNginxMimeTypesPath;
   return programs;
@@ -243,6 +265,11 @@ bool PlanLabServersWith(const LabServerOptions& options, const LabServerPrograms
   if (!ParsePrefix(options.address_prefix, &a, &b)) {
     *error = "address prefix \"" + options.address_prefix +
              "\": not the first two bytes of an IPv4 /16 (e.g. 198.19)";
+    return false;
+  }
+  if (a == 0 || a >= 224) {
+    *error = "address prefix \"" + options.address_prefix +
+             "\": not a unicast range (the first byte must be 1 to 223)";
     return false;
   }
   if (options.server_time < TimeDelta(0) || options.server_time > kMaxThinkTime) {
@@ -279,18 +306,26 @@ bool PlanLabServersWith(const LabServerOptions& options, const LabServerPrograms
   }
   std::string work_clean = work;
   if (work_clean.size() > 1 && work_clean.back() == '/') work_clean.pop_back();
-  const bool existed = fs::exists(work_clean, ec);
+  // The outermost folder this call creates (the work folder or a parent of it): removed again
+  // if planning fails. Empty if the work folder exists.
+  std::string created;
+  for (fs::path p = work_clean; !p.empty() && p != p.root_path() && !fs::exists(p, ec);
+       p = p.parent_path()) {
+    created = p.string();
+  }
   fs::create_directories(work_clean, ec);
-  if (ec || !fs::is_directory(work_clean) || ::access(work_clean.c_str(), W_OK) != 0) {
+  std::error_code dir_ec;
+  if (ec || !fs::is_directory(work_clean, dir_ec) || ::access(work_clean.c_str(), W_OK) != 0) {
     *error = "work folder " + work_clean + ": cannot create or write it" +
              (ec ? ": " + ec.message() : "");
+    if (!created.empty()) fs::remove_all(created, ec);
     return false;
   }
   if (WritePlan(options, programs, work_clean, a, b, plan, error)) return true;
   // Nothing half-written stays behind.
   *plan = LabServerPlan();
-  if (!existed) {
-    fs::remove_all(work_clean, ec);
+  if (!created.empty()) {
+    fs::remove_all(created, ec);
   } else {
     for (const char* entry : kPlanEntries) fs::remove_all(work_clean + "/" + entry, ec);
   }

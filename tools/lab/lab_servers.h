@@ -52,8 +52,13 @@ struct LabServerPlan {
 
 // Writes the plan's files under `options.work_dir`. Returns false with a one-line `error` naming
 // what was wrong and where (a missing or unreadable site folder, a folder name that is not a valid
-// host name, more hosts than the address range holds, a program that is missing: nginx, dnsmasq,
-// openssl) and leaves no half-written plan behind it that could be used.
+// host name, more hosts than the site bound (4,000; the address range would hold more), a think
+// time outside 0..60 s or for a host the site lacks, a program that is missing: nginx, dnsmasq,
+// nginx's echo module when a host has think time; the CA is made with OpenSSL's library, no
+// `openssl` program) and leaves no half-written plan behind it that could be used: what it
+// wrote is removed, and the work folder too if it made it. Plans for the same site get the same
+// hosts, addresses and configurations (a new CA each time). Takes about 1 ms per host (a
+// certificate each).
 bool PlanLabServers(const LabServerOptions& options, LabServerPlan* plan, std::string* error);
 
 // The programs and files a plan needs from the machine. PlanLabServers finds them itself with
@@ -63,10 +68,13 @@ struct LabServerPrograms {
   std::string dnsmasq;      // absolute path, "" if not found
   std::string echo_module;  // nginx's echo module (needed for think time), "" if absent
   std::string mime_types;   // nginx's mime.types, "" if absent
+  // util-linux's prlimit: starts nginx with room for a large site's listening sockets when
+  // the caller's RLIMIT_NOFILE is too low for them (needed only then). "" if not found.
+  std::string prlimit;
 };
 
-// Looks for nginx and dnsmasq in the folders of `search_path` (':'-separated; "" means $PATH
-// then /usr/local/sbin, /usr/sbin and /sbin), and for Debian's echo module and mime.types.
+// Looks for nginx, dnsmasq and prlimit in the folders of `search_path` (':'-separated; "" means
+// $PATH then /usr/local/sbin, /usr/sbin and /sbin), and for Debian's echo module and mime.types.
 LabServerPrograms FindLabServerPrograms(const std::string& search_path);
 
 // PlanLabServers with the given programs instead of the machine's.

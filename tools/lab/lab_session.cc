@@ -23,6 +23,7 @@ struct Session {
   std::unique_ptr<LinkRelay> relay;
   uv_poll_t command_exit{};
   uv_poll_t server_exit{};
+  bool command_poll_started = false;
   bool server_poll_started = false;
   uv_signal_t signals[3]{};
   uv_timer_t grace{};
@@ -33,7 +34,7 @@ struct Session {
     if (finished) return;
     finished = true;
     result.exit_code = exit_code;
-    uv_close(reinterpret_cast<uv_handle_t*>(&command_exit), nullptr);
+    if (command_poll_started) uv_close(reinterpret_cast<uv_handle_t*>(&command_exit), nullptr);
     if (server_poll_started) uv_close(reinterpret_cast<uv_handle_t*>(&server_exit), nullptr);
     for (uv_signal_t& s : signals) uv_close(reinterpret_cast<uv_handle_t*>(&s), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&grace), nullptr);
@@ -126,13 +127,12 @@ LabSessionResult RunLabSession(const LabSessionOptions& options, FILE* err) {
   }
   if (!s->command.Start(options.command, &error)) {
     std::fprintf(err, "%s: %s\n", options.prefix.c_str(), error.c_str());
-    // Finish closes the poll handle: initialize it on a harmless descriptor first.
-    uv_poll_init(&loop, &s->command_exit, options.client_tun);
     s->Finish(1);
   } else {
     uv_poll_init(&loop, &s->command_exit, s->command.exit_fd());
     s->command_exit.data = s.get();
     uv_poll_start(&s->command_exit, UV_READABLE | UV_DISCONNECT, OnCommandExit);
+    s->command_poll_started = true;
     if (options.servers != nullptr && options.servers->exit_fd() >= 0) {
       uv_poll_init(&loop, &s->server_exit, options.servers->exit_fd());
       s->server_exit.data = s.get();

@@ -15,6 +15,12 @@ std::string Q(const std::string& path) { return "\"" + path + "\""; }
 
 }  // namespace
 
+long long NginxMasterFileLimit(size_t hosts) { return 2LL * static_cast<long long>(hosts) + 64; }
+
+long long NginxWorkerFileLimit(size_t hosts) {
+  return NginxMasterFileLimit(hosts) + kClientConnections;
+}
+
 std::string NginxSleepSeconds(TimeDelta think_time) {
   const long long ms = (think_time.count() + 500) / 1000;
   char buf[32];
@@ -36,7 +42,7 @@ std::string NginxConfigText(const NginxConfigParams& p) {
   c << "daemon off;\n"
     << "master_process on;\n"
     << "worker_processes 1;\n"
-    << "worker_rlimit_nofile " << connections + 64 << ";\n"
+    << "worker_rlimit_nofile " << NginxWorkerFileLimit(p.hosts.size()) << ";\n"
     << "pid " << Q(w + "/nginx.pid") << ";\n"
     << "error_log " << Q(w + "/logs/nginx-error.log") << " notice;\n"
     << "events { worker_connections " << connections << "; }\n"
@@ -76,14 +82,16 @@ std::string NginxConfigText(const NginxConfigParams& p) {
     if (sleep == "0.000") {
       c << "    location / { }\n";
     } else {
-      // The wait, then the file from the named location. try_files serves a folder's
-      // index.html in place: the index module would redirect back into `location /` and wait
-      // twice.
+      // The wait, then the file from a named location. try_files serves a folder's index.html
+      // in place (the index module would redirect back into `location /` and wait twice); what
+      // it does not find, @plain answers as the plain location would (301 for a folder without
+      // its slash, 403 for a folder without index.html, 404).
       c << "    location / {\n"
         << "      echo_sleep " << sleep << ";\n"
         << "      echo_exec @file;\n"
         << "    }\n"
-        << "    location @file { try_files $uri $uri/index.html =404; }\n";
+        << "    location @file { try_files $uri $uri/index.html @plain; }\n"
+        << "    location @plain { }\n";
     }
     c << "  }\n";
   }

@@ -43,6 +43,14 @@ struct NginxConfigParams {
   bool run_as_root = false;
 };
 
+// The open files nginx needs for a site of `hosts` hosts. The master opens two listening
+// sockets per host before its worker starts, and some files for logs and certificates; the
+// worker also holds its clients' connections and raises its own limit to this
+// (worker_rlimit_nofile), which it can do up to the hard limit. Above the caller's soft limit the
+// lab starts nginx through prlimit.
+long long NginxMasterFileLimit(size_t hosts);
+long long NginxWorkerFileLimit(size_t hosts);
+
 // Think time as echo_sleep takes it: seconds with millisecond precision ("0.050"), rounded to
 // the nearest millisecond (echo_sleep's own resolution).
 std::string NginxSleepSeconds(TimeDelta think_time);

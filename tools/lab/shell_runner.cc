@@ -84,6 +84,8 @@ int RunShell(const ShellConfig& config, FILE* err) {
   };
   if (!HasLabPrivileges(&error)) return fail(error);
   if (!TunAvailable(&error)) return fail(error);
+  ClearLabSignal();
+  CatchLabSignals();
   SweepDeadLabs();
   LinkParams link;
   if (!BuildLabLinkParams(config.network, config.link_flags, {}, "", &link, &error)) {
@@ -171,6 +173,10 @@ int RunShell(const ShellConfig& config, FILE* err) {
     const char* sh = std::getenv("SHELL");
     command = {sh != nullptr && sh[0] != '\0' ? sh : "/bin/sh"};
   }
+  if (int signum = LabSignalCaught()) {
+    std::fprintf(err, "%s: interrupted by signal %d while building the shell\n", kPrefix, signum);
+    return 128 + signum;
+  }
   LabSessionOptions session;
   session.client_tun = shell.client_tun;
   session.server_tun = shell.root_tun;
@@ -181,6 +187,7 @@ int RunShell(const ShellConfig& config, FILE* err) {
   session.command.env = {"NETSTACK_LAB=1", "NETSTACK_SHELL=1"};
   session.prefix = kPrefix;
   LabSessionResult result = RunLabSession(session, err);
+  CatchLabSignals();  // the teardown is bounded: a signal now must not cut it short
   if (!config.stats_json.empty() &&
       !WriteLinkStatsJson(config.stats_json, result.up, result.down, &error)) {
     std::fprintf(err, "%s: %s\n", kPrefix, error.c_str());
