@@ -12,9 +12,9 @@ in the lab's client namespace, so everything it sends crosses the emulated link.
       DIR/N.har` (N from 1), or with --chromium the node script (HAR to DIR/N.har, its wall
       and CPU time to DIR/N.cpu.json).
 
-The server namespace is found as the network namespace of a process the same `netstack lab`
-started (its nginx) that differs from the client's and the lab's own: the lab starts its servers
-and the command as its children. Exit 0; 2 on bad usage; 1 when a step fails (one line on
+The server namespace is the one the lab names in $NETSTACK_LAB_SERVER_NETNS; without it, the
+network namespace of a process the same `netstack lab` started (its nginx) that differs from the
+client's and the lab's own (the lab starts its servers and the command as its children). Exit 0; 2 on bad usage; 1 when a step fails (one line on
 stderr naming it).
 """
 
@@ -132,13 +132,17 @@ def accuracy(args):
     rtts, summary = ping_rtts(address, args.ping_count)
     result = {"host": args.host, "address": address, "ping_ms": rtts, "ping_summary": summary}
     if args.iperf_seconds > 0:
-        server = server_namespace_pid()
-        if not server:
-            fail("cannot find the lab's server namespace (run inside netstack lab)")
+        # The lab names its server namespace; older labs did not, so find it then.
+        netns = os.environ.get("NETSTACK_LAB_SERVER_NETNS", "")
+        if not netns:
+            server = server_namespace_pid()
+            if not server:
+                fail("cannot find the lab's server namespace (run inside netstack lab)")
+            netns = "/proc/%d/ns/net" % server
         # One iperf3 server per direction (-1: it ends after one test), in the server namespace.
         for key, reverse in (("down", True), ("up", False)):
-            srv = subprocess.Popen(["nsenter", "--net=/proc/%d/ns/net" % server, "iperf3", "-s",
-                                    "-1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            srv = subprocess.Popen(["nsenter", "--net=" + netns, "iperf3", "-s", "-1"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
             try:
                 result[key] = iperf(address, args.iperf_seconds, args.omit, reverse,
