@@ -7,6 +7,7 @@ usage. Every error is one line and exit 2, and nothing is left behind.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,30 @@ class DriverUsageTest(unittest.TestCase):
         self.check([script, "--runs", "0", "--netstack", NETSTACK], "--runs wants 1..100")
         self.check([script, "--browser", "lynx"], "invalid choice: 'lynx'")
         self.check([script, "--netstack", "/nonexistent/netstack"], "not found or not executable")
+
+
+class ClientUsageTest(unittest.TestCase):
+    def test_lab_client_usage(self):
+        client = os.path.join(BENCH, "lab_client.py")
+        r = run([sys.executable, client, "accuracy", "--host", "x", "--ping-count", "0"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--ping-count wants 1..10000", r.stderr.strip().splitlines()[-1])
+        r = run([sys.executable, client, "dance"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+
+    def test_load_page_usage(self):
+        node = shutil.which("node")
+        if not node:
+            self.skipTest("node is not installed")
+        script = os.path.join(BENCH, "lab-browser", "load_page.js")
+        for argv, expect in (([], "needs --har FILE and a URL"),
+                             (["--har", "x.har", "--timeout-s", "0", "https://a/"],
+                              "--timeout-s wants 1..3600"),
+                             (["--har", "x.har", "--bogus", "https://a/"],
+                              "unexpected argument --bogus")):
+            r = run([node, script] + argv)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.stderr.strip(), "load_page.js: " + expect)
 
 
 if __name__ == "__main__":
