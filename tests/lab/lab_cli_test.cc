@@ -23,12 +23,6 @@
 namespace netstack {
 namespace {
 
-#define REQUIRE_LAB()                                                \
-  do {                                                               \
-    std::string why = test::LabUnavailableReason();                  \
-    if (!why.empty()) SKIP_TEST("the lab cannot run here: " << why); \
-  } while (0)
-
 struct Result {
   int code = -1;
   std::string out, err;

@@ -25,12 +25,6 @@
 namespace netstack {
 namespace {
 
-#define REQUIRE_LAB()                                                \
-  do {                                                               \
-    std::string why = test::LabUnavailableReason();                  \
-    if (!why.empty()) SKIP_TEST("the lab cannot run here: " << why); \
-  } while (0)
-
 // Waits for the group's first exit report, at most `timeout_ms`; -1 if none came.
 int WaitExit(LabProcesses* group, int timeout_ms = 10000) {
   pollfd p{group->exit_fd(), POLLIN, 0};

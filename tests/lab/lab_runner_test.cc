@@ -25,12 +25,6 @@
 namespace netstack {
 namespace {
 
-#define REQUIRE_LAB()                                                \
-  do {                                                               \
-    std::string why = test::LabUnavailableReason();                  \
-    if (!why.empty()) SKIP_TEST("the lab cannot run here: " << why); \
-  } while (0)
-
 // A plan of two hosts (a.lab 198.19.0.2, b.lab 198.19.0.3) and a DNS address (198.19.0.1) with
 // `processes` as the servers, ready when `ready` accept.
 LabServerPlanner HandPlan(std::vector<std::vector<std::string>> processes,

@@ -15,6 +15,14 @@ namespace netstack::test {
 // "" when the machine can run a lab; otherwise why not (for SKIP_TEST).
 std::string LabUnavailableReason();
 
+// Skips the test case (fails it under NETSTACK_REQUIRE_FIXTURES=1: SKIP_TEST) when the machine
+// cannot run a lab. The file using it includes tests/test_skip.h.
+#define REQUIRE_LAB()                                                \
+  do {                                                               \
+    std::string why = ::netstack::test::LabUnavailableReason();      \
+    if (!why.empty()) SKIP_TEST("the lab cannot run here: " << why); \
+  } while (0)
+
 // What a lab could leave behind on the host.
 struct HostSnapshot {
   std::string netns_list;               // `ip netns list`

@@ -147,6 +147,16 @@ LabSessionResult RunLabSession(const LabSessionOptions& options, FILE* err) {
   return s->result;
 }
 
+int ReportLabSession(const LabSessionResult& result, const std::string& stats_json,
+                     const std::string& prefix, FILE* err) {
+  std::string error;
+  if (!stats_json.empty() && !WriteLinkStatsJson(stats_json, result.up, result.down, &error)) {
+    std::fprintf(err, "%s: %s\n", prefix.c_str(), error.c_str());
+    return result.exit_code == 0 ? 1 : result.exit_code;
+  }
+  return result.exit_code;
+}
+
 bool WriteLinkStatsJson(const std::string& path, const LinkDirectionStats& up,
                         const LinkDirectionStats& down, std::string* error) {
   auto one = [](const LinkDirectionStats& d) {

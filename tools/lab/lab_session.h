@@ -39,6 +39,12 @@ struct LabSessionResult {
 // Runs the session. Errors (the link or the command could not start) are one line on `err`.
 LabSessionResult RunLabSession(const LabSessionOptions& options, FILE* err);
 
+// The exit status of a finished session: `result.exit_code`, after writing the link's counters to
+// `stats_json` when it is not empty (--stats-json); a failure to write them is one line on `err`
+// (starting with `prefix`) and makes a successful command's status 1.
+int ReportLabSession(const LabSessionResult& result, const std::string& stats_json,
+                     const std::string& prefix, FILE* err);
+
 // The link's counters as JSON ({"up": {...}, "down": {...}}, LinkDirectionStats' field names),
 // written to `path`. False with a one-line `error` if it cannot be written.
 bool WriteLinkStatsJson(const std::string& path, const LinkDirectionStats& up,

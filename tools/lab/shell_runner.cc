@@ -188,12 +188,7 @@ int RunShell(const ShellConfig& config, FILE* err) {
   session.prefix = kPrefix;
   LabSessionResult result = RunLabSession(session, err);
   CatchLabSignals();  // the teardown is bounded: a signal now must not cut it short
-  if (!config.stats_json.empty() &&
-      !WriteLinkStatsJson(config.stats_json, result.up, result.down, &error)) {
-    std::fprintf(err, "%s: %s\n", kPrefix, error.c_str());
-    if (result.exit_code == 0) result.exit_code = 1;
-  }
-  return result.exit_code;
+  return ReportLabSession(result, config.stats_json, kPrefix, err);
 }
 
 }  // namespace netstack
