@@ -195,6 +195,11 @@ TEST_CASE("netstack lab: ping sees rtt_ms, curl fetches the default site, the st
   CHECK(nowhere.err ==
         "netstack lab: --set names host 'nowhere.lab', which the site does not serve\n");
 
+  // The lab's relay may run at a real-time priority; the command it starts never does.
+  Result policy = Netstack({"lab", "--", "sh", "-c", "chrt -p $$"});
+  CHECK(policy.code == 0);
+  CHECK_THAT(policy.out, Catch::Contains("SCHED_OTHER"));
+
   Result fail = Netstack({"lab", "--", "sh", "-c", "exit 9"});
   CHECK(fail.code == 9);
   CHECK(test::NewSince(before, test::TakeHostSnapshot()) == "");
