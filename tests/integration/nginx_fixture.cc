@@ -219,10 +219,14 @@ bool NginxFixture::Start() {
     message_ = error;
     return false;
   }
-  // A port picked free may be taken by the time nginx binds it: retry with fresh ports.
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  // A port picked free may be taken by the time nginx binds it, and two picks may give the same
+  // port (each probe socket is closed before the next pick): retry with fresh ports.
+  for (int attempt = 0; attempt < 5; ++attempt) {
     if (TryStart(&error)) return true;
-    if (error.find("Address already in use") == std::string::npos) break;
+    if (error.find("Address already in use") == std::string::npos &&
+        error != "could not pick three free ports") {
+      break;
+    }
   }
   message_ = error;
   return false;

@@ -128,7 +128,8 @@ bool ReadResponse(const nlohmann::json& response, const std::string& path, Devto
 
 }  // namespace
 
-DevtoolsEvents::DevtoolsEvents(std::string name) : name_(std::move(name)) {}
+DevtoolsEvents::DevtoolsEvents(std::string name, const DevtoolsLogLimits& limits)
+    : name_(std::move(name)), limits_(limits) {}
 
 DevtoolsRequest* DevtoolsEvents::Find(const std::string& request_id) {
   auto it = current_.find(request_id);
@@ -232,8 +233,8 @@ bool DevtoolsEvents::OnRequestWillBeSent(const nlohmann::json& params, std::stri
     }
     bool navigation = document && !frame_id.empty() && frame_id == main_frame_;
     if (pages_.empty() || (navigation && pages_.back().has_navigation)) {
-      if (pages_.size() >= kMaxDevtoolsPages) {
-        *error = "more than the limit of " + std::to_string(kMaxDevtoolsPages) +
+      if (pages_.size() >= limits_.pages) {
+        *error = "more than the limit of " + std::to_string(limits_.pages) +
                  " pages (main-frame navigations)";
         return false;
       }
@@ -245,8 +246,8 @@ bool DevtoolsEvents::OnRequestWillBeSent(const nlohmann::json& params, std::stri
     }
     request.page = pages_.size() - 1;
   }
-  if (requests_.size() >= kMaxDevtoolsRequests) {
-    *error = "more than the limit of " + std::to_string(kMaxDevtoolsRequests) + " requests";
+  if (requests_.size() >= limits_.requests) {
+    *error = "more than the limit of " + std::to_string(limits_.requests) + " requests";
     return false;
   }
   if (auto early = early_request_headers_.find(request_id); early != early_request_headers_.end()) {
@@ -314,7 +315,7 @@ bool DevtoolsEvents::OnExtraInfo(const nlohmann::json& params, bool response, st
     *taken = true;
   } else {
     auto& early = response ? early_response_headers_ : early_request_headers_;
-    if (early.size() < kMaxDevtoolsRequests) early[request_id] = std::move(headers);
+    if (early.size() < limits_.requests) early[request_id] = std::move(headers);
   }
   return true;
 }
@@ -425,7 +426,7 @@ bool DevtoolsEvents::OnFrame(const nlohmann::json& params, bool navigated, std::
     return false;
   }
   if (!parent_id.empty()) {
-    if (child_frames_.size() < kMaxDevtoolsRequests) child_frames_.insert(frame_id);
+    if (child_frames_.size() < limits_.requests) child_frames_.insert(frame_id);
   } else if (navigated && main_frame_.empty()) {
     main_frame_ = frame_id;
   }

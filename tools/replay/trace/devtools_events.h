@@ -54,8 +54,9 @@ struct DevtoolsRequest {
 
 class DevtoolsEvents {
  public:
-  // `name` labels messages and page sources (the file's path).
-  explicit DevtoolsEvents(std::string name);
+  // `name` labels messages and page sources (the file's path); `limits` bounds the requests and
+  // pages (its `messages` is the reader's).
+  DevtoolsEvents(std::string name, const DevtoolsLogLimits& limits);
 
   // Handles message `index` of the log: `method` and its `params` (JSON null when absent).
   // Unknown methods, and events naming a request the log never started, are ignored. Returns
@@ -90,6 +91,7 @@ class DevtoolsEvents {
   DevtoolsRequest* Find(const std::string& request_id);
 
   std::string name_;
+  DevtoolsLogLimits limits_;
   size_t message_ = 0;  // the index of the message being handled
   std::vector<DevtoolsRequest> requests_;
   std::map<std::string, size_t> current_;  // request id -> its latest hop in requests_

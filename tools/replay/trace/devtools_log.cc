@@ -63,7 +63,8 @@ const nlohmann::json* Unwrap(const nlohmann::json& element, nlohmann::json* scra
 // parsed and drops it, keeping the first error.
 class MessageReader {
  public:
-  explicit MessageReader(DevtoolsEvents* events) : events_(events) {}
+  MessageReader(DevtoolsEvents* events, size_t max_messages)
+      : events_(events), max_messages_(max_messages) {}
 
   bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
@@ -84,8 +85,8 @@ class MessageReader {
   void Take(const nlohmann::json& element) {
     size_t index = count_++;
     if (!error_.empty()) return;
-    if (index >= kMaxDevtoolsMessages) {
-      error_ = "more than the limit of " + std::to_string(kMaxDevtoolsMessages) + " messages";
+    if (index >= max_messages_) {
+      error_ = "more than the limit of " + std::to_string(max_messages_) + " messages";
       return;
     }
     nlohmann::json scratch;
@@ -108,6 +109,7 @@ class MessageReader {
   }
 
   DevtoolsEvents* events_;
+  size_t max_messages_;
   bool root_is_array_ = false;
   size_t count_ = 0;
   std::string error_;
@@ -119,9 +121,9 @@ namespace {
 
 // Hands every message of `text` (without a byte order mark) to `events`. False with `error`
 // naming the file.
-bool ReadMessages(std::string_view text, const std::string& name, DevtoolsEvents* events,
-                  std::string* error) {
-  MessageReader reader(events);
+bool ReadMessages(std::string_view text, const std::string& name, size_t max_messages,
+                  DevtoolsEvents* events, std::string* error) {
+  MessageReader reader(events, max_messages);
   nlohmann::json rest;
   JsonSyntaxError syntax;
   if (!ParseJsonText(text, std::ref(reader), &rest, &syntax)) {
@@ -152,15 +154,15 @@ bool Failed(HarFile* out, std::string* error) {
 }  // namespace
 
 bool ParseDevtoolsLog(std::string_view text, const std::string& name, HarFile* out,
-                      std::string* error) {
+                      std::string* error, const DevtoolsLogLimits& limits) {
   *out = HarFile();
   text = StripBom(text);
   if (text.size() > kMaxDevtoolsBytes) {
     *error = name + ": larger than the limit of " + FormatByteLimit(kMaxDevtoolsBytes);
     return Failed(out, error);
   }
-  DevtoolsEvents events(name);
-  if (!ReadMessages(text, name, &events, error) || !events.Finish(out, error)) {
+  DevtoolsEvents events(name, limits);
+  if (!ReadMessages(text, name, limits.messages, &events, error) || !events.Finish(out, error)) {
     return Failed(out, error);
   }
   return true;
@@ -173,8 +175,9 @@ bool ReadDevtoolsLogFile(const std::string& path, HarFile* out, std::string* err
     *error = path + ": " + problem;
     return Failed(out, error);
   }
-  DevtoolsEvents events(path);
-  bool read = ReadMessages(StripBom(text), path, &events, error);
+  const DevtoolsLogLimits limits;
+  DevtoolsEvents events(path, limits);
+  bool read = ReadMessages(StripBom(text), path, limits.messages, &events, error);
   std::string().swap(text);  // the pages are built without the text
   if (!read || !events.Finish(out, error)) return Failed(out, error);
   return true;

@@ -29,11 +29,19 @@ inline constexpr size_t kMaxDevtoolsRequests = 100'000;  // requests and redirec
 inline constexpr size_t kMaxDevtoolsPages = 10'000;      // main-frame navigations
 inline constexpr size_t kMaxDevtoolsHeaders = 1'000;     // per request or response
 
+// The count bounds a parse applies: the constants above unless a caller (a test reaching each
+// bound with a small input) passes smaller ones.
+struct DevtoolsLogLimits {
+  size_t messages = kMaxDevtoolsMessages;
+  size_t requests = kMaxDevtoolsRequests;
+  size_t pages = kMaxDevtoolsPages;
+};
+
 // Parses a DevTools log's text; `name` labels messages (the file's path). Returns false with a
 // one-line `error` (and `out` empty). Pages come in log order, each with its entries in start
 // order.
 bool ParseDevtoolsLog(std::string_view text, const std::string& name, HarFile* out,
-                      std::string* error);
+                      std::string* error, const DevtoolsLogLimits& limits = {});
 
 // Reads and parses a file (errors name the path; an unreadable file says why).
 bool ReadDevtoolsLogFile(const std::string& path, HarFile* out, std::string* error);
