@@ -182,5 +182,24 @@ TEST_CASE("sim: records: a 40 KB response becomes readable in three records",
   CHECK(r.timing.receive_headers_start == first);
 }
 
+TEST_CASE("sim: HTTP/2 over handshake flights and records", "[sim][timing][tls]") {
+  NetworkParams params = SlowLink();
+  std::string error;
+  REQUIRE(params.Set("a.test:http2", "on", &error));
+  REQUIRE(params.Set("tls_server_flight_bytes", "4000", &error));
+  REQUIRE(params.Set("tls_record_bytes", "16384", &error));
+  SimTestEnv env(params);
+  std::vector<FetchResult> results =
+      env.FetchAll({"https://a.test/size/30000", "https://a.test/size/500"});
+  for (const FetchResult& r : results) {
+    REQUIRE(r.result == OK);
+    CHECK(r.connection.protocol == "h2");
+  }
+  CHECK(results[0].body_bytes == 30000);
+  CHECK(results[1].body_bytes == 500);
+  CHECK(env.stats().tcp_connects == 1);
+  CHECK(env.responder.requests.size() == 2);
+}
+
 }  // namespace
 }  // namespace netstack::test
