@@ -46,7 +46,8 @@ constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "radio_tail_ms",
                                      "radio_disconnect_ms",
                                      "radio_reconnect_ms",
-                                     "tls_record_bytes"};
+                                     "tls_record_bytes",
+                                     "link_queue"};
 constexpr const char* kScaleKeys[] = {"rtt_scale", "dns_scale", "server_scale", "bandwidth_scale"};
 
 // LTE: RRC connected with DRX for about 10 s after traffic, then RRC idle; waking takes about
@@ -155,6 +156,8 @@ NetworkParams Profile(int64_t rtt_us, int64_t down_bps, int64_t up_bps) {
 const char* Http2ModeName(Http2Mode mode) {
   return mode == Http2Mode::kOn ? "on" : mode == Http2Mode::kOff ? "off" : "auto";
 }
+
+const char* LinkQueueName(LinkQueue queue) { return queue == LinkQueue::kFifo ? "fifo" : "fair"; }
 
 const char* TlsVersionName(TlsVersion version) {
   return version == TlsVersion::kTls12 ? "1.2" : "1.3";
@@ -361,6 +364,15 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     return true;
   }
 
+  if (key == "link_queue") {
+    if (value != "fair" && value != "fifo") {
+      *error = "link_queue: '" + ShownValue(value) + "' is not fair or fifo";
+      return false;
+    }
+    link_queue = value == "fifo" ? LinkQueue::kFifo : LinkQueue::kFair;
+    return true;
+  }
+
   if (key == "radio") {
     if (value == "off") {
       radio.enabled = false;
@@ -447,6 +459,7 @@ nlohmann::json NetworkParams::ToJson() const {
   out["mss"] = mss;
   out["idle_restart_ms"] = Scaled(idle_restart.count(), 1000);
   out["tls_record_bytes"] = tls_record_bytes;
+  out["link_queue"] = LinkQueueName(link_queue);
   out["radio"] = radio.enabled ? "on" : "off";
   out["radio_promotion_ms"] = Scaled(radio.promotion.count(), 1000);
   out["radio_tail_ms"] = Scaled(radio.tail.count(), 1000);

@@ -15,7 +15,9 @@
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
 //                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms,
 //                radio_disconnect_ms, radio_reconnect_ms, tls_record_bytes (TLS application data
-//                is readable per record of this size; 0 = as it arrives)
+//                is readable per record of this size; 0 = as it arrives), link_queue (fair |
+//                fifo: the access link shares its rate among the connections, or serves one
+//                queue in order, where a new connection's handshake waits behind queued bytes)
 //   scales:      rtt_scale, dns_scale, server_scale, bandwidth_scale (1; 0.01..100): multiply
 //                every host's round trip, DNS lookup and server time (per-entry server times of
 //                a trace too: the replay's), and both link rates, after everything else
@@ -72,6 +74,12 @@ struct HostParams {
   bool http2 = false;
 };
 
+// The access link's discipline (the `link_queue` key): processor sharing among the connections
+// with bytes on it, or one first-in first-out queue (a drop-tail bottleneck's, without drops).
+enum class LinkQueue { kFair, kFifo };
+// "fair" | "fifo".
+const char* LinkQueueName(LinkQueue queue);
+
 // The `http2` key without a host prefix: what decides whether a simulated server speaks h2.
 enum class Http2Mode { kAuto, kOn, kOff };
 // "auto" | "on" | "off".
@@ -117,9 +125,11 @@ struct NetworkParams {
   // when the user sets it.
   std::set<std::string> trace_keys;
 
-  // The client's access link, shared by every connection (fair share). 0 = unlimited.
+  // The client's access link, shared by every connection (fair share, or one FIFO queue with
+  // link_queue=fifo). 0 = unlimited.
   int64_t downlink_bps = 10'000'000;
   int64_t uplink_bps = 10'000'000;
+  LinkQueue link_queue = LinkQueue::kFair;
   // TCP: initial congestion window (segments of `mss` bytes), doubled per round trip in slow
   // start; kept across keep-alive requests; back to the initial window after `idle_restart`
   // without traffic (RFC 5681 §4.1; zero disables the restart).
@@ -161,9 +171,10 @@ struct NetworkParams {
   // dns_ttl_s 0..604800, server_ms 0..600000, tls_session_lifetime_s 0..604800,
   // tls_server_flight_bytes 0..100000, tls_record_bytes 0..16384, down_kbps and up_kbps
   // 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
-  // radio_promotion_ms 0..60000, radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000,
-  // radio_reconnect_ms 0..60000, the *_scale keys 0.01..100; at most kMaxHostOverrides hosts.
-  // A global key goes in `user_keys`, out of `trace_keys` (radio=lte|3g: the radio times too).
+  // link_queue fair | fifo, radio_promotion_ms 0..60000, radio_tail_ms 0..3600000,
+  // radio_disconnect_ms 0..3600000, radio_reconnect_ms 0..60000, the *_scale keys 0.01..100; at
+  // most kMaxHostOverrides hosts. A global key goes in `user_keys`, out of `trace_keys`
+  // (radio=lte|3g: the radio times too).
   bool Set(const std::string& key, const std::string& value, std::string* error);
   // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);

@@ -58,15 +58,27 @@ int SimStreamSocket::Connect(CompletionCallback callback) {
     net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, ERR_CONNECTION_REFUSED);
     return ERR_CONNECTION_REFUSED;
   }
-  // SYN, SYN-ACK: one round trip once the radio is up; the ACK travels with the request.
+  // SYN, SYN-ACK: one round trip once the radio is up; the ACK travels with the request. On a
+  // FIFO link the SYN waits behind the uplink's queue and the SYN-ACK, reaching the downlink
+  // one round trip later, behind the downlink's then.
   const TimeTicks now = world_.scheduler.Now();
-  const TimeTicks done = world_.radio.Acquire(now) + host_->params.rtt;
+  TimeTicks done = world_.radio.Acquire(now) + host_->params.rtt;
+  if (world_.uplink.queue() == LinkQueue::kFifo) done += world_.uplink.Backlog();
   connect_callback_ = std::move(callback);
+  syn_ack_queued_ = world_.downlink.queue() != LinkQueue::kFifo;
   connect_timer_.Start(done - now, [this] { OnConnectTimer(); });
   return ERR_IO_PENDING;
 }
 
 void SimStreamSocket::OnConnectTimer() {
+  if (!syn_ack_queued_) {  // the SYN-ACK reaches the FIFO downlink now
+    syn_ack_queued_ = true;
+    const TimeDelta wait = world_.downlink.Backlog();
+    if (wait > TimeDelta::zero()) {
+      connect_timer_.Start(wait, [this] { OnConnectTimer(); });
+      return;
+    }
+  }
   connected_ = true;
   ++world_.stats.tcp_connects;
   world_.radio.Touch(world_.scheduler.Now());

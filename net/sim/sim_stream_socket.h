@@ -50,7 +50,8 @@ class SimStreamSocket : public StreamSocket,
   SimStreamSocket(const SimStreamSocket&) = delete;
   SimStreamSocket& operator=(const SimStreamSocket&) = delete;
 
-  // ERR_IO_PENDING and OK one RTT later (plus a promotion); ERR_CONNECTION_REFUSED at once for
+  // ERR_IO_PENDING and OK one RTT later (plus a promotion, and with link_queue=fifo the links'
+  // backlogs the SYN and SYN-ACK wait behind); ERR_CONNECTION_REFUSED at once for
   // an address the network did not hand out; OK if already connected.
   int Connect(CompletionCallback callback) override;
   // Response bytes that have arrived (synchronously), 0 once the server closed and everything
@@ -143,7 +144,8 @@ class SimStreamSocket : public StreamSocket,
   const IPEndPoint endpoint_;
   NetLogWithSource net_log_;
 
-  OneShotTimer connect_timer_;  // the SYN-ACK's arrival
+  OneShotTimer connect_timer_;  // the SYN-ACK's arrival (on a FIFO link: first at the link)
+  bool syn_ack_queued_ = true;  // the SYN-ACK has waited its turn on the downlink
   CompletionCallback connect_callback_;
   bool connected_ = false;
   bool closed_ = false;  // Disconnect() ran

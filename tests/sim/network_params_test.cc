@@ -123,6 +123,7 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
   CheckRejected("x.test:tls_record_bytes", "100",
                 "'tls_record_bytes' applies to the whole network and takes no host prefix "
                 "('x.test:tls_record_bytes')");
+  CheckRejected("link_queue", "lifo", "link_queue: 'lifo' is not fair or fifo");
   CheckRejected("down_kbps", "100000001", "down_kbps: 100000001 is out of range (0..100000000)");
   CheckRejected("init_cwnd", "0", "init_cwnd: 0 is out of range (1..1000)");
   CheckRejected("init_cwnd", "1.5", "init_cwnd: '1.5' is not a whole number");
@@ -214,6 +215,7 @@ TEST_CASE("params: ToJson writes Set's keys, and reads back through Set", "[sim]
   CHECK(json["tls_server_flight_bytes"] == 0);
   CHECK(json["hosts"]["x.test"]["tls_server_flight_bytes"] == 4500);
   CHECK(json["tls_record_bytes"] == 16384);
+  CHECK(json["link_queue"] == "fair");
   CHECK(original.ForHost("x.test").tls_server_flight_bytes == 4500);
   CHECK(original.ForHost("y.test").tls_server_flight_bytes == 0);
   CHECK(json["rtt_ms"] == 62.5);
