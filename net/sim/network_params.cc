@@ -17,6 +17,9 @@ constexpr NetworkNumberKey kServerMs{"server_ms", 1000, 0, 600'000, false};
 // RFC 8446 §4.6.1: a ticket lives at most 7 days.
 constexpr NetworkNumberKey kTlsSessionLifetimeS{"tls_session_lifetime_s", 1'000'000, 0, 604'800,
                                                 false};
+constexpr NetworkNumberKey kTlsServerFlightBytes{"tls_server_flight_bytes", 1, 0, 100'000, true};
+// RFC 8446 §5.1: a record carries at most 2^14 bytes.
+constexpr NetworkNumberKey kTlsRecordBytes{"tls_record_bytes", 1, 0, 16'384, true};
 constexpr NetworkNumberKey kDownKbps{"down_kbps", 1000, 0, 100'000'000, false};
 constexpr NetworkNumberKey kUpKbps{"up_kbps", 1000, 0, 100'000'000, false};
 constexpr NetworkNumberKey kInitCwnd{"init_cwnd", 1, 1, 1000, true};
@@ -29,8 +32,10 @@ constexpr NetworkNumberKey kRadioReconnectMs{"radio_reconnect_ms", 1000, 0, 60'0
 // Scales: millionths, 0.01..100.
 constexpr NetworkNumberKey kScale{"scale", 1'000'000, 0, 100, false, 10'000, "0.01..100"};
 
-constexpr const char* kHostKeys[] = {
-    "rtt_ms", "dns_ms", "dns_ttl_s", "server_ms", "tls", "tls_session_lifetime_s", "http2"};
+constexpr const char* kHostKeys[] = {"rtt_ms",    "dns_ms",
+                                     "dns_ttl_s", "server_ms",
+                                     "tls",       "tls_session_lifetime_s",
+                                     "http2",     "tls_server_flight_bytes"};
 constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "up_kbps",
                                      "init_cwnd",
@@ -40,7 +45,9 @@ constexpr const char* kLinkKeys[] = {"down_kbps",
                                      "idle_restart_ms",
                                      "radio_tail_ms",
                                      "radio_disconnect_ms",
-                                     "radio_reconnect_ms"};
+                                     "radio_reconnect_ms",
+                                     "tls_record_bytes",
+                                     "link_queue"};
 constexpr const char* kScaleKeys[] = {"rtt_scale", "dns_scale", "server_scale", "bandwidth_scale"};
 
 // LTE: RRC connected with DRX for about 10 s after traffic, then RRC idle; waking takes about
@@ -90,6 +97,7 @@ HostOverrides Unclaimed(HostOverrides o, const std::set<std::string>& user_keys)
   if (user_keys.count("server_ms")) o.server_time.reset();
   if (user_keys.count("tls")) o.tls.reset();
   if (user_keys.count("tls_session_lifetime_s")) o.tls_session_lifetime.reset();
+  if (user_keys.count("tls_server_flight_bytes")) o.tls_server_flight_bytes.reset();
   return o;
 }
 
@@ -106,7 +114,8 @@ nlohmann::json HostJson(const HostParams& p) {
       {"dns_ttl_s", Scaled(p.dns_ttl.count(), 1'000'000)},
       {"server_ms", Scaled(p.server_time.count(), 1000)},
       {"tls", TlsVersionName(p.tls)},
-      {"tls_session_lifetime_s", Scaled(p.tls_session_lifetime.count(), 1'000'000)}};
+      {"tls_session_lifetime_s", Scaled(p.tls_session_lifetime.count(), 1'000'000)},
+      {"tls_server_flight_bytes", p.tls_server_flight_bytes}};
 }
 
 nlohmann::json OverridesJson(const HostOverrides& o) {
@@ -119,6 +128,7 @@ nlohmann::json OverridesJson(const HostOverrides& o) {
   if (o.tls_session_lifetime) {
     h["tls_session_lifetime_s"] = Scaled(o.tls_session_lifetime->count(), 1'000'000);
   }
+  if (o.tls_server_flight_bytes) h["tls_server_flight_bytes"] = *o.tls_server_flight_bytes;
   if (o.http2) h["http2"] = *o.http2 ? "on" : "off";
   return h;
 }
@@ -147,6 +157,8 @@ const char* Http2ModeName(Http2Mode mode) {
   return mode == Http2Mode::kOn ? "on" : mode == Http2Mode::kOff ? "off" : "auto";
 }
 
+const char* LinkQueueName(LinkQueue queue) { return queue == LinkQueue::kFifo ? "fifo" : "fair"; }
+
 const char* TlsVersionName(TlsVersion version) {
   return version == TlsVersion::kTls12 ? "1.2" : "1.3";
 }
@@ -158,6 +170,7 @@ HostParams HostOverrides::ApplyTo(HostParams base) const {
   if (server_time) base.server_time = *server_time;
   if (tls) base.tls = *tls;
   if (tls_session_lifetime) base.tls_session_lifetime = *tls_session_lifetime;
+  if (tls_server_flight_bytes) base.tls_server_flight_bytes = *tls_server_flight_bytes;
   if (http2) base.http2 = *http2;
   return base;
 }
@@ -201,6 +214,7 @@ NetworkParams NetworkParams::Resolved() const {
     o.server_time = p.server_time;
     o.tls = p.tls;
     o.tls_session_lifetime = p.tls_session_lifetime;
+    o.tls_server_flight_bytes = p.tls_server_flight_bytes;
     o.http2 = p.http2;
   };
   for (const auto& entry : hosts) resolve(entry.first);
@@ -319,11 +333,12 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
     if (key == "tls") {
       if (!ParseTlsVersion(full_key, value, &tls, error)) return false;
     } else {
-      const NetworkNumberKey& spec = key == "rtt_ms"                   ? kRttMs
-                                     : key == "dns_ms"                 ? kDnsMs
-                                     : key == "dns_ttl_s"              ? kDnsTtlS
-                                     : key == "tls_session_lifetime_s" ? kTlsSessionLifetimeS
-                                                                       : kServerMs;
+      const NetworkNumberKey& spec = key == "rtt_ms"                    ? kRttMs
+                                     : key == "dns_ms"                  ? kDnsMs
+                                     : key == "dns_ttl_s"               ? kDnsTtlS
+                                     : key == "tls_session_lifetime_s"  ? kTlsSessionLifetimeS
+                                     : key == "tls_server_flight_bytes" ? kTlsServerFlightBytes
+                                                                        : kServerMs;
       if (!ParseNetworkNumber(spec, full_key, value, &n, error)) return false;
       duration = TimeDelta(n);
     }
@@ -335,6 +350,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
       if (key == "server_ms") p.server_time = duration;
       if (key == "tls") p.tls = tls;
       if (key == "tls_session_lifetime_s") p.tls_session_lifetime = duration;
+      if (key == "tls_server_flight_bytes") p.tls_server_flight_bytes = n;
     } else {
       HostOverrides& o = hosts[host];
       if (key == "rtt_ms") o.rtt = duration;
@@ -343,7 +359,17 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
       if (key == "server_ms") o.server_time = duration;
       if (key == "tls") o.tls = tls;
       if (key == "tls_session_lifetime_s") o.tls_session_lifetime = duration;
+      if (key == "tls_server_flight_bytes") o.tls_server_flight_bytes = n;
     }
+    return true;
+  }
+
+  if (key == "link_queue") {
+    if (value != "fair" && value != "fifo") {
+      *error = "link_queue: '" + ShownValue(value) + "' is not fair or fifo";
+      return false;
+    }
+    link_queue = value == "fifo" ? LinkQueue::kFifo : LinkQueue::kFair;
     return true;
   }
 
@@ -382,6 +408,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
                                  : key == "radio_promotion_ms"  ? kRadioPromotionMs
                                  : key == "radio_disconnect_ms" ? kRadioDisconnectMs
                                  : key == "radio_reconnect_ms"  ? kRadioReconnectMs
+                                 : key == "tls_record_bytes"    ? kTlsRecordBytes
                                                                 : kRadioTailMs;
   int64_t n = 0;
   if (!ParseNetworkNumber(spec, full_key, value, &n, error)) return false;
@@ -394,6 +421,7 @@ bool NetworkParams::SetValue(const std::string& full_key, const std::string& val
   if (key == "radio_tail_ms") radio.tail = TimeDelta(n);
   if (key == "radio_disconnect_ms") radio.disconnect_after = TimeDelta(n);
   if (key == "radio_reconnect_ms") radio.reconnect = TimeDelta(n);
+  if (key == "tls_record_bytes") tls_record_bytes = n;
   return true;
 }
 
@@ -430,6 +458,8 @@ nlohmann::json NetworkParams::ToJson() const {
   out["init_cwnd"] = initial_cwnd_segments;
   out["mss"] = mss;
   out["idle_restart_ms"] = Scaled(idle_restart.count(), 1000);
+  out["tls_record_bytes"] = tls_record_bytes;
+  out["link_queue"] = LinkQueueName(link_queue);
   out["radio"] = radio.enabled ? "on" : "off";
   out["radio_promotion_ms"] = Scaled(radio.promotion.count(), 1000);
   out["radio_tail_ms"] = Scaled(radio.tail.count(), 1000);
@@ -457,6 +487,7 @@ nlohmann::json NetworkParams::ToJson() const {
       if (u.server_time) effective.server_time.reset();
       if (u.tls) effective.tls.reset();
       if (u.tls_session_lifetime) effective.tls_session_lifetime.reset();
+      if (u.tls_server_flight_bytes) effective.tls_server_flight_bytes.reset();
       if (u.http2) effective.http2.reset();
     }
     nlohmann::json h = OverridesJson(effective);

@@ -5,14 +5,19 @@
 // Keys (`Set`), the host-level ones also accepted with a host prefix "HOST:KEY=VALUE":
 //   host-level:  rtt_ms, dns_ms, dns_ttl_s, server_ms, tls (1.2 | 1.3), tls_session_lifetime_s,
 //                http2 (on | off: whether the server speaks HTTP/2, over TLS; only with a host
-//                prefix, "HOST:http2=on"; traces set it per host)
+//                prefix, "HOST:http2=on"; traces set it per host), tls_server_flight_bytes (the
+//                server's first handshake flight, certificate chain included: 0 = the handshake
+//                is round trips only)
 //   http2:       without a host prefix, auto | on | off (Http2Mode): auto (the default) lets each
 //                host speak what its own `http2` says (off unless a trace said otherwise); on and
 //                off force every HTTPS host, whatever the per-host settings say
 //   link-level:  down_kbps, up_kbps (0 = unlimited), init_cwnd (segments), mss (bytes),
 //                idle_restart_ms (slow start restarts after this long idle; 0 = never),
 //                radio (off | on | lte | 3g), radio_promotion_ms, radio_tail_ms,
-//                radio_disconnect_ms, radio_reconnect_ms
+//                radio_disconnect_ms, radio_reconnect_ms, tls_record_bytes (TLS application data
+//                is readable per record of this size; 0 = as it arrives), link_queue (fair |
+//                fifo: the access link shares its rate among the connections, or serves one
+//                queue in order, where a new connection's handshake waits behind queued bytes)
 //   scales:      rtt_scale, dns_scale, server_scale, bandwidth_scale (1; 0.01..100): multiply
 //                every host's round trip, DNS lookup and server time (per-entry server times of
 //                a trace too: the replay's), and both link rates, after everything else
@@ -59,10 +64,21 @@ struct HostParams {
   // How long a session this server issues may be resumed (the ticket lifetime of TLS 1.3, the
   // session timeout of 1.2): OpenSSL's default, 2 hours; 0 = the server issues none.
   TimeDelta tls_session_lifetime = Seconds(7200);
+  // The server's first flight of a full handshake (ServerHello to Finished, the certificate
+  // chain included: ~1-2 KB with an EC certificate, 3-5 KB with real sites' RSA chains). When
+  // > 0 the handshake's flights cross the connection's flows (slow start and the access link
+  // included) besides its round trips; 0 = round trips only.
+  int64_t tls_server_flight_bytes = 0;
   // The server offers h2 in ALPN (only over TLS, as browsers use it). A host no trace described
   // speaks HTTP/1.1.
   bool http2 = false;
 };
+
+// The access link's discipline (the `link_queue` key): processor sharing among the connections
+// with bytes on it, or one first-in first-out queue (a drop-tail bottleneck's, without drops).
+enum class LinkQueue { kFair, kFifo };
+// "fair" | "fifo".
+const char* LinkQueueName(LinkQueue queue);
 
 // The `http2` key without a host prefix: what decides whether a simulated server speaks h2.
 enum class Http2Mode { kAuto, kOn, kOff };
@@ -72,6 +88,7 @@ const char* Http2ModeName(Http2Mode mode);
 // Per-host overrides: only the fields that were set.
 struct HostOverrides {
   std::optional<TimeDelta> rtt, dns, dns_ttl, server_time, tls_session_lifetime;
+  std::optional<int64_t> tls_server_flight_bytes;
   std::optional<TlsVersion> tls;
   std::optional<bool> http2;
   // Applies the set fields to `base`.
@@ -108,15 +125,21 @@ struct NetworkParams {
   // when the user sets it.
   std::set<std::string> trace_keys;
 
-  // The client's access link, shared by every connection (fair share). 0 = unlimited.
+  // The client's access link, shared by every connection (fair share, or one FIFO queue with
+  // link_queue=fifo). 0 = unlimited.
   int64_t downlink_bps = 10'000'000;
   int64_t uplink_bps = 10'000'000;
+  LinkQueue link_queue = LinkQueue::kFair;
   // TCP: initial congestion window (segments of `mss` bytes), doubled per round trip in slow
   // start; kept across keep-alive requests; back to the initial window after `idle_restart`
   // without traffic (RFC 5681 §4.1; zero disables the restart).
   int initial_cwnd_segments = 10;
   int mss = 1460;
   TimeDelta idle_restart = Seconds(1);
+  // TLS records: application data a server sends is readable by the client per record of up to
+  // this many bytes (the last of a write may be shorter), when its last byte has arrived (nginx's
+  // ssl_buffer_size and most servers: 16384). 0 = readable as it arrives.
+  int64_t tls_record_bytes = 0;
   RadioParams radio;
   Http2Mode http2_mode = Http2Mode::kAuto;
   // What-if multipliers (the *_scale keys), applied last by ForHost and Resolved.
@@ -145,11 +168,13 @@ struct NetworkParams {
   // the key or value ("unknown key 'rt_ms'", "rtt_ms: 'abc' is not a number", "rtt_ms: -1 is out
   // of range (0..60000)"; a value is echoed up to 64 bytes) and leaves the params unchanged.
   // Values are checked against bounds: rtt_ms and dns_ms 0..60000,
-  // dns_ttl_s 0..604800, server_ms 0..600000, tls_session_lifetime_s 0..604800, down_kbps and
-  // up_kbps 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
-  // radio_promotion_ms 0..60000, radio_tail_ms 0..3600000, radio_disconnect_ms 0..3600000,
-  // radio_reconnect_ms 0..60000, the *_scale keys 0.01..100; at most kMaxHostOverrides hosts.
-  // A global key goes in `user_keys`, out of `trace_keys` (radio=lte|3g: the radio times too).
+  // dns_ttl_s 0..604800, server_ms 0..600000, tls_session_lifetime_s 0..604800,
+  // tls_server_flight_bytes 0..100000, tls_record_bytes 0..16384, down_kbps and up_kbps
+  // 0..100000000, init_cwnd 1..1000, mss 500..9000, idle_restart_ms 0..3600000,
+  // link_queue fair | fifo, radio_promotion_ms 0..60000, radio_tail_ms 0..3600000,
+  // radio_disconnect_ms 0..3600000, radio_reconnect_ms 0..60000, the *_scale keys 0.01..100; at
+  // most kMaxHostOverrides hosts. A global key goes in `user_keys`, out of `trace_keys`
+  // (radio=lte|3g: the radio times too).
   bool Set(const std::string& key, const std::string& value, std::string* error);
   // True if `key` (without host prefix) is a network key Set understands ("preset" included).
   static bool IsKey(const std::string& key);

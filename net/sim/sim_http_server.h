@@ -75,6 +75,9 @@ class SimHttpServer : public SimFlow::Receiver {
   // The client wrote `len` bytes (the next ones of the uplink stream). Parsed now; nothing is
   // answered before the bytes arrive.
   void OnClientBytes(const char* data, size_t len);
+  // The next `len` bytes of the uplink stream are not HTTP (a TLS handshake's flights): the
+  // requests after them end that much later in it.
+  void SkipClientBytes(int64_t len) { offset_ += len; }
 
   // SimFlow::Receiver (the uplink): answers the requests that have fully arrived.
   void OnFlowDelivered(SimFlow* uplink) override;

@@ -12,8 +12,8 @@ constexpr int64_t kServedEpsilon = 1000;
 
 }  // namespace
 
-SimLink::SimLink(Scheduler& scheduler, int64_t bits_per_second)
-    : scheduler_(scheduler), bits_per_second_(bits_per_second), timer_(scheduler) {}
+SimLink::SimLink(Scheduler& scheduler, int64_t bits_per_second, LinkQueue queue)
+    : scheduler_(scheduler), bits_per_second_(bits_per_second), queue_(queue), timer_(scheduler) {}
 
 SimLink::~SimLink() = default;
 
@@ -36,6 +36,16 @@ void SimLink::Advance(TimeTicks now) {
   const int64_t dt = (now - updated_).count();
   updated_ = now;
   if (active_.empty() || dt <= 0) return;
+  if (queue_ == LinkQueue::kFifo) {  // the oldest first, at the full rate
+    __int128 budget = static_cast<__int128>(bits_per_second_) * dt;
+    for (Active& a : active_) {
+      if (budget <= 0) break;
+      const int64_t take = budget >= a.remaining ? a.remaining : static_cast<int64_t>(budget);
+      a.remaining -= take;
+      budget -= take;
+    }
+    return;
+  }
   const __int128 served =
       static_cast<__int128>(bits_per_second_) * dt / static_cast<__int128>(active_.size());
   for (Active& a : active_) {
@@ -43,7 +53,17 @@ void SimLink::Advance(TimeTicks now) {
   }
 }
 
+TimeDelta SimLink::Backlog() const {
+  if (bits_per_second_ <= 0 || active_.empty()) return TimeDelta::zero();
+  __int128 work = 0;
+  for (const Active& a : active_) work += a.remaining;
+  work -= static_cast<__int128>(bits_per_second_) * (scheduler_.Now() - updated_).count();
+  if (work <= kServedEpsilon) return TimeDelta::zero();
+  return TimeDelta(static_cast<int64_t>((work + bits_per_second_ - 1) / bits_per_second_));
+}
+
 int SimLink::NextToComplete() const {
+  if (queue_ == LinkQueue::kFifo) return active_.empty() ? -1 : 0;
   int best = -1;
   for (size_t i = 0; i < active_.size(); ++i) {
     if (best < 0 || active_[i].remaining < active_[best].remaining ||
@@ -63,7 +83,7 @@ void SimLink::Reschedule() {
   }
   // Time for the first to finish at rate / n, rounded up to a whole microsecond.
   const __int128 work = static_cast<__int128>(std::max<int64_t>(active_[next].remaining, 0)) *
-                        static_cast<__int128>(active_.size());
+                        static_cast<__int128>(queue_ == LinkQueue::kFifo ? 1 : active_.size());
   const int64_t dt = static_cast<int64_t>((work + bits_per_second_ - 1) / bits_per_second_);
   // A timer due no later stays: if it fires early it finds nothing served and reschedules.
   // (Each flow joining pushes the next completion later; restarting the timer for each would

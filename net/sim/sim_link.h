@@ -1,8 +1,11 @@
-// SimLink: one direction of the client's access link (downlink or uplink), shared fairly by the
-// connections that have bytes on it at the moment: processor sharing, so n busy flows are each
-// served at rate / n. Flows hand it one chunk of bytes at a time (SimFlow keeps the rest in
-// order); the link tells a flow when its chunk has been served. An unlimited link (rate 0)
-// serves instantly and is never asked (SimFlow::limited() short-cuts it).
+// SimLink: one direction of the client's access link (downlink or uplink), shared by the
+// connections that have bytes on it at the moment. Fair (the default): processor sharing, so n
+// busy flows are each served at rate / n. FIFO: one queue, drop-tail style without drops: chunks
+// are served whole, one at a time at the full rate, in the order they entered, so what enters
+// waits behind every byte already queued (Backlog says how long). Flows hand it one chunk of bytes
+// at a time (SimFlow keeps the rest in order); the link tells a flow when its chunk has been
+// served. An unlimited link (rate 0) serves instantly and is never asked (SimFlow::limited()
+// short-cuts it).
 //
 // One timer for the whole link: the next completion. Work is counted in micro-bits
 // (a link of R bit/s serves R micro-bits per microsecond), so completion times are exact whole
@@ -15,6 +18,7 @@
 
 #include "net/base/scheduler.h"
 #include "net/base/time.h"
+#include "net/sim/network_params.h"
 
 namespace netstack {
 
@@ -30,7 +34,7 @@ class SimLink {
   };
 
   // `bits_per_second` 0 means unlimited. `scheduler` must outlive the link.
-  SimLink(Scheduler& scheduler, int64_t bits_per_second);
+  SimLink(Scheduler& scheduler, int64_t bits_per_second, LinkQueue queue = LinkQueue::kFair);
   ~SimLink();
   SimLink(const SimLink&) = delete;
   SimLink& operator=(const SimLink&) = delete;
@@ -46,6 +50,10 @@ class SimLink {
 
   // Clients being served now.
   size_t active() const { return active_.size(); }
+  LinkQueue queue() const { return queue_; }
+  // How long the link needs from now to serve everything it holds (zero when idle or
+  // unlimited): in a FIFO link, the wait of a packet entering now.
+  TimeDelta Backlog() const;
 
  private:
   struct Active {
@@ -64,7 +72,8 @@ class SimLink {
 
   Scheduler& scheduler_;
   const int64_t bits_per_second_;
-  std::vector<Active> active_;
+  const LinkQueue queue_;
+  std::vector<Active> active_;  // in activation order
   uint64_t next_seq_ = 0;
   TimeTicks updated_{};
   OneShotTimer timer_;  // the next completion

@@ -11,6 +11,23 @@
 
 namespace netstack {
 
+namespace {
+
+// The handshake's other flights, when the server's first one is modelled
+// (tls_server_flight_bytes > 0), roughly as OpenSSL sends them (records and the TLS 1.3
+// compatibility ChangeCipherSpec included): the ClientHello, larger with a session to offer;
+// a resumption's server flight (no certificate); TLS 1.2's ClientKeyExchange, ChangeCipherSpec
+// and Finished, and the server's NewSessionTicket, ChangeCipherSpec and Finished; the client's
+// ChangeCipherSpec and Finished.
+constexpr int64_t kClientHelloBytes = 320;
+constexpr int64_t kResumingClientHelloBytes = 550;
+constexpr int64_t kResumedServerFlightBytes = 160;
+constexpr int64_t kTls12ClientKeyExchangeBytes = 130;
+constexpr int64_t kTls12ServerFinishedBytes = 250;
+constexpr int64_t kClientFinishedBytes = 64;
+
+}  // namespace
+
 std::string SimSelectAlpn(const std::vector<std::string>& offered, bool server_h2) {
   auto offers = [&offered](std::string_view protocol) {
     return std::find(offered.begin(), offered.end(), protocol) != offered.end();
@@ -63,8 +80,9 @@ int SimSslSocket::Connect(CompletionCallback callback) {
   // A session of another version than the server speaks now is not resumed.
   std::optional<SimTlsSession> session = sessions_.Lookup(session_key_);
   resumed_ = session && session->version == version_;
-  const int round_trips = (version_ == netstack::TlsVersion::kTls12 ? 2 : 1) - (resumed_ ? 1 : 0);
   state_ = State::kHandshaking;
+  if (host->params.tls_server_flight_bytes > 0) return ConnectWithFlights(std::move(callback));
+  const int round_trips = (version_ == netstack::TlsVersion::kTls12 ? 2 : 1) - (resumed_ ? 1 : 0);
   const TimeTicks now = world_.scheduler.Now();
   const TimeTicks done = world_.radio.Acquire(now) + round_trips * host->params.rtt;
   if (done == now) {
@@ -79,9 +97,44 @@ int SimSslSocket::Connect(CompletionCallback callback) {
   return ERR_IO_PENDING;
 }
 
+int SimSslSocket::ConnectWithFlights(CompletionCallback callback) {
+  using Flight = SimStreamSocket::TlsFlight;
+  const int64_t server_flight = sim_->host()->params.tls_server_flight_bytes;
+  std::vector<Flight> flights;
+  if (version_ == netstack::TlsVersion::kTls13) {
+    if (resumed_) {
+      // 0-RTT: the ClientHello and the request leave together; the server's short flight is
+      // not modelled (it carries no certificate).
+      sim_->SendTlsClientBytes(kResumingClientHelloBytes);
+      FinishHandshake();
+      return OK;
+    }
+    flights = {{false, kClientHelloBytes}, {true, server_flight}};
+    // The client's Finished leaves with the request (FinishHandshake).
+  } else if (resumed_) {
+    flights = {{false, kResumingClientHelloBytes}, {true, kResumedServerFlightBytes}};
+  } else {
+    flights = {{false, kClientHelloBytes},
+               {true, server_flight},
+               {false, kTls12ClientKeyExchangeBytes},
+               {true, kTls12ServerFinishedBytes}};
+  }
+  connect_callback_ = std::move(callback);
+  sim_->SendTlsFlights(std::move(flights), [this] {
+    FinishHandshake();
+    RunCallback(connect_callback_, OK);  // may destroy this socket
+  });
+  return ERR_IO_PENDING;
+}
+
 void SimSslSocket::FinishHandshake() {
   state_ = State::kConnected;
   const SimHost& host = *sim_->host();
+  if (host.params.tls_server_flight_bytes > 0 &&
+      (version_ == netstack::TlsVersion::kTls13 ? !resumed_ : resumed_)) {
+    // The client's last flight (its Finished) leaves ahead of the request.
+    sim_->SendTlsClientBytes(kClientFinishedBytes);
+  }
   if (version_ == netstack::TlsVersion::kTls12) {
     // The session is established with the server's Finished. An abbreviated handshake reuses the
     // session it resumed, which stays cached with its first lifetime (OpenSSL's client stores
@@ -137,7 +190,7 @@ int SimSslSocket::Write(const char* data, int len, CompletionCallback callback) 
 
 void SimSslSocket::Disconnect() {
   ticket_timer_.Stop();
-  if (handshake_timer_.IsRunning()) {
+  if (state_ == State::kHandshaking) {
     handshake_timer_.Stop();
     transport_->NetLog().EndEventWithNetErrorCode(NetLogEventType::SSL_CONNECT, ERR_ABORTED);
   }

@@ -1,5 +1,5 @@
 // SimSslSocket: the simulator's TLS socket over a SimStreamSocket. The handshake costs round
-// trips, not bytes (ALPN rides in it: the server picks from the client's offer, SimSelectAlpn):
+// trips (ALPN rides in it: the server picks from the client's offer, SimSelectAlpn):
 // TLS 1.2 two, TLS 1.3 one, and one less when the stack's session cache (the same
 // SslClientSessionCache the live world uses) offers a session for host:port (TLS 1.3 resumption
 // then sends the request as 0-RTT early data; a TLS 1.3 ticket is taken by the lookup). The server
@@ -7,7 +7,13 @@
 // handshake, TLS 1.3 a ticket a round trip after any handshake's end (two after a 0-RTT start), if
 // the socket is still open. Afterwards reads and writes pass through to the transport, whose server
 // now sees "https" requests, over HTTP/2 when ALPN chose "h2". Logs SSL_CONNECT (and
-// SSL_SESSION_RESUMED) on the transport's source, as SslClientSocket does. Internal to net/sim.
+// SSL_SESSION_RESUMED) on the transport's source, as SslClientSocket does.
+// With the host's tls_server_flight_bytes > 0 its flights also cross the connection's flows as
+// data does (SimStreamSocket::SendTlsFlights), each leaving when the previous one arrived: a
+// full handshake's ClientHello, the server's flight of that many bytes (TLS 1.2: then the
+// client's key exchange and the server's Finished); a resumed one's server flight is short (no
+// certificate), a TLS 1.3 resumption's ClientHello leaves with the request (0-RTT). The client's
+// Finished leaves ahead of the request. Internal to net/sim.
 #ifndef NET_SIM_SIM_SSL_SOCKET_H_
 #define NET_SIM_SIM_SSL_SOCKET_H_
 
@@ -79,6 +85,8 @@ class SimSslSocket : public StreamSocket {
  private:
   enum class State { kIdle, kHandshaking, kConnected, kClosed };
 
+  // The handshake's flights over the transport's flows (tls_server_flight_bytes > 0).
+  int ConnectWithFlights(CompletionCallback callback);
   void FinishHandshake();
   // `count` sessions the server just issued for this host:port, into the cache.
   void IssueSessions(const SimHost& host, int count);

@@ -58,15 +58,27 @@ int SimStreamSocket::Connect(CompletionCallback callback) {
     net_log_.EndEventWithNetErrorCode(NetLogEventType::TCP_CONNECT, ERR_CONNECTION_REFUSED);
     return ERR_CONNECTION_REFUSED;
   }
-  // SYN, SYN-ACK: one round trip once the radio is up; the ACK travels with the request.
+  // SYN, SYN-ACK: one round trip once the radio is up; the ACK travels with the request. On a
+  // FIFO link the SYN waits behind the uplink's queue and the SYN-ACK, reaching the downlink
+  // one round trip later, behind the downlink's then.
   const TimeTicks now = world_.scheduler.Now();
-  const TimeTicks done = world_.radio.Acquire(now) + host_->params.rtt;
+  TimeTicks done = world_.radio.Acquire(now) + host_->params.rtt;
+  if (world_.uplink.queue() == LinkQueue::kFifo) done += world_.uplink.Backlog();
   connect_callback_ = std::move(callback);
+  syn_ack_queued_ = world_.downlink.queue() != LinkQueue::kFifo;
   connect_timer_.Start(done - now, [this] { OnConnectTimer(); });
   return ERR_IO_PENDING;
 }
 
 void SimStreamSocket::OnConnectTimer() {
+  if (!syn_ack_queued_) {  // the SYN-ACK reaches the FIFO downlink now
+    syn_ack_queued_ = true;
+    const TimeDelta wait = world_.downlink.Backlog();
+    if (wait > TimeDelta::zero()) {
+      connect_timer_.Start(wait, [this] { OnConnectTimer(); });
+      return;
+    }
+  }
   connected_ = true;
   ++world_.stats.tcp_connects;
   world_.radio.Touch(world_.scheduler.Now());
@@ -89,7 +101,61 @@ int SimStreamSocket::Read(char* buf, int len, CompletionCallback callback) {
 void SimStreamSocket::SetTls(bool http2) {
   sniff_ = false;
   server_.set_https();
+  // The handshake's downlink bytes have all arrived: they are not the application's.
+  read_pos_ = down_.delivered();
+  records_ = world_.params.tls_record_bytes;
+  write_start_ = readable_end_ = read_pos_;
   if (http2) StartHttp2("https");
+}
+
+bool SimStreamSocket::SendTlsFlights(std::vector<TlsFlight> flights, std::function<void()> done) {
+  if (!connected_ || tls_done_ || flights.empty() || flights.size() > kMaxTlsFlights) return false;
+  for (const TlsFlight& flight : flights) {
+    if (flight.bytes <= 0) return false;
+  }
+  tls_flights_ = std::move(flights);
+  tls_next_ = 0;
+  tls_done_ = std::move(done);
+  SendNextTlsFlight();
+  return true;
+}
+
+void SimStreamSocket::SendTlsClientBytes(int64_t bytes) {
+  if (!connected_ || bytes <= 0) return;
+  up_.Send(world_.scheduler.Now(), bytes);
+  server_.SkipClientBytes(bytes);
+  tls_up_bytes_ += bytes;
+}
+
+void SimStreamSocket::SendNextTlsFlight() {
+  const TlsFlight& flight = tls_flights_[tls_next_++];
+  if (flight.from_server) {
+    down_.Send(world_.scheduler.Now(), flight.bytes);
+    tls_wait_end_ = down_.queued();
+  } else {
+    SendTlsClientBytes(flight.bytes);
+    tls_wait_end_ = up_.queued();
+  }
+}
+
+void SimStreamSocket::OnTlsFlightArrived() {
+  if (tls_next_ < tls_flights_.size()) return SendNextTlsFlight();
+  tls_flights_.clear();
+  std::function<void()> done = std::move(tls_done_);
+  tls_done_ = nullptr;
+  done();  // may destroy this socket
+}
+
+void SimStreamSocket::UpdateReadable() {
+  const int64_t delivered = down_.delivered();
+  while (!writes_.empty() && writes_.front() <= delivered) {
+    write_start_ = readable_end_ = writes_.front();
+    writes_.pop_front();
+  }
+  if (!writes_.empty() && delivered > write_start_) {
+    readable_end_ =
+        std::max(readable_end_, write_start_ + (delivered - write_start_) / records_ * records_);
+  }
 }
 
 void SimStreamSocket::StartHttp2(const char* scheme) {
@@ -115,14 +181,22 @@ void SimStreamSocket::SniffPreface(const char* data, size_t len) {
 }
 
 void SimStreamSocket::OnFlowDelivered(SimFlow* flow) {
+  if (tls_done_) {  // the handshake: its flight in flight has arrived whole, or not yet
+    const TlsFlight& flight = tls_flights_[tls_next_ - 1];
+    if ((flow == &down_) == flight.from_server && flow->delivered() >= tls_wait_end_) {
+      OnTlsFlightArrived();  // may destroy this socket
+    }
+    return;
+  }
   if (flow == &up_) {  // to the server
     if (h2_) {
-      h2_->OnUplinkDelivered(up_.delivered());
+      h2_->OnUplinkDelivered(up_.delivered() - tls_up_bytes_);
     } else {
       server_.OnFlowDelivered(flow);
     }
     return;
   }
+  if (records_ > 0) UpdateReadable();
   if (h2_) h2_->OnDownlinkDelivered();
   if (!read_buf_) return;  // Nobody waits: the bytes stay readable.
   int result;
@@ -188,7 +262,7 @@ void SimStreamSocket::SendResponse(TimeTicks depart, std::string head, int64_t b
   const int64_t head_end = message.start + static_cast<int64_t>(message.head.size());
   const int64_t size = message.size;
   messages_.push_back(std::move(message));
-  down_.Send(depart, size, head_end);
+  SendDown(depart, size, head_end);
 }
 
 void SimStreamSocket::SendFrames(TimeTicks depart, std::vector<SimWireSegment>& frames,
@@ -204,7 +278,19 @@ void SimStreamSocket::SendFrames(TimeTicks depart, std::vector<SimWireSegment>& 
     offset += message.size;
     messages_.push_back(std::move(message));
   }
-  if (offset > start) down_.Send(depart, offset - start, head_bytes > 0 ? start + head_bytes : 0);
+  if (offset > start) SendDown(depart, offset - start, head_bytes > 0 ? start + head_bytes : 0);
+}
+
+void SimStreamSocket::SendDown(TimeTicks depart, int64_t bytes, int64_t mark) {
+  if (records_ == 0) return down_.Send(depart, bytes, mark);
+  // One write in records: the link's chunks end at the records' ends (the head's end no longer
+  // matters: it is readable with its record).
+  const int64_t end = down_.queued() + bytes;
+  while (down_.queued() < end) {
+    const int64_t record = std::min(records_, end - down_.queued());
+    down_.Send(depart, record, down_.queued() + record);
+  }
+  writes_.push_back(end);
 }
 
 void SimStreamSocket::CloseConnection(TimeTicks depart) { down_.Close(depart); }
@@ -223,6 +309,9 @@ void SimStreamSocket::Disconnect() {
   up_.Abort();
   down_.Abort();
   messages_.clear();
+  writes_.clear();
+  tls_flights_.clear();
+  tls_done_ = nullptr;
   h2_.reset();
   sniff_ = false;
   connect_callback_ = nullptr;

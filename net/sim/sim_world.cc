@@ -6,8 +6,8 @@ SimWorld::SimWorld(Scheduler& scheduler, const NetworkParams& params, SimRespond
     : scheduler(scheduler),
       params(params),
       responder(responder),
-      downlink(scheduler, params.downlink_bps),
-      uplink(scheduler, params.uplink_bps),
+      downlink(scheduler, params.downlink_bps, params.link_queue),
+      uplink(scheduler, params.uplink_bps, params.link_queue),
       radio(params.radio, &stats.radio_promotions) {}
 
 SimHost* SimWorld::FindOrAddHost(std::string_view name) {

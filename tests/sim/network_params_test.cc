@@ -114,6 +114,16 @@ TEST_CASE("params: every error is one line naming the key or value", "[sim][para
   CheckRejected("server_ms", "600001", "server_ms: 600001 is out of range (0..600000)");
   CheckRejected("tls_session_lifetime_s", "604801",
                 "tls_session_lifetime_s: 604801 is out of range (0..604800)");
+  CheckRejected("tls_server_flight_bytes", "100001",
+                "tls_server_flight_bytes: 100001 is out of range (0..100000)");
+  CheckRejected("tls_server_flight_bytes", "1.5",
+                "tls_server_flight_bytes: '1.5' is not a whole number");
+  CheckRejected("tls_record_bytes", "16385", "tls_record_bytes: 16385 is out of range (0..16384)");
+  CheckRejected("tls_record_bytes", "-1", "tls_record_bytes: -1 is out of range (0..16384)");
+  CheckRejected("x.test:tls_record_bytes", "100",
+                "'tls_record_bytes' applies to the whole network and takes no host prefix "
+                "('x.test:tls_record_bytes')");
+  CheckRejected("link_queue", "lifo", "link_queue: 'lifo' is not fair or fifo");
   CheckRejected("down_kbps", "100000001", "down_kbps: 100000001 is out of range (0..100000000)");
   CheckRejected("init_cwnd", "0", "init_cwnd: 0 is out of range (1..1000)");
   CheckRejected("init_cwnd", "1.5", "init_cwnd: '1.5' is not a whole number");
@@ -199,7 +209,15 @@ TEST_CASE("params: ToJson writes Set's keys, and reads back through Set", "[sim]
   REQUIRE(original.Set("rtt_ms", "62.5", &error));
   REQUIRE(original.Set("x.test:server_ms", "12", &error));
   REQUIRE(original.Set("x.test:tls_session_lifetime_s", "86400", &error));
+  REQUIRE(original.Set("x.test:tls_server_flight_bytes", "4500", &error));
+  REQUIRE(original.Set("tls_record_bytes", "16384", &error));
   nlohmann::json json = original.ToJson();
+  CHECK(json["tls_server_flight_bytes"] == 0);
+  CHECK(json["hosts"]["x.test"]["tls_server_flight_bytes"] == 4500);
+  CHECK(json["tls_record_bytes"] == 16384);
+  CHECK(json["link_queue"] == "fair");
+  CHECK(original.ForHost("x.test").tls_server_flight_bytes == 4500);
+  CHECK(original.ForHost("y.test").tls_server_flight_bytes == 0);
   CHECK(json["rtt_ms"] == 62.5);
   CHECK(json["down_kbps"] == 1638.4);
   CHECK(json["up_kbps"] == 750);
