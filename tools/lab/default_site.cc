@@ -2,9 +2,10 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <utility>
 #include <vector>
+
+#include "tools/lab/lab_site.h"
 
 namespace netstack {
 namespace {
@@ -99,11 +100,8 @@ bool WriteDefaultSite(const std::string& site_dir, std::string* error) {
       *error = "default site: cannot create " + path.parent_path().string() + ": " + ec.message();
       return false;
     }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) {
-      *error = "default site: cannot write " + path.string();
+    if (!WriteLabFile(path.string(), content, error)) {
+      *error = "default site: " + *error;
       return false;
     }
   }

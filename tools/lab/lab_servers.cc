@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "tools/lab/default_site.h"
@@ -92,17 +91,6 @@ std::string FormatMs(TimeDelta d) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%g", ToMilliseconds(d));
   return buf;
-}
-
-bool WriteFile(const std::string& path, const std::string& content, std::string* error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) {
-    *error = "cannot write " + path;
-    return false;
-  }
-  return true;
 }
 
 // Everything after the options are checked: writes the plan's files into `work` (an absolute
@@ -207,9 +195,9 @@ bool WritePlan(const LabServerOptions& options, const LabServerPrograms& program
   const std::string nginx_conf = work + "/nginx.conf";
   const std::string dnsmasq_conf = work + "/dnsmasq.conf";
   const std::string resolv_conf = work + "/resolv.conf";
-  if (!WriteFile(nginx_conf, NginxConfigText(nginx), error) ||
-      !WriteFile(dnsmasq_conf, DnsmasqConfigText(dns), error) ||
-      !WriteFile(
+  if (!WriteLabFile(nginx_conf, NginxConfigText(nginx), error) ||
+      !WriteLabFile(dnsmasq_conf, DnsmasqConfigText(dns), error) ||
+      !WriteLabFile(
           resolv_conf,
           "# the netstack lab's DNS server (dnsmasq)\nnameserver " + plan->dns_address + "\n",
           error)) {

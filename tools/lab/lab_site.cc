@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace netstack {
 namespace {
@@ -138,6 +139,17 @@ bool ReadLabSite(const std::string& site_dir, std::vector<std::string>* hosts, s
     if (!CheckTree(path, 0, &entries, error)) return false;
   }
   *hosts = std::move(names);
+  return true;
+}
+
+bool WriteLabFile(const std::string& path, const std::string& content, std::string* error) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) {
+    *error = "cannot write " + path;
+    return false;
+  }
   return true;
 }
 

@@ -29,6 +29,10 @@ bool IsValidLabHostName(const std::string& name);
 // link, a socket), more than kLabSiteMaxFiles entries or deeper than kLabSiteMaxDepth.
 bool ReadLabSite(const std::string& site_dir, std::vector<std::string>* hosts, std::string* error);
 
+// Writes `content` to `path` (replacing it), as the plan and the default site write their files.
+// False with "cannot write PATH" in *error.
+bool WriteLabFile(const std::string& path, const std::string& content, std::string* error);
+
 }  // namespace netstack
 
 #endif  // TOOLS_LAB_LAB_SITE_H_
