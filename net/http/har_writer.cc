@@ -1,5 +1,6 @@
 #include "net/http/har_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -144,7 +145,8 @@ std::string FormatHarDate(double epoch_ms) {
   return buf;
 }
 
-HarWriter::HarWriter(std::string creator_version, Sink sink) : sink_(std::move(sink)) {
+HarWriter::HarWriter(std::string creator_version, Sink sink, size_t max_pages)
+    : sink_(std::move(sink)), max_pages_(std::min(max_pages, kMaxPages)) {
   Json creator = {{"name", "netstack"}, {"version", std::move(creator_version)}};
   sink_("{\"log\":{\"version\":\"1.2\",\"creator\":" + Dump(creator) + ",\"entries\":[");
 }
@@ -205,7 +207,7 @@ void HarWriter::AddEntry(const RequestRecord& r, const HarEntryContext& context)
 }
 
 bool HarWriter::AddPage(HarPage page) {
-  if (finished_ || pages_.size() >= kMaxPages) return false;
+  if (finished_ || pages_.size() >= max_pages_) return false;
   pages_.push_back(std::move(page));
   return true;
 }

@@ -65,16 +65,17 @@ class HarWriter {
   static constexpr size_t kMaxPages = 10'000;
 
   // Writes the archive's head (log, version, creator {name "netstack", version
-  // `creator_version`}, the start of the entries) to `sink` at once.
-  HarWriter(std::string creator_version, Sink sink);
+  // `creator_version`}, the start of the entries) to `sink` at once. The archive keeps at most
+  // `max_pages` pages (at most kMaxPages; tests lower it to reach the bound cheaply).
+  HarWriter(std::string creator_version, Sink sink, size_t max_pages = kMaxPages);
   HarWriter(const HarWriter&) = delete;
   HarWriter& operator=(const HarWriter&) = delete;
 
   // Writes one entry for `record` (a finished request) at once. Call before Finish.
   void AddEntry(const RequestRecord& record, const HarEntryContext& context);
 
-  // Keeps `page` for the pages array. False, keeping nothing, when kMaxPages pages are already
-  // kept. Call before Finish.
+  // Keeps `page` for the pages array. False, keeping nothing, when max_pages() pages are
+  // already kept. Call before Finish.
   bool AddPage(HarPage page);
 
   // Writes the pages kept, in the order they were added, and closes the archive. Call once; no
@@ -83,9 +84,11 @@ class HarWriter {
 
   size_t entries() const { return entries_; }
   size_t pages() const { return pages_.size(); }
+  size_t max_pages() const { return max_pages_; }
 
  private:
   Sink sink_;
+  size_t max_pages_;
   std::vector<HarPage> pages_;
   size_t entries_ = 0;
   bool finished_ = false;

@@ -441,17 +441,30 @@ TEST_CASE("internals: 2,000 concurrent requests each get an answer", "[internals
     ok += c.ok;
     for (const auto& [status, count] : c.failures) (status == 503 ? busy : other) += count;
   }
+  std::string statuses;
+  for (const flood::Visitor& c : clients) {
+    for (const auto& [status, count] : c.failures) {
+      if (status != 503) statuses += " " + std::to_string(status) + "x" + std::to_string(count);
+    }
+  }
   WARN("internals burst: " << ok << " answered 200, " << busy << " 503, " << other
-                           << " other or none, of " << kRequests);
-  CHECK(finished == kRequests);
-  CHECK(other == 0);  // none closed without an answer
-  CHECK(ok + busy == kRequests);
-  CHECK(ok >= kChildMaxConnections);
+                           << " other or none (" << statuses << " ), of " << kRequests);
   clients.clear();
   nlohmann::json info = Get(port, "/api/info").Json();
   INFO(info.dump());
-  CHECK(info["server"].value("peak_open", 0) <= kChildMaxConnections);
-  CHECK(info["server"].value("accept_errors", -1) == 0);
+  const nlohmann::json& server = info["server"];
+  CHECK(finished == kRequests);
+  // Each request got a 200 or a 503, except those the server counts as cut short: when the
+  // client drains slower than the server rejects (a loaded machine), 503 connections past
+  // max_rejected_connections are closed at once, and a close with the request unread resets
+  // the connection, so the 503 may never reach the client. None is lost uncounted.
+  const uint64_t cut_short =
+      server.value("rejected_cut_short", uint64_t{0}) + server.value("head_timeouts", uint64_t{0});
+  CHECK(static_cast<uint64_t>(other) <= cut_short);
+  CHECK(static_cast<uint64_t>(ok + busy) + cut_short >= static_cast<uint64_t>(kRequests));
+  CHECK(ok >= kChildMaxConnections);
+  CHECK(server.value("peak_open", 0) <= kChildMaxConnections);
+  CHECK(server.value("accept_errors", -1) == 0);
   CHECK(Post(port, "/api/quit", child.token()).status == 200);
   CHECK(child.WaitForExit());
 }

@@ -136,6 +136,23 @@ std::string NewSince(const HostSnapshot& before, const HostSnapshot& after) {
   return out;
 }
 
+// The first 64 KiB of a /proc file, "" when it cannot be read. With read(2), not an ifstream: a
+// process that exits while its file is read makes read fail with ESRCH, which libstdc++'s
+// filebuf turns into an exception (seen in CI under load).
+static std::string ReadProcFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string out;
+  char buf[4096];
+  while (out.size() < 65536) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
 std::vector<pid_t> ProcessesWith(const std::string& marker, const std::string& comm) {
   std::vector<pid_t> out;
   DIR* d = opendir("/proc");
@@ -144,14 +161,12 @@ std::vector<pid_t> ProcessesWith(const std::string& marker, const std::string& c
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || pid == getpid()) continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cmdline = ReadProcFile(std::string("/proc/") + e->d_name + "/cmdline");
     for (char& c : cmdline) c = c == '\0' ? ' ' : c;
     if (cmdline.find(marker) == std::string::npos) continue;
     if (!comm.empty()) {
-      std::ifstream comm_file(std::string("/proc/") + e->d_name + "/comm");
-      std::string name;
-      std::getline(comm_file, name);
+      std::string name = ReadProcFile(std::string("/proc/") + e->d_name + "/comm");
+      if (!name.empty() && name.back() == '\n') name.pop_back();
       if (name != comm) continue;
     }
     out.push_back(static_cast<pid_t>(pid));

@@ -11,7 +11,8 @@
 namespace netstack {
 namespace test {
 
-ReplayCommandRun RunReplayCommandLine(const std::vector<std::string>& args) {
+ReplayCommandRun RunReplayCommandLine(const std::vector<std::string>& args,
+                                      const std::function<void(ReplayOptions*)>& adjust) {
   ReplayCommandRun run;
   ReplayOptions options;
   std::string message;
@@ -20,6 +21,7 @@ ReplayCommandRun RunReplayCommandLine(const std::vector<std::string>& args) {
     run.err = "netstack: " + message + "\n";
     return run;
   }
+  if (adjust) adjust(&options);
   char *out_buf = nullptr, *err_buf = nullptr;
   size_t out_size = 0, err_size = 0;
   FILE* out = open_memstream(&out_buf, &out_size);

@@ -3,8 +3,11 @@
 #ifndef TESTS_REPLAY_REPLAY_COMMAND_RUN_H_
 #define TESTS_REPLAY_REPLAY_COMMAND_RUN_H_
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "tools/netstack/replay_options.h"
 
 namespace netstack {
 namespace test {
@@ -16,7 +19,10 @@ struct ReplayCommandRun {
 
 // `netstack replay ARGS...` (without the program and command names): ParseReplayArgs, then
 // RunReplayCommand. A parse error gives exit 2 and "netstack: MESSAGE\n" on err, as main does.
-ReplayCommandRun RunReplayCommandLine(const std::vector<std::string>& args);
+// `adjust`, when given, changes the parsed options before the run (what no flag sets: bounds
+// tests lower).
+ReplayCommandRun RunReplayCommandLine(const std::vector<std::string>& args,
+                                      const std::function<void(ReplayOptions*)>& adjust = nullptr);
 
 // The whole content of the file at `path` ("" when it cannot be read).
 std::string ReadWholeFile(const std::string& path);

@@ -195,7 +195,7 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
   if (!o.json_path.empty() && !json.Open(o.json_path, &error)) return fail(error, 2);
   // --har: opened before the replay runs (exit 2 when it cannot be written).
   ReplayHarOutput har;
-  if (!o.har_path.empty() && !har.Open(o.har_path, &error)) return fail(error, 2);
+  if (!o.har_path.empty() && !har.Open(o.har_path, o.har_max_pages, &error)) return fail(error, 2);
   std::unique_ptr<ReplayReport> report;
   if (!o.report_path.empty()) {
     if (!CheckWritable(o.report_path, &error)) return fail(error, 2);

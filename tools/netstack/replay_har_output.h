@@ -19,9 +19,10 @@ class ReplayHarOutput {
   ReplayHarOutput(const ReplayHarOutput&) = delete;
   ReplayHarOutput& operator=(const ReplayHarOutput&) = delete;
 
-  // Opens `path` and starts the archive. False with a one-line `error` ("cannot write
+  // Opens `path` and starts the archive, which holds at most `max_pages` pages
+  // (HarWriter::kMaxPages unless a test lowers it). False with a one-line `error` ("cannot write
   // /nonexistent/r.har: No such file or directory").
-  bool Open(const std::string& path, std::string* error);
+  bool Open(const std::string& path, size_t max_pages, std::string* error);
 
   // The observer to add to every pass; null before Open.
   ReplayHarWriter* observer() { return writer_.get(); }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "net/http/har_writer.h"
 #include "tools/replay/replay_config.h"
 
 namespace netstack {
@@ -30,6 +31,9 @@ struct ReplayOptions {
   bool progress = false;             // --progress: the progress line even when not a terminal
   bool quiet = false;                // --quiet: no progress line, no terminal summary
   int summary_pages = 20;            // --summary-pages N: page lines in the summary
+  // Not a flag: the pages one --har archive holds (HarWriter::kMaxPages; tests lower it so the
+  // bound is reached without replaying 10,000 pages).
+  size_t har_max_pages = HarWriter::kMaxPages;
 
   // Bounds of the numeric flags (checked as text, number_flags.h): --internals 0..65535,
   // --seed 0..2^64-1, --summary-pages 0..kMaxSummaryPages.

@@ -4,8 +4,9 @@
 
 namespace netstack {
 
-ReplayHarWriter::ReplayHarWriter(std::string creator_version, HarWriter::Sink sink)
-    : writer_(std::move(creator_version), std::move(sink)) {}
+ReplayHarWriter::ReplayHarWriter(std::string creator_version, HarWriter::Sink sink,
+                                 size_t max_pages)
+    : writer_(std::move(creator_version), std::move(sink), max_pages) {}
 
 void ReplayHarWriter::OnRequest(const RequestRecord& request) {
   if (!request.entry) return;

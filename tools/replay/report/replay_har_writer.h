@@ -29,8 +29,10 @@ namespace netstack {
 
 class ReplayHarWriter : public ReplayObserver {
  public:
-  // Starts the archive on `sink` (HarWriter's), its creator version `creator_version`.
-  ReplayHarWriter(std::string creator_version, HarWriter::Sink sink);
+  // Starts the archive on `sink` (HarWriter's), its creator version `creator_version`, holding at
+  // most `max_pages` pages (HarWriter's bound).
+  ReplayHarWriter(std::string creator_version, HarWriter::Sink sink,
+                  size_t max_pages = HarWriter::kMaxPages);
   ReplayHarWriter(const ReplayHarWriter&) = delete;
   ReplayHarWriter& operator=(const ReplayHarWriter&) = delete;
 
@@ -47,8 +49,9 @@ class ReplayHarWriter : public ReplayObserver {
   // Writes the pages and closes the archive. Call once, after the replay.
   void Finish();
 
-  // More pages were replayed than one archive holds (HarWriter::kMaxPages).
+  // More pages were replayed than one archive holds (max_pages()).
   bool overflowed() const { return overflowed_; }
+  size_t max_pages() const { return writer_.max_pages(); }
 
  private:
   HarWriter writer_;
