@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/netstack/replay_internals.h"
+#include "tools/netstack/replay_jobs.h"
 #include "tools/netstack/replay_outputs.h"
 #include "tools/netstack/terminal_text.h"
 #include "tools/replay/replay_engine.h"
@@ -186,6 +187,14 @@ ReplayOutputSpec ReplayOutputSpecOf(const ReplayOptions& o) {
 
 int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FILE* out,
                      FILE* err) {
+  if (o.jobs > 1) {
+    return RunReplayJobs(
+        o,
+        [&command_line](const ReplayOptions& share, FILE* share_out, FILE* share_err) {
+          return RunReplay(share, command_line, share_out, share_err, nullptr);
+        },
+        out, err);
+  }
   if (o.internals_port < 0) return RunReplay(o, command_line, out, err, nullptr);
   ReplayInternals internals(o.internals_port, command_line, o.config.predictor.policy);
   std::string error;
