@@ -178,6 +178,7 @@ bool ShardSet::IndexFile(uint32_t file, std::string* error) {
       return false;
     }
     if (kind == "summary") {
+      if (!line.contains("shard")) break;  // not a shard file: said below
       if (open_section) {
         *error = at() + "the summary follows lines that no trace line ends";
         return false;
@@ -215,6 +216,11 @@ bool ShardSet::IndexFile(uint32_t file, std::string* error) {
     f.section = section;
     found.push_back(std::move(f));
     open_section = false;
+  }
+  if (summary.is_null() && in.line_number() > 0 &&
+      KindOf(nlohmann::json::parse(text, nullptr, false)) == "summary") {
+    *error = path + ": not a shard file (its summary has no \"shard\": replay with --shard I/N)";
+    return false;
   }
   if (summary.is_null()) {
     *error = path + ": no summary line (the run did not finish)";
