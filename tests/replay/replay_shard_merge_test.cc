@@ -102,7 +102,7 @@ std::string Outputs(const TempDir& dir, const std::string& tag) {
          dir / (tag + ".har");
 }
 
-TEST_CASE("--jobs 1, 2 and 3 and --shard plus merge write one replay's bytes",
+TEST_CASE("replay --jobs 1, 2 and 3 and --shard plus merge write one replay's bytes",
           "[replay][shard][jobs]") {
   TempDir dir;
   const std::string traces = Traces(dir);
@@ -217,7 +217,8 @@ TEST_CASE("merge refuses an incomplete or inconsistent set, naming the file", "[
   CHECK(usage.err == "netstack: --json-pages needs --json FILE\n");
 }
 
-TEST_CASE("--shard and --jobs: bad values and refused combinations", "[replay][shard][jobs]") {
+TEST_CASE("replay --shard and --jobs: bad values and refused combinations",
+          "[replay][shard][jobs]") {
   TempDir dir;
   const std::string traces = Traces(dir);
   for (const char* shard : {"3/3", "1", "a/2", "-1/2", "0/100001", "1/0"}) {
@@ -238,7 +239,7 @@ TEST_CASE("--shard and --jobs: bad values and refused combinations", "[replay][s
   CHECK(stdin_trace.err.find("cannot take a session on stdin") != std::string::npos);
 }
 
-TEST_CASE("--jobs: a failing trace gives --jobs 1's error and status, and no files are left",
+TEST_CASE("replay --jobs: a failing trace gives --jobs 1's error and status, and no files are left",
           "[replay][jobs]") {
   TempDir dir;
   const std::string traces = Traces(dir);
