@@ -126,9 +126,19 @@ void Http2HttpStream::OnData(std::string_view data) {
     body_.clear();
     body_offset_ = 0;
   }
-  body_.append(data.data(), data.size());
   raw_body_bytes_ += static_cast<int64_t>(data.size());
   bytes_received_ += static_cast<int64_t>(data.size());
+  // A read is waiting and nothing is buffered ahead of these bytes: a body that is not decoded
+  // goes straight into the reader's buffer, where DoReadBody would copy it from body_ when the
+  // completion runs (same bytes, same window update then). Saves buffering every byte twice.
+  if (op_ == Op::kReadBody && user_buf_ != nullptr && filled_ < user_len_ &&
+      body_offset_ == body_.size() && error_ == OK && decoder_ && decoder_->passes_through() &&
+      raw_body_bytes_ <= params_.max_body_bytes) {
+    const int rv =
+        decoder_->Decode(&data, user_buf_ + filled_, static_cast<size_t>(user_len_ - filled_));
+    if (rv > 0) filled_ += rv;  // cannot fail: nothing is decoded and the bound holds
+  }
+  if (!data.empty()) body_.append(data.data(), data.size());
   MaybeCompletePending();
 }
 
@@ -184,6 +194,15 @@ int Http2HttpStream::DoReadBody() {
                SetError(ERR_RESPONSE_BODY_TOO_BIG,
                         "response body over " + std::to_string(params_.max_body_bytes) + " bytes");
   }
+  if (filled_ > 0) {
+    // OnData put these into the buffer already; anything in body_ came after they filled it.
+    const int rv = filled_;
+    filled_ = 0;
+    if (request_id_ > 0) {
+      if (Http2Session* session = session_.get()) session->ConsumeData(request_id_, rv);
+    }
+    return rv;
+  }
   while (true) {
     std::string_view raw(body_.data() + body_offset_, body_.size() - body_offset_);
     const size_t before = raw.size();
@@ -209,7 +228,9 @@ int Http2HttpStream::DoReadBody() {
 void Http2HttpStream::MaybeCompletePending() {
   if (op_ == Op::kNone || completion_posted_) return;
   if (op_ == Op::kReadHeaders && !response_headers_ && !stream_closed_) return;
-  if (op_ == Op::kReadBody && body_offset_ == body_.size() && !stream_closed_) return;
+  if (op_ == Op::kReadBody && body_offset_ == body_.size() && filled_ == 0 && !stream_closed_) {
+    return;
+  }
   // From a session callback: finish in a task of our own, so the caller may destroy this stream
   // (and cancel it on the session) without nghttp2 on the stack.
   completion_posted_ = true;
