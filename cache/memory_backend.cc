@@ -19,12 +19,25 @@ constexpr size_t kMinChunkBytes = 16 * 1024;
 
 void MemoryBackend::Body::Append(const char* data, size_t len) {
   if (len == 0) return;
-  if (chunks.empty() || chunks.back().size() >= kMinChunkBytes) {
-    chunks.emplace_back();
-    // Exactly what arrived when it is a chunk on its own; room to fill up to the minimum else.
-    chunks.back().reserve(std::max(len, std::min(kMinChunkBytes, len * 4)));
-    ends.push_back(size);
+  size_t last_capacity = 0;
+  if (!chunks.empty() && chunks.back().size() < kMinChunkBytes) {
+    // Fill the last chunk's room, never past it: growing the string would copy what it holds.
+    std::string& last = chunks.back();
+    last_capacity = last.capacity();
+    const size_t n = std::min(len, last_capacity - last.size());
+    last.append(data, n);
+    size += static_cast<int64_t>(n);
+    ends.back() = size;
+    data += n;
+    len -= n;
+    if (len == 0) return;
   }
+  // A new chunk: exactly what arrived when it is a chunk on its own; else room to fill up to the
+  // minimum, at least twice the last one's (small appends make few chunks, none copied).
+  chunks.emplace_back();
+  chunks.back().reserve(
+      std::max(len, std::min(kMinChunkBytes, std::max(len * 4, last_capacity * 2))));
+  ends.push_back(size);
   chunks.back().append(data, len);
   size += static_cast<int64_t>(len);
   ends.back() = size;

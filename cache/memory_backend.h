@@ -60,7 +60,7 @@ class MemoryBackend : public CacheBackend {
   class Entry;
   // A body as appended: a list of chunks, so appending never moves the bytes already stored
   // (one copy per byte instead of a growing string's reallocations). Small appends share a
-  // chunk so per-chunk overhead stays bounded.
+  // chunk, filled up to its capacity and never grown, so per-chunk overhead stays bounded.
   struct Body {
     std::vector<std::string> chunks;
     std::vector<int64_t> ends;  // ends[i]: body offset just past chunks[i]
