@@ -4,10 +4,20 @@
 #include <cstring>
 #include <utility>
 
+#include "net/base/pooled_string.h"
 #include "net/base/string_util.h"
 #include "net/http/http_util.h"
 
 namespace netstack {
+
+namespace {
+
+// Received-body buffers, reused across streams: a replay opens one stream per request, and each
+// new buffer grew (copying what it held) as DATA came in faster than the reader took it. At most
+// 16 x 256 KiB kept per thread.
+using BodyBufferPool = PooledString<256 * 1024, 16>;
+
+}  // namespace
 
 Http2HttpStream::Http2HttpStream(WeakPtr<Http2Session> session, RequestPriority priority,
                                  std::string scheme, Scheduler& scheduler,
@@ -29,6 +39,7 @@ Http2HttpStream::~Http2HttpStream() {
   if (request_id_ > 0 && !stream_closed_) {
     if (Http2Session* session = session_.get()) session->CancelRequest(request_id_);
   }
+  BodyBufferPool::Give(std::move(body_));
 }
 
 int Http2HttpStream::SendRequest(const HttpRequestMessage& request, CompletionCallback callback) {
@@ -138,7 +149,15 @@ void Http2HttpStream::OnData(std::string_view data) {
         decoder_->Decode(&data, user_buf_ + filled_, static_cast<size_t>(user_len_ - filled_));
     if (rv > 0) filled_ += rv;  // cannot fail: nothing is decoded and the bound holds
   }
-  if (!data.empty()) body_.append(data.data(), data.size());
+  if (!data.empty()) {
+    if (body_.capacity() < data.size() && body_.empty()) body_ = BodyBufferPool::Take();
+    if (body_offset_ > 0 && body_.size() + data.size() > body_.capacity()) {
+      // Drop what was handed out before growing: the copy is only what is still unread.
+      body_.erase(0, body_offset_);
+      body_offset_ = 0;
+    }
+    body_.append(data.data(), data.size());
+  }
   MaybeCompletePending();
 }
 
