@@ -17,15 +17,49 @@ constexpr size_t kMinChunkBytes = 16 * 1024;
 
 }  // namespace
 
+size_t MemoryBackend::Body::Chunk::EstimateMemoryUsage() const {
+  return netstack::EstimateMemoryUsage(bytes);
+}
+
 void MemoryBackend::Body::Append(const char* data, size_t len) {
   if (len == 0) return;
-  if (chunks.empty() || chunks.back().size() >= kMinChunkBytes) {
+  // One byte repeated: the data equals itself shifted by one. A body that is not padding
+  // differs within its first bytes, so the check costs little when it fails.
+  if (len >= kMinRunBytes && std::memcmp(data, data + 1, len - 1) == 0) {
+    AppendRun(data[0], len);
+    return;
+  }
+  size_t last_capacity = 0;
+  if (!chunks.empty() && chunks.back().run == 0 && chunks.back().bytes.size() < kMinChunkBytes) {
+    // Fill the last chunk's room, never past it: growing the string would copy what it holds.
+    std::string& last = chunks.back().bytes;
+    last_capacity = last.capacity();
+    const size_t n = std::min(len, last_capacity - last.size());
+    last.append(data, n);
+    size += static_cast<int64_t>(n);
+    ends.back() = size;
+    data += n;
+    len -= n;
+    if (len == 0) return;
+  }
+  // A new chunk: exactly what arrived when it is a chunk on its own; else room to fill up to the
+  // minimum, at least twice the last one's (small appends make few chunks, none copied).
+  chunks.emplace_back();
+  std::string& bytes = chunks.back().bytes;
+  bytes.reserve(std::max(len, std::min(kMinChunkBytes, std::max(len * 4, last_capacity * 2))));
+  ends.push_back(size);
+  bytes.append(data, len);
+  size += static_cast<int64_t>(len);
+  ends.back() = size;
+}
+
+void MemoryBackend::Body::AppendRun(char fill, size_t len) {
+  if (chunks.empty() || chunks.back().run == 0 || chunks.back().fill != fill) {
     chunks.emplace_back();
-    // Exactly what arrived when it is a chunk on its own; room to fill up to the minimum else.
-    chunks.back().reserve(std::max(len, std::min(kMinChunkBytes, len * 4)));
+    chunks.back().fill = fill;
     ends.push_back(size);
   }
-  chunks.back().append(data, len);
+  chunks.back().run += static_cast<int64_t>(len);
   size += static_cast<int64_t>(len);
   ends.back() = size;
 }
@@ -35,10 +69,15 @@ size_t MemoryBackend::Body::Read(int64_t offset, char* out, size_t len) const {
   size_t i = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), offset) - ends.begin());
   size_t copied = 0;
   while (copied < len && i < chunks.size()) {
-    const int64_t start = ends[i] - static_cast<int64_t>(chunks[i].size());
-    const size_t at = static_cast<size_t>(offset - start);
-    const size_t n = std::min(len - copied, chunks[i].size() - at);
-    std::memcpy(out + copied, chunks[i].data() + at, n);
+    const Chunk& chunk = chunks[i];
+    const int64_t length = chunk.run > 0 ? chunk.run : static_cast<int64_t>(chunk.bytes.size());
+    const size_t at = static_cast<size_t>(offset - (ends[i] - length));
+    const size_t n = std::min(len - copied, static_cast<size_t>(length) - at);
+    if (chunk.run > 0) {
+      std::memset(out + copied, chunk.fill, n);
+    } else {
+      std::memcpy(out + copied, chunk.bytes.data() + at, n);
+    }
     copied += n;
     offset += static_cast<int64_t>(n);
     ++i;

@@ -60,14 +60,27 @@ class MemoryBackend : public CacheBackend {
   class Entry;
   // A body as appended: a list of chunks, so appending never moves the bytes already stored
   // (one copy per byte instead of a growing string's reallocations). Small appends share a
-  // chunk so per-chunk overhead stays bounded.
+  // chunk, filled up to its capacity and never grown, so per-chunk overhead stays bounded. An
+  // append that is one byte repeated (at least kMinRunBytes of it) is kept as that byte and a
+  // count, extending the last chunk when that is a run of the same byte: a body of padding
+  // costs neither its size in memory nor a copy in and out.
   struct Body {
-    std::vector<std::string> chunks;
+    static constexpr size_t kMinRunBytes = 64;
+    struct Chunk {
+      std::string bytes;  // the bytes; empty for a run
+      int64_t run = 0;    // > 0: the chunk is `run` copies of `fill`
+      char fill = 0;
+      size_t EstimateMemoryUsage() const;
+    };
+    std::vector<Chunk> chunks;
     std::vector<int64_t> ends;  // ends[i]: body offset just past chunks[i]
     int64_t size = 0;
     void Append(const char* data, size_t len);
     // Copies up to `len` bytes at `offset` (< size) into `out`; returns how many.
     size_t Read(int64_t offset, char* out, size_t len) const;
+
+   private:
+    void AppendRun(char fill, size_t len);
   };
   // One committed version: never changed after commit (a headers update makes a new Data
   // sharing the body).

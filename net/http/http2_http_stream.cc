@@ -4,10 +4,20 @@
 #include <cstring>
 #include <utility>
 
+#include "net/base/pooled_string.h"
 #include "net/base/string_util.h"
 #include "net/http/http_util.h"
 
 namespace netstack {
+
+namespace {
+
+// Received-body buffers, reused across streams: a replay opens one stream per request, and each
+// new buffer grew (copying what it held) as DATA came in faster than the reader took it. At most
+// 16 x 256 KiB kept per thread.
+using BodyBufferPool = PooledString<256 * 1024, 16>;
+
+}  // namespace
 
 Http2HttpStream::Http2HttpStream(WeakPtr<Http2Session> session, RequestPriority priority,
                                  std::string scheme, Scheduler& scheduler,
@@ -29,6 +39,7 @@ Http2HttpStream::~Http2HttpStream() {
   if (request_id_ > 0 && !stream_closed_) {
     if (Http2Session* session = session_.get()) session->CancelRequest(request_id_);
   }
+  BodyBufferPool::Give(std::move(body_));
 }
 
 int Http2HttpStream::SendRequest(const HttpRequestMessage& request, CompletionCallback callback) {
@@ -126,9 +137,27 @@ void Http2HttpStream::OnData(std::string_view data) {
     body_.clear();
     body_offset_ = 0;
   }
-  body_.append(data.data(), data.size());
   raw_body_bytes_ += static_cast<int64_t>(data.size());
   bytes_received_ += static_cast<int64_t>(data.size());
+  // A read is waiting and nothing is buffered ahead of these bytes: a body that is not decoded
+  // goes straight into the reader's buffer, where DoReadBody would copy it from body_ when the
+  // completion runs (same bytes, same window update then). Saves buffering every byte twice.
+  if (op_ == Op::kReadBody && user_buf_ != nullptr && filled_ < user_len_ &&
+      body_offset_ == body_.size() && error_ == OK && decoder_ && decoder_->passes_through() &&
+      raw_body_bytes_ <= params_.max_body_bytes) {
+    const int rv =
+        decoder_->Decode(&data, user_buf_ + filled_, static_cast<size_t>(user_len_ - filled_));
+    if (rv > 0) filled_ += rv;  // cannot fail: nothing is decoded and the bound holds
+  }
+  if (!data.empty()) {
+    if (body_.capacity() < data.size() && body_.empty()) body_ = BodyBufferPool::Take();
+    if (body_offset_ > 0 && body_.size() + data.size() > body_.capacity()) {
+      // Drop what was handed out before growing: the copy is only what is still unread.
+      body_.erase(0, body_offset_);
+      body_offset_ = 0;
+    }
+    body_.append(data.data(), data.size());
+  }
   MaybeCompletePending();
 }
 
@@ -184,6 +213,15 @@ int Http2HttpStream::DoReadBody() {
                SetError(ERR_RESPONSE_BODY_TOO_BIG,
                         "response body over " + std::to_string(params_.max_body_bytes) + " bytes");
   }
+  if (filled_ > 0) {
+    // OnData put these into the buffer already; anything in body_ came after they filled it.
+    const int rv = filled_;
+    filled_ = 0;
+    if (request_id_ > 0) {
+      if (Http2Session* session = session_.get()) session->ConsumeData(request_id_, rv);
+    }
+    return rv;
+  }
   while (true) {
     std::string_view raw(body_.data() + body_offset_, body_.size() - body_offset_);
     const size_t before = raw.size();
@@ -209,7 +247,9 @@ int Http2HttpStream::DoReadBody() {
 void Http2HttpStream::MaybeCompletePending() {
   if (op_ == Op::kNone || completion_posted_) return;
   if (op_ == Op::kReadHeaders && !response_headers_ && !stream_closed_) return;
-  if (op_ == Op::kReadBody && body_offset_ == body_.size() && !stream_closed_) return;
+  if (op_ == Op::kReadBody && body_offset_ == body_.size() && filled_ == 0 && !stream_closed_) {
+    return;
+  }
   // From a session callback: finish in a task of our own, so the caller may destroy this stream
   // (and cancel it on the session) without nghttp2 on the stack.
   completion_posted_ = true;

@@ -115,6 +115,7 @@ class Http2HttpStream : public HttpStream, private Http2StreamDelegate {
   CompletionCallback callback_;
   char* user_buf_ = nullptr;
   int user_len_ = 0;
+  int filled_ = 0;  // bytes OnData put into user_buf_ for the pending read
   bool completion_posted_ = false;
   OneShotTimer idle_timer_;
   int error_ = OK;
