@@ -146,26 +146,31 @@ TEST_CASE("NetLog builds params only in the forms observers need", "[net_log_par
   CHECK(bare.texts[0].empty());
   CHECK(bare.params[1].is_null());
 
-  // Text and json observers: either callback gives both forms, the same params.
+  // A text observer: written params are not parsed into json.
   Recorder text(kNetLogParamsText);
-  Recorder values(kNetLogParamsJson);
   log.AddObserver(&text);
+  src.AddEvent(NetLogEventType::REQUEST_ALIVE, writer);
+  CHECK(written == 1);
+  REQUIRE(text.texts.size() == 1);
+  CHECK(text.texts[0] == R"({"bytes":5,"url":"http://a/"})");
+  CHECK(text.params[0].is_null());
+
+  // Text and json observers: either callback gives both forms, the same params.
+  Recorder values(kNetLogParamsJson);
   log.AddObserver(&values);
   src.AddEvent(NetLogEventType::REQUEST_ALIVE, writer);
   src.AddEvent(NetLogEventType::REQUEST_ALIVE, builder);
   src.AddEvent(NetLogEventType::REQUEST_ALIVE, [](NetLogParams&) {});  // no params
-  CHECK(written == 1);
+  CHECK(written == 2);
   CHECK(built == 1);
-  REQUIRE(text.texts.size() == 3);
-  CHECK(text.texts[0] == R"({"bytes":5,"url":"http://a/"})");
+  REQUIRE(text.texts.size() == 4);
   CHECK(text.texts[1] == text.texts[0]);
-  CHECK(text.texts[2].empty());
-  CHECK(text.params[0].is_null());  // json not asked for
+  CHECK(text.texts[2] == text.texts[0]);
+  CHECK(text.texts[3].empty());
   REQUIRE(values.params.size() == 3);
   CHECK(values.params[0] == values.params[1]);
   CHECK(values.params[0]["bytes"] == 5);
   CHECK(values.params[2].is_null());
-  CHECK(values.texts[0].empty());  // text not asked for
   log.RemoveObserver(&bare);
   log.RemoveObserver(&text);
   log.RemoveObserver(&values);
