@@ -90,9 +90,26 @@ void NetLogFileWriter::OnAddEntry(const NetLogEntry& entry) {
     ++events_dropped_;
     return;
   }
-  std::string line =
-      (events_written_ ? ",\n" : "") +
-      NetLogEntryToJson(entry).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // NetLogEntryToJson's dump, written field by field in its (sorted) key order around the
+  // params text the NetLog wrote: no json is built per entry.
+  std::string& line = line_;
+  line.clear();
+  if (events_written_) line.append(",\n");
+  line.append("{");
+  if (!entry.params_text.empty() && entry.params_text != "{}") {
+    line.append("\"params\":").append(entry.params_text).append(",");
+  } else if (entry.params_text.empty() && !entry.params.is_null() && !entry.params.empty()) {
+    line.append("\"params\":");
+    NetLogParams::AppendJson(entry.params, &line);  // an entry handed in without text
+    line.append(",");
+  }
+  line.append("\"phase\":").append(std::to_string(static_cast<int>(entry.phase)));
+  line.append(",\"source\":{\"id\":").append(std::to_string(entry.source.id));
+  line.append(",\"start_time\":\"").append(MsString(entry.source.start_time));
+  line.append("\",\"type\":").append(std::to_string(static_cast<int>(entry.source.type)));
+  line.append("},\"time\":\"").append(MsString(entry.time));
+  line.append("\",\"type\":").append(std::to_string(static_cast<int>(entry.type)));
+  line.append("}");
   std::fwrite(line.data(), 1, line.size(), file_);
   ++events_written_;
 }

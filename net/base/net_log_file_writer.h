@@ -34,6 +34,8 @@ class NetLogFileWriter : public NetLog::Observer {
                                                   uint64_t max_events = 5'000'000);
   ~NetLogFileWriter() override;
 
+  // Params as text: the NetLog writes them once for every text observer.
+  int ParamsNeed(NetLogEventType) const override { return kNetLogParamsText; }
   void OnAddEntry(const NetLogEntry& entry) override;
 
   // Stops observing, writes `polled_data` (the state of the stack at the end: host cache,
@@ -54,6 +56,7 @@ class NetLogFileWriter : public NetLog::Observer {
   uint64_t events_written_ = 0;
   uint64_t events_dropped_ = 0;
   bool finished_ = false;
+  std::string line_;  // the entry being written, reused
 };
 
 }  // namespace netstack

@@ -17,8 +17,6 @@ namespace {
 
 constexpr size_t kMaxLimit = 5000;
 constexpr size_t kMaxSourceEvents = 5000;
-// libstdc++'s red-black tree node header (color and three links) before each map element.
-constexpr size_t kMapNodeHeader = 32;
 // libstdc++'s std::string keeps up to 15 characters inside itself.
 constexpr size_t kStringInlineCapacity = 15;
 // The stored entry's narrow type fields hold every value.
@@ -28,6 +26,14 @@ static_assert(static_cast<int>(NetLogSourceType::kCount) <= UINT8_MAX);
 // Never throws on bad UTF-8 (params may hold bytes from the network): such bytes become U+FFFD.
 std::string Dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Kept params text back as json (for the page's answers, built as json): the same values, and
+// dumped again the same text. Never throws; text that does not parse (it always does: the
+// NetLog wrote it) becomes its string.
+nlohmann::json ParseParams(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json(text) : j;
 }
 
 // "id:N" with N a decimal source id: the exact-id filter.
@@ -85,33 +91,6 @@ void NetLogRing::Attach(NetLog* net_log) {
   }
 }
 
-size_t NetLogRing::JsonHeapBytes(const nlohmann::json& value) {
-  switch (value.type()) {
-    case nlohmann::json::value_t::object: {
-      size_t n = sizeof(nlohmann::json::object_t);
-      for (const auto& [key, child] : value.get_ref<const nlohmann::json::object_t&>()) {
-        n += kMapNodeHeader + sizeof(std::string) + sizeof(nlohmann::json) + StringHeapBytes(key) +
-             JsonHeapBytes(child);
-      }
-      return n;
-    }
-    case nlohmann::json::value_t::array: {
-      const auto& array = value.get_ref<const nlohmann::json::array_t&>();
-      size_t n = sizeof(nlohmann::json::array_t) + array.capacity() * sizeof(nlohmann::json);
-      for (const nlohmann::json& child : array) n += JsonHeapBytes(child);
-      return n;
-    }
-    case nlohmann::json::value_t::string: {
-      const auto& s = value.get_ref<const std::string&>();
-      return sizeof(std::string) + StringHeapBytes(s);
-    }
-    case nlohmann::json::value_t::binary:
-      return sizeof(nlohmann::json::binary_t) + value.get_binary().capacity();
-    default:
-      return 0;
-  }
-}
-
 NetLogRing::Stored NetLogRing::MakeStored(const NetLogEntry& entry) {
   Stored stored;
   stored.seq = next_seq_++;
@@ -128,18 +107,16 @@ NetLogRing::Stored NetLogRing::MakeStored(const NetLogEntry& entry) {
 
 void NetLogRing::OnAddEntry(const NetLogEntry& entry) {
   Stored stored = MakeStored(entry);
-  if (!entry.params.is_null() && !entry.params.empty()) stored.params = entry.params;
-  Keep(std::move(stored));
-}
-
-void NetLogRing::OnAddEntryAsLast(NetLogEntry& entry) {
-  Stored stored = MakeStored(entry);
-  if (!entry.params.is_null() && !entry.params.empty()) stored.params = std::move(entry.params);
+  if (!entry.params_text.empty()) {
+    if (entry.params_text != "{}") stored.params.assign(entry.params_text);
+  } else if (!entry.params.is_null() && !entry.params.empty()) {
+    stored.params = Dump(entry.params);  // an entry handed in directly, not through a NetLog
+  }
   Keep(std::move(stored));
 }
 
 void NetLogRing::Keep(Stored stored) {
-  const size_t bytes = sizeof(Stored) + JsonHeapBytes(stored.params);
+  const size_t bytes = sizeof(Stored) + StringHeapBytes(stored.params);
   if (bytes > limits_.max_bytes || limits_.max_entries == 0) {
     ++dropped_;
     return;
@@ -164,9 +141,8 @@ bool NetLogRing::Matches(const Stored& stored, const std::string& lower_filter, 
       ContainsCaseInsensitiveAscii(SourceName(stored.source_type), lower_filter)) {
     return true;
   }
-  // The params' text, as the export writes it: only a filtered query pays for it.
-  return !stored.params.is_null() &&
-         ContainsCaseInsensitiveAscii(Dump(stored.params), lower_filter);
+  // The params' text, as the export writes it.
+  return ContainsCaseInsensitiveAscii(stored.params, lower_filter);
 }
 
 nlohmann::json NetLogRing::ToJson(const Stored& stored) {
@@ -182,7 +158,7 @@ nlohmann::json NetLogRing::ToJson(const Stored& stored) {
       {"type", stored.type},
       {"type_name", EventName(stored.type)},
   };
-  if (!stored.params.is_null()) j["params"] = stored.params;
+  if (!stored.params.empty()) j["params"] = ParseParams(stored.params);
   return j;
 }
 
@@ -286,9 +262,9 @@ void NetLogRing::AppendText(const Stored& stored, uint32_t id_offset, std::strin
   out->append(",\"type_name\":\"");
   out->append(EventName(stored.type));
   out->push_back('"');
-  if (!stored.params.is_null()) {
+  if (!stored.params.empty()) {
     out->append(",\"params\":");
-    out->append(Dump(stored.params));
+    out->append(stored.params);
   }
   out->push_back('}');
 }

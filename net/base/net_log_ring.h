@@ -4,11 +4,11 @@
 // it, show one source's events as a timeline, and export the whole buffer as a NetLog file
 // Chrome's viewer opens (the same constants and entry format as NetLogFileWriter).
 //
-// Capture is cheap: an entry is kept unserialized, as a compact struct (numbers only; the type
-// names are the static strings of NetLogEventTypeToString/NetLogSourceTypeToString) plus its
-// params as the json value the producer built, moved in when the ring is the NetLog's last
-// observer (OnAddEntryAsLast). JSON text is written only when the page asks (/api/events,
-// /api/events/source, /api/netlog), and is the same as serializing on arrival would give.
+// Capture is cheap: an entry is kept as a compact struct (numbers only; the type names are the
+// static strings of NetLogEventTypeToString/NetLogSourceTypeToString) plus its params as the
+// JSON text the NetLog wrote (ParamsNeed asks for text: call sites that write NetLogParams
+// build no json at all). The entry's own fields are written only when the page asks
+// (/api/events, /api/events/source, /api/netlog), the same as serializing on arrival would give.
 //
 // Source ids restart at 1 in every NetLog, so entries remember which attached NetLog ("pass")
 // they came from: SourceEvents shows the newest pass holding the id, and the export renumbers
@@ -42,15 +42,15 @@ class NetLogRing : public NetLog::Observer {
   // keeps its entries across NetLogs (a replay's passes); sequence numbers keep growing.
   // Attaching the NetLog already observed does nothing. `net_log` must outlive the attachment
   // (until the next Attach or the ring's destruction, which detaches). Attach the ring after
-  // the NetLog's other observers so it is the last and takes params without a copy.
+  // the NetLog's other observers.
   void Attach(NetLog* net_log);
 
-  // NetLog::Observer: stores the entry (params copied), then evicts the oldest while over a
-  // limit. An entry larger than max_bytes by itself is dropped (counted) at once; its sequence
-  // number is used up.
+  // NetLog::Observer: params as text, for every event.
+  int ParamsNeed(NetLogEventType) const override { return kNetLogParamsText; }
+  // Stores the entry (its params_text copied; an entry with only json params, handed in
+  // directly, has them dumped), then evicts the oldest while over a limit. An entry larger
+  // than max_bytes by itself is dropped (counted) at once; its sequence number is used up.
   void OnAddEntry(const NetLogEntry& entry) override;
-  // As OnAddEntry, but moves entry.params into the ring (nothing reads them after it).
-  void OnAddEntryAsLast(NetLogEntry& entry) override;
 
   // /api/events: {"first_seq": oldest kept, "next_seq": the next to come, "dropped": evicted so
   // far, "events": [entries with seq > `after`, oldest first, at most `limit` (clamped to
@@ -77,29 +77,26 @@ class NetLogRing : public NetLog::Observer {
                            const nlohmann::json& polled_data) const;
 
   size_t size() const { return entries_.size(); }
-  // The stored bytes of the kept entries (what max_bytes bounds).
+  // The stored bytes of the kept entries (what max_bytes bounds): each entry's struct plus the
+  // heap its params text holds.
   size_t bytes() const { return bytes_; }
   uint64_t dropped() const { return dropped_; }
   // For the Memory view: the bytes the ring holds (entries, params, bookkeeping).
   size_t EstimateMemoryUsage() const;
 
-  // The heap bytes `value` owns below itself (containers, long strings), estimated from
-  // libstdc++'s layouts; what an entry's params add to its stored size. Exposed for tests.
-  static size_t JsonHeapBytes(const nlohmann::json& value);
-
  private:
-  // One kept entry: 56 bytes plus the params' heap.
+  // One kept entry: 72 bytes plus the params' heap.
   struct Stored {
     uint64_t seq;
     int64_t time_us;          // the entry's time (TimeTicks microseconds)
     int64_t source_start_us;  // its source's start time
     uint32_t pass;            // which attached NetLog it came from (source ids restart per NetLog)
     uint32_t source_id;
-    uint32_t bytes;         // this entry's share of bytes_ (sizeof(Stored) + JsonHeapBytes(params))
-    uint16_t type;          // NetLogEventType
-    uint8_t source_type;    // NetLogSourceType
-    uint8_t phase;          // NetLogEventPhase
-    nlohmann::json params;  // null when the entry has none (null or empty params)
+    uint32_t bytes;       // this entry's share of bytes_ (sizeof(Stored) + the text's heap)
+    uint16_t type;        // NetLogEventType
+    uint8_t source_type;  // NetLogSourceType
+    uint8_t phase;        // NetLogEventPhase
+    std::string params;   // JSON text; empty when the entry has none (null or empty params)
   };
   // Fills everything but params and bytes.
   Stored MakeStored(const NetLogEntry& entry);

@@ -302,6 +302,20 @@ void StackHistograms::Attach(NetLog* net_log) {
   if (net_log) net_log->AddObserver(this);
 }
 
+int StackHistograms::ParamsNeed(NetLogEventType type) const {
+  switch (type) {
+    case NetLogEventType::HOST_RESOLVER_MANAGER_JOB:
+    case NetLogEventType::CANCELLED:
+    case NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST:
+    case NetLogEventType::HOST_RESOLVER_MANAGER_JOB_ATTACH:
+    case NetLogEventType::CONNECT_JOB:
+    case NetLogEventType::URL_REQUEST_PHASES:
+      return kNetLogParamsJson;
+    default:
+      return kNetLogParamsNone;
+  }
+}
+
 void StackHistograms::OnAddEntry(const NetLogEntry& entry) { impl_->OnAddEntry(entry); }
 
 nlohmann::json StackHistograms::ToJson() const {

@@ -47,7 +47,11 @@ class StackHistograms : public NetLog::Observer {
   // As NetLogRing::Attach. Counts survive a change of NetLog; open BEGINs do not (source ids
   // restart in a new NetLog). The destructor detaches.
   void Attach(NetLog* net_log);
-  // NetLog::Observer: reads only the entry's type, phase, source, time and params.
+  // NetLog::Observer: json params of the few event types it reads them from (net_error,
+  // source_dependency, a pre-resolve's source, a request's phases), none of the others: with
+  // only the histograms observing, the other events' params are never built.
+  int ParamsNeed(NetLogEventType type) const override;
+  // Reads only the entry's type, phase, source, time and (for those types) params.
   void OnAddEntry(const NetLogEntry& entry) override;
 
   // /api/histograms: {"histograms": [{"name", "description", "unit": "ms", "count", "sum",

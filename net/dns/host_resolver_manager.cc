@@ -111,11 +111,12 @@ void HostResolverManager::ClearCache() { cache_.Clear(); }
 void HostResolverManager::OnNetworkChange() { cache_.OnNetworkChange(); }
 
 int HostResolverManager::StartRequest(RequestImpl* request) {
-  request->net_log().BeginEvent(NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST, [&] {
-    return nlohmann::json{{"host", request->host()},
-                          {"priority", RequestPriorityToString(request->priority())},
-                          {"address_family", static_cast<int>(config_.family)}};
-  });
+  request->net_log().BeginEvent(
+      NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST, [&](NetLogParams& p) {
+        p.Add("address_family", static_cast<int>(config_.family))
+            .Add("host", request->host())
+            .Add("priority", RequestPriorityToString(request->priority()));
+      });
   HostCache::Key key;
   int rv = ResolveLocally(request, &key);
   if (rv != ERR_IO_PENDING) return rv;
@@ -176,11 +177,12 @@ int HostResolverManager::ResolveLocally(RequestImpl* request, HostCache::Key* ke
   *key = HostCache::Key(std::move(name), config_.family);
   const TimeTicks now = scheduler_.Now();
   if (const HostCache::Entry* entry = cache_.Lookup(*key, now)) {
-    request->net_log().AddEvent(NetLogEventType::HOST_RESOLVER_MANAGER_CACHE_HIT, [&] {
-      return nlohmann::json{{"net_error", entry->error()},
-                            {"addresses", IPAddressesToJson(entry->addresses())},
-                            {"ttl_ms", ToMilliseconds(entry->ttl())}};
-    });
+    request->net_log().AddEvent(
+        NetLogEventType::HOST_RESOLVER_MANAGER_CACHE_HIT, [&](NetLogParams& p) {
+          p.BeginArray("addresses");
+          for (const IPAddress& address : entry->addresses()) p.AddElement(address.ToString());
+          p.EndArray().Add("net_error", entry->error()).Add("ttl_ms", ToMilliseconds(entry->ttl()));
+        });
     request->SetResult(entry->error(), entry->addresses(), true, false, "cache",
                        entry->error() == OK
                            ? std::string()

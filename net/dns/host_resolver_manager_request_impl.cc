@@ -59,18 +59,16 @@ void HostResolverManager::RequestImpl::SetResult(int error, const std::vector<IP
   if (error == OK) {
     for (const IPAddress& address : addresses) addresses_.emplace_back(address, port_);
   }
-  // Only while capturing: the params callback captures too much for std::function's inline
-  // storage, and building it allocated once per request with nobody listening.
-  if (!net_log_.IsCapturing()) return;
-  net_log_.EndEvent(NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST, [&] {
-    nlohmann::json params = {{"source", source}};
+  net_log_.EndEvent(NetLogEventType::HOST_RESOLVER_MANAGER_REQUEST, [&](NetLogParams& p) {
     if (error == OK) {
-      params["addresses"] = IPAddressesToJson(addresses);
+      p.BeginArray("addresses");
+      for (const IPAddress& address : addresses) p.AddElement(address.ToString());
+      p.EndArray();
     } else {
-      params["net_error"] = error;
-      if (!error_detail_.empty()) params["error_detail"] = error_detail_;
+      if (!error_detail_.empty()) p.Add("error_detail", error_detail_);
+      p.Add("net_error", error);
     }
-    return params;
+    p.Add("source", source);
   });
 }
 

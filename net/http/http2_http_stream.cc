@@ -63,16 +63,17 @@ int Http2HttpStream::SendRequest(const HttpRequestMessage& request, CompletionCa
     head.headers.emplace_back(h.name, h.value);
   }
   head_request_ = request.method == "HEAD";
-  net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_HTTP2_SEND_REQUEST_HEADERS, [&] {
-    nlohmann::json lines = nlohmann::json::array();
-    lines.push_back(":method: " + head.method);
-    lines.push_back(":authority: " + SanitizeUtf8(head.authority));
-    lines.push_back(":scheme: " + head.scheme);
-    lines.push_back(":path: " + SanitizeUtf8(head.path));
-    for (const auto& [name, value] : head.headers) lines.push_back(NetLogHeaderLine(name, value));
-    return nlohmann::json{{"headers", std::move(lines)},
-                          {"source_dependency", session->net_log().source().ToJson()}};
-  });
+  net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_HTTP2_SEND_REQUEST_HEADERS,
+                    [&](NetLogParams& p) {
+                      p.BeginArray("headers")
+                          .AddElement(":method: " + head.method)
+                          .AddElement(":authority: " + SanitizeUtf8(head.authority))
+                          .AddElement(":scheme: " + head.scheme)
+                          .AddElement(":path: " + SanitizeUtf8(head.path));
+                      for (const auto& [name, value] : head.headers)
+                        p.AddElement(NetLogHeaderLine(name, value));
+                      p.EndArray().AddSource("source_dependency", session->net_log().source());
+                    });
   send_start_ = scheduler_.Now();
   const int rv = session->StartRequest(head, priority_, this);
   if (rv < 0) {
@@ -127,7 +128,7 @@ void Http2HttpStream::OnResponseHeaders(int status,
   }
   response_headers_ = std::move(parsed);
   net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_READ_RESPONSE_HEADERS,
-                    [this] { return response_headers_->NetLogParams(); });
+                    [this](NetLogParams& p) { response_headers_->WriteNetLogParams(p); });
   if (head_request_ || status == 204 || status == 304) body_end_ = headers_end_;
   MaybeCompletePending();
 }

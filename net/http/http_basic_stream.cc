@@ -9,13 +9,13 @@ namespace netstack {
 
 namespace {
 
-// The request as sent, for HTTP_TRANSACTION_SEND_REQUEST_HEADERS: {"line": "GET / HTTP/1.1\r\n",
-// "headers": ["Host: a", ...]}, taken from the serialized bytes so it shows exactly what went
+// The request as sent, for HTTP_TRANSACTION_SEND_REQUEST_HEADERS: {"headers": ["Host: a", ...],
+// "line": "GET / HTTP/1.1\r\n"}, taken from the serialized bytes so it shows exactly what went
 // out (Host and Content-Length included), sensitive values stripped.
-nlohmann::json SentHeadersParams(const std::string& wire) {
+void WriteSentHeaders(const std::string& wire, NetLogParams& params) {
   size_t end = wire.find("\r\n\r\n");
   std::string_view block(wire.data(), end == std::string::npos ? wire.size() : end);
-  nlohmann::json lines = nlohmann::json::array();
+  params.BeginArray("headers");
   std::string line;
   size_t pos = 0;
   bool first = true;
@@ -30,15 +30,15 @@ nlohmann::json SentHeadersParams(const std::string& wire) {
       // Serialized as "Name: value" (HttpRequestHeaders refuses ':' in names).
       size_t colon = text.find(':');
       if (colon == std::string_view::npos) {
-        lines.push_back(SanitizeUtf8(text));
+        params.AddElement(SanitizeUtf8(text));
       } else {
-        lines.push_back(
+        params.AddElement(
             NetLogHeaderLine(text.substr(0, colon), TrimHttpWhitespace(text.substr(colon + 1))));
       }
     }
     pos = eol + 2;
   }
-  return nlohmann::json{{"line", line}, {"headers", std::move(lines)}};
+  params.EndArray().Add("line", line);
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ int HttpBasicStream::SendRequest(const HttpRequestMessage& request, CompletionCa
     return SetError(rv, "invalid request: bad method, target or Host value");
   }
   net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_SEND_REQUEST_HEADERS,
-                    [&wire] { return SentHeadersParams(wire); });
+                    [&wire](NetLogParams& p) { WriteSentHeaders(wire, p); });
   HttpStreamParser::Options options;
   options.head_request = request.method == "HEAD";
   options.max_header_bytes = params_.max_header_bytes;
@@ -225,9 +225,8 @@ int HttpBasicStream::DoReadBodyLoop() {
 
 void HttpBasicStream::LogFilteredBytes(int count) const {
   if (!net_log_.IsCapturing()) return;
-  net_log_.AddEvent(NetLogEventType::URL_REQUEST_JOB_FILTERED_BYTES_READ, [count] {
-    return nlohmann::json{{"byte_count", count}};
-  });
+  net_log_.AddEvent(NetLogEventType::URL_REQUEST_JOB_FILTERED_BYTES_READ,
+                    [count](NetLogParams& p) { p.Add("byte_count", count); });
 }
 
 int HttpBasicStream::ReadSocket() {
@@ -293,7 +292,7 @@ void HttpBasicStream::FinishHeaders() {
   headers_end_ = scheduler_.Now();
   auto headers = parser_->response_headers();
   net_log_.AddEvent(NetLogEventType::HTTP_TRANSACTION_READ_RESPONSE_HEADERS,
-                    [&headers] { return headers->NetLogParams(); });
+                    [&headers](NetLogParams& p) { headers->WriteNetLogParams(p); });
   if (parser_->message_complete() && parser_->body_bytes_received() == 0) {
     body_end_ = headers_end_;  // no body to wait for
   }

@@ -250,6 +250,21 @@ nlohmann::json FreshnessInfo::ToJson() const {
           {"has_validator", has_validator}};
 }
 
+void FreshnessInfo::WriteNetLogParams(NetLogParams& params) const {
+  // ToJson's keys, in sorted order.
+  params.Add("age_s", ToSecondsDouble(age))
+      .Add("fresh", is_fresh())
+      .Add("has_validator", has_validator)
+      .Add("heuristic", heuristic)
+      .Add("immutable", immutable)
+      .Add("lifetime_s", ToSecondsDouble(lifetime))
+      .Add("must_revalidate", must_revalidate)
+      .Add("no_cache", no_cache)
+      .Add("remaining_s", ToSecondsDouble(remaining()))
+      .Add("source", FreshnessSourceName(source))
+      .Add("stale_while_revalidate_s", ToSecondsDouble(stale_while_revalidate));
+}
+
 bool VaryMatches(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
                  std::string* mismatch) {
   for (const HttpResponseInfo::VaryValue& v : stored.vary) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "net/base/clock.h"
+#include "net/base/net_log_params.h"
 #include "net/base/url.h"
 #include "net/http/http_cache_control.h"
 #include "net/http/http_request_headers.h"
@@ -72,6 +73,8 @@ struct FreshnessInfo {
   //  "heuristic", "stale_while_revalidate_s", "no_cache", "must_revalidate", "immutable",
   //  "has_validator"}, seconds as numbers with a fraction.
   nlohmann::json ToJson() const;
+  // The same fields into `params`'s innermost open object (a NetLog event's "freshness").
+  void WriteNetLogParams(NetLogParams& params) const;
 };
 
 // The freshness lifetime of `headers`, received at `response_time`: max-age, else Expires - Date

@@ -44,8 +44,8 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
   AddDefaultRequestHeaders(&sent_headers_);
   policy_ = GetRequestCachePolicy(info_.method, sent_headers_);
   if (policy_.mode != RequestCachePolicy::Mode::kNormal) {
-    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this] {
-      return nlohmann::json{{"key", key_}, {"action", "bypass"}, {"reason", policy_.reason}};
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this](NetLogParams& p) {
+      p.Add("action", "bypass").Add("key", key_).Add("reason", policy_.reason);
     });
     if (policy_.only_if_cached) {
       error_detail_ =
@@ -139,9 +139,8 @@ void HttpCacheTransaction::OnIoComplete(int rv) {
 int HttpCacheTransaction::DoOpenEntry() {
   next_state_ = State::kOpenEntryComplete;
   open_event_pending_ = true;
-  net_log_.BeginEvent(NetLogEventType::HTTP_CACHE_OPEN_ENTRY, [this] {
-    return nlohmann::json{{"key", key_}};
-  });
+  net_log_.BeginEvent(NetLogEventType::HTTP_CACHE_OPEN_ENTRY,
+                      [this](NetLogParams& p) { p.Add("key", key_); });
   return cache_->backend()->OpenEntry(
       key_, &entry_,
       [weak = weak_factory_.GetWeakPtr()](int rv, std::unique_ptr<CacheEntry> entry) {
@@ -174,10 +173,9 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
     parsed = false;
     error = "stream 0: stored URL does not match the key";
   }
-  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_INFO, [&] {
-    nlohmann::json params{{"bytes", entry_->headers().size()}};
-    if (!parsed) params["error"] = SanitizeUtf8(error);
-    return params;
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_INFO, [&](NetLogParams& p) {
+    p.Add("bytes", entry_->headers().size());
+    if (!parsed) p.Add("error", SanitizeUtf8(error));
   });
   if (!parsed) {
     DoomOpenedEntry(error);
@@ -192,11 +190,10 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
     action_ = CacheAction::kValidate;
     decision.reason = "background revalidation";
   }
-  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [&] {
-    return nlohmann::json{{"key", key_},
-                          {"action", CacheActionName(action_)},
-                          {"reason", SanitizeUtf8(decision.reason)},
-                          {"freshness", decision.freshness.ToJson()}};
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [&](NetLogParams& p) {
+    p.Add("action", CacheActionName(action_)).BeginObject("freshness");
+    decision.freshness.WriteNetLogParams(p);
+    p.EndObject().Add("key", key_).Add("reason", SanitizeUtf8(decision.reason));
   });
   switch (action_) {
     case CacheAction::kMiss:
@@ -493,8 +490,8 @@ int HttpCacheTransaction::HandleRawResult(int rv) {
       error_detail_ = network_->error_detail();
     } else {
       error_detail_ = "the stored body of " + key_ + " became unreadable";
-      net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this, rv] {
-        return nlohmann::json{{"net_error", rv}, {"bytes", raw_bytes_read_}};
+      net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this, rv](NetLogParams& p) {
+        p.Add("bytes", raw_bytes_read_).Add("net_error", rv);
       });
     }
     return rv;
@@ -528,9 +525,8 @@ int HttpCacheTransaction::FinishBody(int rv) {
   body_result_ = rv;
   body_end_ticks_ = cache_->scheduler().Now();
   if (source_ == Source::kEntry && rv == 0) {
-    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this] {
-      return nlohmann::json{{"bytes", raw_bytes_read_}};
-    });
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA,
+                      [this](NetLogParams& p) { p.Add("bytes", raw_bytes_read_); });
   }
   // The writer commits only a body that ended cleanly.
   if (writer_) {

@@ -12,15 +12,13 @@ HttpCacheWriter::HttpCacheWriter(HttpCache* cache, const HttpResponseInfo& info,
       entry_(cache->backend()->CreateEntry(info.url)),
       net_log_(net_log) {
   cache_->AddWriter(key_, this);
-  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_CREATE_ENTRY, [&info] {
-    return nlohmann::json{{"key", SanitizeUtf8(info.url)}};
-  });
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_CREATE_ENTRY,
+                    [&info](NetLogParams& p) { p.Add("key", SanitizeUtf8(info.url)); });
   std::string blob = info.Serialize();
   const size_t bytes = blob.size();
   entry_->WriteHeaders(std::move(blob));
-  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_INFO, [bytes] {
-    return nlohmann::json{{"bytes", bytes}, {"stored", true}};
-  });
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_INFO,
+                    [bytes](NetLogParams& p) { p.Add("bytes", bytes).Add("stored", true); });
 }
 
 HttpCacheWriter::~HttpCacheWriter() {
@@ -54,10 +52,9 @@ void HttpCacheWriter::Finish(int result) {
     return;
   }
   entry_->Commit([net_log = net_log_, bytes](int rv) {
-    net_log.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_DATA, [bytes, rv] {
-      nlohmann::json params{{"bytes", bytes}, {"committed", rv == OK}};
-      if (rv != OK) params["net_error"] = rv;
-      return params;
+    net_log.AddEvent(NetLogEventType::HTTP_CACHE_WRITE_DATA, [bytes, rv](NetLogParams& p) {
+      p.Add("bytes", bytes).Add("committed", rv == OK);
+      if (rv != OK) p.Add("net_error", rv);
     });
   });
   Release();

@@ -199,6 +199,12 @@ nlohmann::json HttpResponseHeaders::NetLogParams() const {
   return nlohmann::json{{"headers", std::move(lines)}};
 }
 
+void HttpResponseHeaders::WriteNetLogParams(netstack::NetLogParams& params) const {
+  params.BeginArray("headers").AddElement(SanitizeUtf8(GetStatusLine()));
+  for (const Header& h : headers_) params.AddElement(NetLogHeaderLine(h.name, h.value));
+  params.EndArray();
+}
+
 std::string HttpResponseHeaders::ToHttpString() const {
   std::string out = GetStatusLine() + "\r\n";
   for (const Header& h : headers_) out.append(h.name).append(": ").append(h.value).append("\r\n");

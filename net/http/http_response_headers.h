@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "net/base/net_log_params.h"
+
 namespace netstack {
 
 struct HttpVersion {
@@ -92,6 +94,8 @@ class HttpResponseHeaders {
   // Chrome's HTTP_TRANSACTION_READ_RESPONSE_HEADERS params: {"headers": [status line,
   // "Name: value", ...]}, cookie values stripped (NetLogHeaderLine).
   nlohmann::json NetLogParams() const;
+  // The same, written into `params` (the cheap way: no json built).
+  void WriteNetLogParams(netstack::NetLogParams& params) const;
 
   // "HTTP/1.1 200 OK\r\nName: value\r\n...\r\n\r\n", which Parse reads back.
   std::string ToHttpString() const;

@@ -40,10 +40,10 @@ void UrlRequest::Start() {
   buffer_.Allocate();
   start_time_ = context_->scheduler().Now();
   StartLimitTimers();
-  net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this] {
-    return nlohmann::json{{"url", url_.spec()},
-                          {"method", method_},
-                          {"priority", RequestPriorityToString(params_.priority)}};
+  net_log_.BeginEvent(NetLogEventType::REQUEST_ALIVE, [this](NetLogParams& p) {
+    p.Add("method", method_)
+        .Add("priority", RequestPriorityToString(params_.priority))
+        .Add("url", url_.spec());
   });
   // Post, so the delegate never hears back inside Start().
   context_->scheduler().PostTask([weak = weak_factory_.GetWeakPtr()] {
@@ -53,8 +53,8 @@ void UrlRequest::Start() {
 
 void UrlRequest::StartHop() {
   if (!in_flight_) return;  // a limit ended the fetch before its first hop's task ran
-  net_log_.BeginEvent(NetLogEventType::URL_REQUEST_START_JOB, [this] {
-    return nlohmann::json{{"url", url_.spec()}, {"method", method_}};
+  net_log_.BeginEvent(NetLogEventType::URL_REQUEST_START_JOB, [this](NetLogParams& p) {
+    p.Add("method", method_).Add("url", url_.spec());
   });
   // Built from this hop's fields (not a copy of params_.request overwritten field by field:
   // that copied URL, headers and body twice per hop), then moved into the transaction.
@@ -157,8 +157,8 @@ bool UrlRequest::ConsumeRead(int rv) {
 void UrlRequest::FollowRedirect() {
   draining_ = false;
   int code = headers_->response_code();
-  net_log_.AddEvent(NetLogEventType::URL_REQUEST_REDIRECTED, [this, code] {
-    return nlohmann::json{{"location", redirect_target_.spec()}, {"status", code}};
+  net_log_.AddEvent(NetLogEventType::URL_REQUEST_REDIRECTED, [this, code](NetLogParams& p) {
+    p.Add("location", redirect_target_.spec()).Add("status", code);
   });
   // Browsers turn POST into GET on 301/302 and everything but HEAD into GET on 303; 307 and
   // 308 keep the method and body.
@@ -242,19 +242,24 @@ void UrlRequest::Finish(int result, std::string message) {
   buffer_.Release();  // after the transaction: nothing reads into it any more
   in_flight_ = false;
   // Built only while the NetLog captures (the params are lazy).
-  net_log_.AddEvent(NetLogEventType::URL_REQUEST_PHASES, [this, result] {
+  net_log_.AddEvent(NetLogEventType::URL_REQUEST_PHASES, [this, result](NetLogParams& p) {
     const LoadTimingPhases phases = load_timing_phases();
     const SocketSource source = connection_.socket_source;
     // A ttfb exists when the response headers came over the network (not from the cache).
     const bool exchanged =
         timing_.send_end != TimeTicks{} && timing_.receive_headers_start != TimeTicks{};
-    nlohmann::json params{
-        {"socket_source", source == SocketSource::kNone ? nlohmann::json(nullptr)
-                                                        : nlohmann::json(SocketSourceName(source))},
-        {"connect_wait_ms", phases.connect_wait_ms()},
-        {"ttfb_ms", exchanged ? nlohmann::json(phases.ttfb_ms) : nlohmann::json(nullptr)}};
-    if (result < 0) params["net_error"] = result;
-    return params;
+    p.Add("connect_wait_ms", phases.connect_wait_ms());
+    if (result < 0) p.Add("net_error", result);
+    if (source == SocketSource::kNone) {
+      p.AddNull("socket_source");
+    } else {
+      p.Add("socket_source", SocketSourceName(source));
+    }
+    if (exchanged) {
+      p.Add("ttfb_ms", phases.ttfb_ms);
+    } else {
+      p.AddNull("ttfb_ms");
+    }
   });
   net_log_.EndEventWithNetErrorCode(NetLogEventType::REQUEST_ALIVE, result);
   delegate_->OnComplete(this, result);  // May destroy this.

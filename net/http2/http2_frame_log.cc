@@ -49,19 +49,17 @@ void LogHttp2Frame(const NetLogWithSource& net_log, bool sent, const nghttp2_fra
     case NGHTTP2_HEADERS:
       net_log.AddEvent(sent ? NetLogEventType::HTTP2_SESSION_SEND_HEADERS
                             : NetLogEventType::HTTP2_SESSION_RECV_HEADERS,
-                       [&] {
-                         nlohmann::json p{{"stream_id", stream_id}, {"fin", fin}};
-                         if (sent && (frame.hd.flags & NGHTTP2_FLAG_PRIORITY)) {
-                           p["weight"] = frame.headers.pri_spec.weight;
-                           p["exclusive"] = frame.headers.pri_spec.exclusive != 0;
-                         }
-                         return p;
+                       [&](NetLogParams& p) {
+                         const bool priority = sent && (frame.hd.flags & NGHTTP2_FLAG_PRIORITY);
+                         if (priority) p.Add("exclusive", frame.headers.pri_spec.exclusive != 0);
+                         p.Add("fin", fin).Add("stream_id", stream_id);
+                         if (priority) p.Add("weight", frame.headers.pri_spec.weight);
                        });
       return;
     case NGHTTP2_DATA:
       if (sent) return;  // request bodies: the request's own events say it
-      net_log.AddEvent(NetLogEventType::HTTP2_SESSION_RECV_DATA, [&] {
-        return nlohmann::json{{"stream_id", stream_id}, {"size", frame.hd.length}, {"fin", fin}};
+      net_log.AddEvent(NetLogEventType::HTTP2_SESSION_RECV_DATA, [&](NetLogParams& p) {
+        p.Add("fin", fin).Add("size", frame.hd.length).Add("stream_id", stream_id);
       });
       return;
     case NGHTTP2_WINDOW_UPDATE:

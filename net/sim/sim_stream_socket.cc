@@ -336,7 +336,7 @@ int SimStreamSocket::GetPeerAddress(IPEndPoint* address) const {
 
 void SimStreamSocket::LogBytes(NetLogEventType type, int count) const {
   if (!net_log_.IsCapturing()) return;
-  net_log_.AddEvent(type, [count] { return nlohmann::json{{"byte_count", count}}; });
+  net_log_.AddEvent(type, [count](NetLogParams& p) { p.Add("byte_count", count); });
 }
 
 }  // namespace netstack

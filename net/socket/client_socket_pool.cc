@@ -60,9 +60,8 @@ int ClientSocketPool::RequestSocket(const SchemeHostPort& group_id, RequestPrior
   request->speculative = speculative;
   request->start = request_start != TimeTicks{} ? request_start : scheduler_.Now();
 
-  net_log.BeginEvent(NetLogEventType::SOCKET_POOL, [&] {
-    return nlohmann::json{{"group_id", group_id.ToString()},
-                          {"priority", RequestPriorityToString(priority)}};
+  net_log.BeginEvent(NetLogEventType::SOCKET_POOL, [&](NetLogParams& p) {
+    p.Add("group_id", group_id.ToString()).Add("priority", RequestPriorityToString(priority));
   });
   int rv = pending_request_count_ >= params_.max_pending_requests
                ? ERR_INSUFFICIENT_RESOURCES

@@ -83,7 +83,8 @@ std::string InternalsServer::url() const {
 }
 
 void InternalsServer::AttachNetLog(NetLog* net_log) {
-  // The ring last: as the NetLog's last observer it moves each entry's params in (no copy).
+  // The histograms ask for json params of a few event types only, the ring for every event's
+  // text (NetLog::Observer::ParamsNeed): each event's params are built once, as text.
   histograms_.Attach(net_log);
   ring_.Attach(net_log);
 }
