@@ -13,6 +13,7 @@
 
 #include "tools/netstack/replay_har_output.h"
 #include "tools/netstack/replay_internals.h"
+#include "tools/netstack/replay_sweep_run.h"
 #include "tools/netstack/terminal_text.h"
 #include "tools/replay/replay_engine.h"
 #include "tools/replay/report/replay_compare.h"
@@ -337,6 +338,7 @@ int RunReplay(const ReplayOptions& o, const std::string& command_line, FILE* out
 
 int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FILE* out,
                      FILE* err) {
+  if (!o.sweeps.empty()) return RunReplaySweep(o, command_line, out, err);
   if (o.internals_port < 0) return RunReplay(o, command_line, out, err, nullptr);
   ReplayInternals internals(o.internals_port, command_line, o.config.predictor.policy);
   std::string error;

@@ -1,6 +1,7 @@
 #include "tools/netstack/replay_options.h"
 
 #include "tools/netstack/number_flags.h"
+#include "tools/netstack/replay_sweep.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
@@ -34,6 +35,7 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
   cmd->add_flag("--quiet", o->quiet, "no progress line and no terminal summary");
   cmd->add_option("--summary-pages", o->summary_pages, "page lines in the terminal summary")
       ->transform(CountFlag(0, ReplayOptions::kMaxSummaryPages));
+  AddReplaySweepOptions(cmd, o);
 }
 
 bool ApplyReplayOverrides(const ReplayOptions& o, ReplayConfig* config, std::string* message) {
@@ -103,6 +105,7 @@ bool ValidateReplayOptions(ReplayOptions* o, std::string* message) {
     *message = "a session on stdin (-) is read once: give it alone and without --compare";
     return false;
   }
+  if (!ValidateSweepOptions(*o, config, message)) return false;
   o->config = config;
   return true;
 }

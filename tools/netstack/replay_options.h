@@ -30,6 +30,8 @@ struct ReplayOptions {
   bool progress = false;             // --progress: the progress line even when not a terminal
   bool quiet = false;                // --quiet: no progress line, no terminal summary
   int summary_pages = 20;            // --summary-pages N: page lines in the summary
+  std::vector<std::string> sweeps;   // --sweep KEY=V1,V2,... (replay_sweep.h), in order
+  std::string sweep_dir;             // --sweep-dir DIR: each point's files and the table
 
   // Bounds of the numeric flags (checked as text, number_flags.h): --internals 0..65535,
   // --seed 0..2^64-1, --summary-pages 0..kMaxSummaryPages.
