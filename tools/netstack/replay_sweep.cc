@@ -7,7 +7,14 @@
 namespace netstack {
 namespace {
 
-std::string Shown(const std::string& flag) { return "--sweep '" + EchoInput(flag) + "'"; }
+// The --sweep as messages quote it: bounded, a control character shown as '?'.
+std::string Shown(const std::string& flag) {
+  std::string text = flag.substr(0, 256);
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return "--sweep '" + EchoInput(text) + "'";
+}
 
 // A file name for a per-point output (DIR/NNN.NAME): no folder, not the point's --json name.
 bool CheckPointFileName(const char* flag, const std::string& name, std::string* message) {

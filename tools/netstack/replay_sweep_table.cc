@@ -39,7 +39,7 @@ std::string PathText(std::initializer_list<const char*> path) {
 bool GetCount(const Json& j, std::initializer_list<const char*> path, uint64_t* out,
               std::string* error) {
   const Json* v = Find(j, path);
-  if (!v || !v->is_number_unsigned()) {
+  if (!v || !v->is_number_integer() || (!v->is_number_unsigned() && v->get<int64_t>() < 0)) {
     *error = "no count " + PathText(path);
     return false;
   }
