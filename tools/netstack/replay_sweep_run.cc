@@ -203,6 +203,48 @@ int RunPoint(const ReplayOptions& p, const std::string& command_line, bool pass_
   return code;
 }
 
+// Point `i`'s replay options: `o` with the point's assignments appended to --set, its files in
+// the sweep's folder, and no terminal summary; `row` gets its point, values and file names.
+ReplayOptions PointOptions(const ReplayOptions& o, const SweepGrid& grid, size_t i,
+                           const std::string& name, bool show_progress, SweepRow* row) {
+  ReplayOptions p = o;
+  p.sweeps.clear();
+  p.sweep_dir.clear();
+  for (std::string& a : grid.Assignments(i)) p.sets.push_back(std::move(a));
+  p.summary_pages = 0;
+  if (!show_progress) p.quiet = true;
+  row->point = i;
+  row->values = grid.Values(i);
+  row->files.push_back(name + ".jsonl");
+  p.json_path = JoinPath(o.sweep_dir, row->files.back());
+  if (!o.report_path.empty()) {
+    row->files.push_back(name + "." + o.report_path);
+    p.report_path = JoinPath(o.sweep_dir, row->files.back());
+  }
+  if (!o.har_path.empty()) {
+    row->files.push_back(name + "." + o.har_path);
+    p.har_path = JoinPath(o.sweep_dir, row->files.back());
+  }
+  return p;
+}
+
+// Prints a failed point's error lines (`captured`, each "netstack: ..."), each naming the
+// point (`where`); the last also says which points' files are kept (`finished`, after point 0).
+void ReportFailedPoint(const std::string& captured, const std::string& where,
+                       const std::string& finished, size_t point, FILE* err) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < captured.size();) {
+    size_t end = std::min(captured.find('\n', at), captured.size());
+    lines.push_back(captured.substr(at, end - at));
+    if (lines.back().rfind("netstack: ", 0) == 0) lines.back().erase(0, 10);
+    at = end + 1;
+  }
+  if (lines.empty()) lines.push_back("failed");
+  if (point > 0) lines.back() += " (" + finished + ")";
+  for (const std::string& line : lines)
+    std::fprintf(err, "netstack: %s: %s\n", where.c_str(), line.c_str());
+}
+
 bool WriteTableFile(const std::string& path, const std::string& text, std::string* error) {
   OutputFile file;
   if (!file.Open(path, error)) return false;
@@ -245,26 +287,8 @@ int RunReplaySweep(const ReplayOptions& o, const std::string& command_line, FILE
     if (show_progress)
       std::fprintf(err, "sweep point %zu of %zu: %s\n", i, n, grid.Describe(i).c_str());
 
-    ReplayOptions p = o;
-    p.sweeps.clear();
-    p.sweep_dir.clear();
-    for (std::string& a : grid.Assignments(i)) p.sets.push_back(std::move(a));
-    p.summary_pages = 0;
-    if (!show_progress) p.quiet = true;
     SweepRow row;
-    row.point = i;
-    row.values = grid.Values(i);
-    row.files.push_back(std::string(name) + ".jsonl");
-    p.json_path = JoinPath(o.sweep_dir, row.files.back());
-    if (!o.report_path.empty()) {
-      row.files.push_back(std::string(name) + "." + o.report_path);
-      p.report_path = JoinPath(o.sweep_dir, row.files.back());
-    }
-    if (!o.har_path.empty()) {
-      row.files.push_back(std::string(name) + "." + o.har_path);
-      p.har_path = JoinPath(o.sweep_dir, row.files.back());
-    }
-
+    ReplayOptions p = PointOptions(o, grid, i, name, show_progress, &row);
     std::string captured, point_error;
     int code;
     if (!ValidateReplayOptions(&p, &point_error)) {
@@ -286,18 +310,7 @@ int RunReplaySweep(const ReplayOptions& o, const std::string& command_line, FILE
         std::fputs(captured.c_str(), err);
         return fail("the sweep stopped at " + where + "; " + finished, code);
       }
-      // The point's error lines, each naming the point; the last says what is kept.
-      std::vector<std::string> lines;
-      for (size_t at = 0; at < captured.size();) {
-        size_t end = std::min(captured.find('\n', at), captured.size());
-        lines.push_back(captured.substr(at, end - at));
-        if (lines.back().rfind("netstack: ", 0) == 0) lines.back().erase(0, 10);
-        at = end + 1;
-      }
-      if (lines.empty()) lines.push_back("failed");
-      if (i > 0) lines.back() += " (" + finished + ")";
-      for (const std::string& line : lines)
-        std::fprintf(err, "netstack: %s: %s\n", where.c_str(), line.c_str());
+      ReportFailedPoint(captured, where, finished, i, err);
       return code;
     }
     std::fputs(captured.c_str(), err);
