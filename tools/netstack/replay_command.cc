@@ -12,6 +12,7 @@
 #include "tools/netstack/replay_internals.h"
 #include "tools/netstack/replay_jobs.h"
 #include "tools/netstack/replay_outputs.h"
+#include "tools/netstack/replay_sweep_run.h"
 #include "tools/netstack/terminal_text.h"
 #include "tools/replay/replay_engine.h"
 #include "tools/replay/report/replay_json_writer.h"
@@ -188,6 +189,7 @@ ReplayOutputSpec ReplayOutputSpecOf(const ReplayOptions& o) {
 
 int RunReplayCommand(const ReplayOptions& o, const std::string& command_line, FILE* out,
                      FILE* err) {
+  if (!o.sweeps.empty()) return RunReplaySweep(o, command_line, out, err);
   if (o.jobs > 1) {
     return RunReplayJobs(
         o,

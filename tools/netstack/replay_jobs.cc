@@ -26,13 +26,19 @@ struct Cleanup {
   std::vector<pid_t> workers;
 };
 Cleanup* g_cleanup = nullptr;
+// The handlers before a --jobs run's (a sweep's, which removes its running point's files): run
+// after ours, by re-raising the signal under them.
+struct sigaction g_previous_int {};
+struct sigaction g_previous_term {};
 
 void RemoveTemporaries(const Cleanup& c) {
   for (const std::string& f : c.files) ::unlink(f.c_str());
   if (!c.dir.empty()) ::rmdir(c.dir.c_str());
 }
 
-// SIGINT or SIGTERM in the parent: stop the workers, remove the files, then die of the signal.
+// SIGINT or SIGTERM in the parent: stop the workers, remove the files, then pass the signal to
+// the handler that was there before (the default one dies of it). The signal is blocked while
+// this handler runs, so the re-raised one is delivered under the previous handler on return.
 void OnSignal(int sig) {
   if (g_cleanup) {
     for (pid_t pid : g_cleanup->workers) {
@@ -43,7 +49,7 @@ void OnSignal(int sig) {
     }
     RemoveTemporaries(*g_cleanup);
   }
-  ::signal(sig, SIG_DFL);
+  ::sigaction(sig, sig == SIGINT ? &g_previous_int : &g_previous_term, nullptr);
   ::raise(sig);
 }
 
@@ -55,18 +61,14 @@ class SignalGuard {
     struct sigaction action {};
     action.sa_handler = OnSignal;
     sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
+    ::sigaction(SIGINT, &action, &g_previous_int);
+    ::sigaction(SIGTERM, &action, &g_previous_term);
   }
   ~SignalGuard() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGINT, &g_previous_int, nullptr);
+    ::sigaction(SIGTERM, &g_previous_term, nullptr);
     g_cleanup = nullptr;
   }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
 };
 
 std::string ReadSmallFile(const std::string& path, size_t limit) {

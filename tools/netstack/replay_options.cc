@@ -1,6 +1,7 @@
 #include "tools/netstack/replay_options.h"
 
 #include "tools/netstack/number_flags.h"
+#include "tools/netstack/replay_sweep.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
@@ -41,6 +42,7 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
                 "--json without request lines (page, trace and summary lines)");
   cmd->add_option("--jobs", o->jobs, "replay the traces in N worker processes (default 1)")
       ->transform(CountFlag(1, ReplayOptions::kMaxJobs));
+  AddReplaySweepOptions(cmd, o);
 }
 
 bool ParseShard(const std::string& text, uint64_t* index, uint64_t* count) {
@@ -152,6 +154,7 @@ bool ValidateReplayOptions(ReplayOptions* o, std::string* message) {
       return false;
     }
   }
+  if (!ValidateSweepOptions(*o, config, message)) return false;
   o->config = config;
   return true;
 }

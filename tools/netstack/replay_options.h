@@ -39,8 +39,10 @@ struct ReplayOptions {
   std::string shard_text;
   bool shard = false;
   uint64_t shard_index = 0, shard_count = 1;
-  bool json_pages = false;  // --json-pages: no request lines in --json
-  int jobs = 1;             // --jobs N: worker processes (replay_jobs.h)
+  bool json_pages = false;          // --json-pages: no request lines in --json
+  int jobs = 1;                     // --jobs N: worker processes (replay_jobs.h)
+  std::vector<std::string> sweeps;  // --sweep KEY=V1,V2,... (replay_sweep.h), in order
+  std::string sweep_dir;            // --sweep-dir DIR: each point's files and the table
 
   // Bounds of the numeric flags (checked as text, number_flags.h): --internals 0..65535,
   // --seed 0..2^64-1, --summary-pages 0..kMaxSummaryPages.
