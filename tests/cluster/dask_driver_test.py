@@ -212,7 +212,11 @@ class DaskDriverTest(unittest.TestCase):
         with open(os.path.join(out, "sweep.tsv")) as f:
             rows = [line.split("\t") for line in f.read().splitlines()]
         self.assertEqual(rows[0][:2], ["point", "rtt_ms"])
-        self.assertEqual([row[:2] for row in rows[1:]], [["000", "20"], ["001", "80"]])
+        self.assertEqual([row[:2] for row in rows[1:]], [["0", "20"], ["1", "80"]])
+        self.assertEqual([row[-1] for row in rows[1:]], ["000/merged.jsonl", "001/merged.jsonl"])
+        with open(os.path.join(out, "sweep.json")) as f:
+            table = json.load(f)
+        self.assertEqual([p["set"] for p in table["points"]], [["rtt_ms=20"], ["rtt_ms=80"]])
 
 
 def main():
