@@ -23,6 +23,11 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                                "cluster"))
+import replay_args  # noqa: E402
+import sweep_grid  # noqa: E402
+
 NETSTACK = DRIVER = ""
 PYTHON = "/usr/bin/python3"
 SCHEDULER_FILE = ""
@@ -217,6 +222,44 @@ class DaskDriverTest(unittest.TestCase):
         with open(os.path.join(out, "sweep.json")) as f:
             table = json.load(f)
         self.assertEqual([p["set"] for p in table["points"]], [["rtt_ms=20"], ["rtt_ms=80"]])
+
+
+class DriverPartsTest(unittest.TestCase):
+    """The driver's pure parts, without a cluster: the grid's order and the option sorting."""
+
+    def test_grid_varies_the_first_axis_slowest(self):
+        axes = [sweep_grid.parse_axis("rtt_ms=20,80"), sweep_grid.parse_axis("cache=on,off")]
+        self.assertEqual(sweep_grid.grid(axes),
+                         [[("rtt_ms", "20"), ("cache", "on")],
+                          [("rtt_ms", "20"), ("cache", "off")],
+                          [("rtt_ms", "80"), ("cache", "on")],
+                          [("rtt_ms", "80"), ("cache", "off")]])
+        self.assertEqual(sweep_grid.grid([]), [[]])
+        for bad, why in (("rtt_ms", "want KEY=V1,V2"), ("=1,2", "want KEY=V1,V2"),
+                         ("rtt_ms=1,1", "a value given twice"), ("rtt_ms=1,,2", "an empty value")):
+            with self.assertRaisesRegex(sweep_grid.SweepError, why):
+                sweep_grid.parse_axis(bad)
+        with self.assertRaisesRegex(sweep_grid.SweepError, "swept twice"):
+            sweep_grid.grid([("a", ["1"]), ("a", ["2"])])
+        with self.assertRaisesRegex(sweep_grid.SweepError, "at most 1000"):
+            forty = [str(i) for i in range(40)]
+            sweep_grid.grid([("a", forty), ("b", forty)])
+
+    def test_replay_options_go_to_the_shards_or_the_merge(self):
+        a = replay_args.parse(["--set", "rtt_ms=20", "--report=r.html", "--estimate", "x.har",
+                               "--seed", "7", "--compare", "desktop", "slow-4g",
+                               "--summary-pages", "3", "--json-pages", "--", "--odd-name.har"])
+        self.assertEqual(a.shard_options, ["--set", "rtt_ms=20", "--estimate", "--seed", "7",
+                                           "--compare", "desktop", "slow-4g"])
+        self.assertEqual(a.merge_options, ["--report", os.path.abspath("r.html"),
+                                           "--summary-pages", "3"])
+        self.assertEqual(a.traces, [os.path.abspath("x.har"), os.path.abspath("--odd-name.har")])
+        self.assertTrue(a.wants_requests)
+        for argv, why in ((["--compare", "a"], "two config specs"), (["--seed"], "needs a value"),
+                          (["--estimate=1", "a"], "takes no value"), (["--jobs", "2", "a"],
+                                                                      "--jobs cannot be used")):
+            with self.assertRaisesRegex(replay_args.UsageError, why):
+                replay_args.parse(argv)
 
 
 def main():
