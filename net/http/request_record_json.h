@@ -17,6 +17,12 @@
 
 namespace netstack {
 
+// How numbers of milliseconds are written. kRounded: to the microsecond (RoundMsForJson), what
+// every output shows. kExact: the shortest text that reads back as the same double (nlohmann's
+// dump()), so a reader rebuilds the figures bit for bit (`replay --shard`'s files, read by
+// `netstack merge`: docs/replay.md, "Shards and merge").
+enum class JsonNumbers { kRounded, kExact };
+
 // Appends `record` as one JSON object (no newline) to `out`:
 // {url, final_url, method, status, status_text, [headers], bytes (= body_bytes), body_bytes,
 //  transfer_bytes, error (the message or null), error_code (the net error's name or null),
@@ -27,8 +33,19 @@ namespace netstack {
 //  [page, entry, host] (a replay entry),
 //  [model {request_ms, server_ms, response_ms, recorded {start_ms, end_ms}}]}
 // Bracketed members are written only when the record has that part. Text that is not valid
-// UTF-8 is written with U+FFFD in its place (nlohmann's error_handler_t::replace).
-void AppendRequestRecordJson(const RequestRecord& record, std::string* out);
+// UTF-8 is written with U+FFFD in its place (nlohmann's error_handler_t::replace). With
+// kExact, a replay entry's record also has "parent" (ReplayEntryRef::parent), and only -1 is
+// written as null where "unknown" is null.
+void AppendRequestRecordJson(const RequestRecord& record, std::string* out,
+                             JsonNumbers numbers = JsonNumbers::kRounded);
+
+// Rebuilds a record from its object as AppendRequestRecordJson wrote it (exact or rounded), so
+// that writing it again gives the same line, and every figure an output reads (phases,
+// start_ms(), end_ms(), total_ms(), socket, cache, error, placement, entry, model) is the one
+// written. The times are rebuilt on an arbitrary origin (only their differences are kept).
+// Never throws: false with `error` naming the first bad member ("timing.dns_ms: not a
+// number"); `record` is then unspecified.
+bool RequestRecordFromJson(const nlohmann::json& object, RequestRecord* record, std::string* error);
 
 // The same object as a tree (AppendRequestRecordJson's text, parsed), for consumers that keep
 // it or add to it (the fetch box's history, replay's labelled --compare lines, tests).

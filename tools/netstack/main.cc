@@ -10,6 +10,7 @@
 #include "tools/netstack/gen_session_command.h"
 #include "tools/netstack/internals_command.h"
 #include "tools/netstack/lab_command.h"
+#include "tools/netstack/merge_command.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_options.h"
 #include "tools/netstack/terminal_text.h"
@@ -45,6 +46,11 @@ int main(int argc, char** argv) {
   CLI::App* replay =
       app.add_subcommand("replay", "replay HAR files or sessions over the simulated network");
   netstack::AddReplayOptions(replay, &replay_options);
+
+  netstack::MergeOptions merge_options;
+  CLI::App* merge = app.add_subcommand(
+      "merge", "merge shard files of `replay --shard I/N --json` into one replay's outputs");
+  netstack::AddMergeOptions(merge, &merge_options);
 
   // ---- gen-session: the report helper adds its subcommand here (options and dispatch). ----
   netstack::GenSessionOptions gen_session_options;
@@ -85,6 +91,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     return netstack::RunReplayCommand(replay_options, command_line, stdout, stderr);
+  }
+  if (merge->parsed()) {
+    std::string message;
+    if (!netstack::ValidateMergeOptions(merge_options, &message)) {
+      std::fprintf(stderr, "netstack: %s\n", netstack::TerminalSafe(message).c_str());
+      return 2;
+    }
+    return netstack::RunMergeCommand(merge_options, stdout, stderr);
   }
   if (lab->parsed() || shell->parsed()) {
     std::string message;

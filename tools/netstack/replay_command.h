@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tools/netstack/replay_options.h"
+#include "tools/netstack/replay_outputs.h"
 
 namespace netstack {
 
@@ -18,6 +19,10 @@ namespace netstack {
 // 2 bad input (a malformed or unreadable trace, an unwritable output path).
 int RunReplayCommand(const ReplayOptions& options, const std::string& command_line, FILE* out,
                      FILE* err);
+
+// The outputs validated `options` ask for (with --shard, a shard file's summary member:
+// {"index", "count", "traces", "network", "request_lines"}).
+ReplayOutputSpec ReplayOutputSpecOf(const ReplayOptions& options);
 
 }  // namespace netstack
 

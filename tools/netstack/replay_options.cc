@@ -34,6 +34,31 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* o) {
   cmd->add_flag("--quiet", o->quiet, "no progress line and no terminal summary");
   cmd->add_option("--summary-pages", o->summary_pages, "page lines in the terminal summary")
       ->transform(CountFlag(0, ReplayOptions::kMaxSummaryPages));
+  cmd->add_option("--shard", o->shard_text,
+                  "replay the share I/N of the traces (positions p with p % N == I); --json then "
+                  "writes a shard file for `netstack merge`");
+  cmd->add_flag("--json-pages", o->json_pages,
+                "--json without request lines (page, trace and summary lines)");
+  cmd->add_option("--jobs", o->jobs, "replay the traces in N worker processes (default 1)")
+      ->transform(CountFlag(1, ReplayOptions::kMaxJobs));
+}
+
+bool ParseShard(const std::string& text, uint64_t* index, uint64_t* count) {
+  size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  auto whole = [](std::string_view digits, uint64_t* out) {
+    if (digits.empty() || digits.size() > 6) return false;
+    uint64_t v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    *out = v;
+    return true;
+  };
+  std::string_view all(text);
+  return whole(all.substr(0, slash), index) && whole(all.substr(slash + 1), count) &&
+         *index < *count && *count <= ReplayOptions::kMaxShards;
 }
 
 bool ApplyReplayOverrides(const ReplayOptions& o, ReplayConfig* config, std::string* message) {
@@ -102,6 +127,30 @@ bool ValidateReplayOptions(ReplayOptions* o, std::string* message) {
   if (stdin_traces > 0 && (o->traces.size() > 1 || !o->compare.empty())) {
     *message = "a session on stdin (-) is read once: give it alone and without --compare";
     return false;
+  }
+  if (!o->shard_text.empty() || o->shard) {
+    if (!ParseShard(o->shard_text, &o->shard_index, &o->shard_count)) {
+      *message = "--shard '" + EchoInput(o->shard_text) +
+                 "': want I/N, whole numbers with 0 <= I < N <= 100000";
+      return false;
+    }
+    o->shard = true;
+  }
+  if (o->json_pages && o->json_path.empty()) {
+    *message = "--json-pages needs --json FILE";
+    return false;
+  }
+  if (o->jobs > 1) {
+    const char* refused = stdin_traces > 0          ? "a session on stdin (-)"
+                          : !o->netlog_path.empty() ? "--netlog"
+                          : o->internals_port >= 0  ? "--internals"
+                          : o->shard                ? "--shard"
+                                                    : nullptr;
+    if (refused) {
+      *message = std::string("--jobs ") + std::to_string(o->jobs) + " replays in worker " +
+                 "processes: it cannot take " + refused + " (give --jobs 1)";
+      return false;
+    }
   }
   o->config = config;
   return true;

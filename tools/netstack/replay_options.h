@@ -30,10 +30,20 @@ struct ReplayOptions {
   bool progress = false;             // --progress: the progress line even when not a terminal
   bool quiet = false;                // --quiet: no progress line, no terminal summary
   int summary_pages = 20;            // --summary-pages N: page lines in the summary
+  // --shard I/N: replay the traces at positions p with p % N == I; --json writes a shard file
+  // (exact numbers, trace lines, the summary's "shard"). Without it: 0 of 1, no shard file.
+  std::string shard_text;
+  bool shard = false;
+  uint64_t shard_index = 0, shard_count = 1;
+  bool json_pages = false;  // --json-pages: no request lines in --json
+  int jobs = 1;             // --jobs N: worker processes (replay_jobs.h)
 
   // Bounds of the numeric flags (checked as text, number_flags.h): --internals 0..65535,
   // --seed 0..2^64-1, --summary-pages 0..kMaxSummaryPages.
   static constexpr uint64_t kMaxSummaryPages = 100'000;
+  // --shard I/N: 0 <= I < N <= kMaxShards. --jobs 1..kMaxJobs.
+  static constexpr uint64_t kMaxShards = 100'000;
+  static constexpr int kMaxJobs = 256;
 
   // Built by ValidateReplayOptions: --preset, then each --config, then each --set, then --seed.
   // With --estimate, each HAR's estimate is added as the trace's values (NetworkParams'
@@ -50,6 +60,9 @@ void AddReplayOptions(CLI::App* cmd, ReplayOptions* options);
 // one-line message naming the bad value ("--set 'rtt_ms=abc': rtt_ms: 'abc' is not a number",
 // "a.conf:3: unknown key 'x' (see docs/replay.md)").
 bool ValidateReplayOptions(ReplayOptions* options, std::string* message);
+
+// Parses --shard's "I/N" (whole numbers, 0 <= I < N <= ReplayOptions::kMaxShards).
+bool ParseShard(const std::string& text, uint64_t* index, uint64_t* count);
 
 // Applies --set and --seed of `options` to `config`.
 bool ApplyReplayOverrides(const ReplayOptions& options, ReplayConfig* config, std::string* message);

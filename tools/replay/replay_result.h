@@ -11,6 +11,7 @@
 #include <string>
 
 #include "net/http/request_record.h"
+#include "net/http/request_record_json.h"
 #include "predictor/predictor_stats.h"
 
 namespace netstack {
@@ -72,7 +73,8 @@ struct PageResult {
   }
   const char* page_load_metric() const { return has_onload() ? "onload" : "last_end"; }
 
-  nlohmann::json ToJson() const;  // {"kind": "page", ...}
+  // {"kind": "page", ...}; with kExact also "started_epoch_ms" (net/http/request_record_json.h).
+  nlohmann::json ToJson(JsonNumbers numbers = JsonNumbers::kRounded) const;
 };
 
 // Sums over a replay (or several: Add). Deterministic: no wall-clock figure.
@@ -114,9 +116,16 @@ struct ReplayTotals {
   // the other's.
   void Add(const ReplayTotals& other);
   // Every member; the predictor as "predictor": {"policy", "stats" (PredictorStats::ToJson),
-  // "tables"} and "connect_wait_ms".
-  nlohmann::json ToJson() const;
+  // "tables"} and "connect_wait_ms". kExact: every double unrounded (the predictor's
+  // connect_wait_ms too).
+  nlohmann::json ToJson(JsonNumbers numbers = JsonNumbers::kRounded) const;
 };
+
+// Rebuild a page or totals from what ToJson wrote (exact: the same values bit for bit; the
+// derived members, page_load_ms, precision, recall, are not read). Never throw: false with
+// `error` naming the first bad member ("timing.dns_ms: not a number").
+bool PageResultFromJson(const nlohmann::json& object, PageResult* page, std::string* error);
+bool ReplayTotalsFromJson(const nlohmann::json& object, ReplayTotals* totals, std::string* error);
 
 // Adds one request to `sums` (a PageResult or ReplayTotals): requests, failed, sockets opened or
 // reused, cache hits (hit or stale), revalidated, recorded hits, transfer bytes and the phases

@@ -40,19 +40,19 @@ void ReplayJsonWriter::WriteLine(const nlohmann::json& object) {
 }
 
 void ReplayJsonWriter::OnRequest(const RequestRecord& request) {
-  if (!file_) return;
+  if (!file_ || !request_lines_) return;
+  line_.clear();
+  AppendRequestRecordJson(request, &line_, numbers_);
   if (!label_.empty()) {
     // A --compare run's label goes into the object: through the tree (not the hot path).
-    WriteLine(RequestRecordToJson(request));
+    WriteLine(nlohmann::json::parse(line_));
     return;
   }
-  line_.clear();
-  AppendRequestRecordJson(request, &line_);
   line_ += '\n';
   std::fwrite(line_.data(), 1, line_.size(), file_);
 }
 
-void ReplayJsonWriter::OnPage(const PageResult& page) { WriteLine(page.ToJson()); }
+void ReplayJsonWriter::OnPage(const PageResult& page) { WriteLine(page.ToJson(numbers_)); }
 
 bool ReplayJsonWriter::Close(std::string* error) {
   if (!file_) return true;

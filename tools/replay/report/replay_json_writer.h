@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "net/http/request_record_json.h"
 #include "tools/replay/replay_result.h"
 
 namespace netstack {
@@ -24,6 +25,12 @@ class ReplayJsonWriter : public ReplayObserver {
   bool Open(const std::string& path, std::string* error);
   // Lines written from now on carry "run": `label` (compare's "a" and "b"); empty: none.
   void SetRunLabel(const std::string& label) { label_ = label; }
+  // How request and page lines write milliseconds (kExact: shard files; the caller writes the
+  // other lines' numbers). Default rounded.
+  void SetNumbers(JsonNumbers numbers) { numbers_ = numbers; }
+  JsonNumbers numbers() const { return numbers_; }
+  // False: request lines are left out (--json-pages). Default true.
+  void SetRequestLines(bool on) { request_lines_ = on; }
 
   // The record's one writer (net/http/request_record_json.h).
   void OnRequest(const RequestRecord& request) override;
@@ -39,6 +46,8 @@ class ReplayJsonWriter : public ReplayObserver {
   bool is_stdout_ = false;
   std::string path_;
   std::string label_;
+  JsonNumbers numbers_ = JsonNumbers::kRounded;
+  bool request_lines_ = true;
   std::string line_;  // reused for every line
 };
 

@@ -190,6 +190,11 @@ nlohmann::json ReplaySummary::PageLoadJson() {
 
 std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& config, double wall_s,
                                   double cpu_s) {
+  return Format(t, config.Describe(), wall_s, cpu_s);
+}
+
+std::string ReplaySummary::Format(const ReplayTotals& t, const std::string& network, double wall_s,
+                                  double cpu_s) {
   std::string out;
   char buf[512];
   if (!lines_.empty()) {
@@ -257,7 +262,7 @@ std::string ReplaySummary::Format(const ReplayTotals& t, const ReplayConfig& con
          FormatThousands(t.revalidated) + " revalidated, " + FormatThousands(t.recorded_hits) +
          " recorded hits\n";
   if (t.predictor_policy != "off") out += FormatPredictorBlock(t);
-  out += "  network     " + config.Describe() + "\n";
+  out += "  network     " + network + "\n";
   out += "  time        virtual " + FormatDuration(t.virtual_ms);
   if (wall_s >= 0) {
     std::snprintf(buf, sizeof(buf), ", wall %.2f s, cpu %.2f s", wall_s, cpu_s);

@@ -64,6 +64,10 @@ class ReplaySummary : public ReplayObserver {
   // tools/bench/replay-bench reads). Lines end in '\n'.
   std::string Format(const ReplayTotals& totals, const ReplayConfig& config, double wall_s,
                      double cpu_s);
+  // The same with the network line's text given (ReplayConfig::Describe(): a merge has the
+  // text its shards carry, not the configuration).
+  std::string Format(const ReplayTotals& totals, const std::string& network, double wall_s,
+                     double cpu_s);
   // {"median_ms", "p90_ms", "mean_ms", "metric", "onload_pages"} of page loads (each page's
   // PageResult::page_load_ms(): its onLoad when the trace has one, else its last request's
   // end), for the --json summary. "metric" is PageLoadMetric().
