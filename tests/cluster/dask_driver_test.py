@@ -33,6 +33,7 @@ PYTHON = "/usr/bin/python3"
 SCHEDULER_FILE = ""
 HOLD_DIR = ""  # exists only while the kill test wants shard 1's first attempt held
 GROUPS = []  # process groups to kill at exit
+LOGS = []  # their log files, closed after them
 
 
 def kill_groups():
@@ -46,13 +47,17 @@ def kill_groups():
         except subprocess.TimeoutExpired:
             pass
     GROUPS.clear()
+    for log in LOGS:
+        log.close()
+    LOGS.clear()
 
 
 def start_cluster(tmp):
     """Starts a scheduler and two one-thread workers; returns the scheduler's address."""
     global SCHEDULER_FILE
     SCHEDULER_FILE = os.path.join(tmp, "scheduler.json")
-    log = open(os.path.join(tmp, "cluster.log"), "w")
+    log = open(os.path.join(tmp, "cluster.log"), "w")  # noqa: SIM115: the cluster's, till exit
+    LOGS.append(log)
     env = dict(os.environ, NETSTACK_DASK_TEST_HOLD=f"1:{HOLD_DIR}")
     common = dict(stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                   start_new_session=True, env=env, cwd=tmp)
@@ -149,11 +154,14 @@ class DaskDriverTest(unittest.TestCase):
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             pid_file = os.path.join(HOLD_DIR, "hold-1.pid")
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not (
-                    os.path.exists(pid_file) and open(pid_file).read().endswith("\n")):
+            pid = ""
+            while time.monotonic() < deadline and not pid.endswith("\n"):
                 time.sleep(0.05)
-            self.assertTrue(os.path.exists(pid_file), "shard 1 never started")
-            os.kill(int(open(pid_file).read()), signal.SIGKILL)
+                if os.path.exists(pid_file):
+                    with open(pid_file) as f:
+                        pid = f.read()
+            self.assertTrue(pid.endswith("\n"), "shard 1 never started")
+            os.kill(int(pid), signal.SIGKILL)
             stdout, stderr = proc.communicate(timeout=240)
         finally:
             shutil.rmtree(HOLD_DIR, ignore_errors=True)
