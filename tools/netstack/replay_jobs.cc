@@ -98,14 +98,7 @@ double ChildrenCpuSeconds() {
 }
 
 bool CheckWritable(const std::string& path, std::string* error) {
-  if (path.empty() || path == "-") return true;
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) {
-    *error = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  std::fclose(f);
-  return true;
+  return path.empty() || path == "-" || CheckOutputWritable(path, error);
 }
 
 }  // namespace

@@ -40,8 +40,9 @@ class PageKeeper : public ReplayObserver {
   std::vector<PageResult> pages_;
 };
 
-// Checks an output path can be created before a long replay runs.
-bool CheckWritable(const std::string& path, std::string* error) {
+}  // namespace
+
+bool CheckOutputWritable(const std::string& path, std::string* error) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) {
     *error = "cannot write " + path + ": " + std::strerror(errno);
@@ -50,8 +51,6 @@ bool CheckWritable(const std::string& path, std::string* error) {
   std::fclose(f);
   return true;
 }
-
-}  // namespace
 
 double ProcessCpuSeconds() {
   timespec ts{};
@@ -86,7 +85,7 @@ int WriteReplayOutputs(const ReplayOutputSpec& o, ReplayPassSource* source, FILE
   if (!o.har_path.empty() && !har.Open(o.har_path, o.har_max_pages, &error)) return fail(error, 2);
   std::unique_ptr<ReplayReport> report;
   if (!o.report_path.empty()) {
-    if (!CheckWritable(o.report_path, &error)) return fail(error, 2);
+    if (!CheckOutputWritable(o.report_path, &error)) return fail(error, 2);
     report = std::make_unique<ReplayReport>(o.title);
     report->SetConfig(o.config);
   }

@@ -43,6 +43,10 @@ struct ReplayOutputSpec {
 int WriteReplayOutputs(const ReplayOutputSpec& spec, ReplayPassSource* source, FILE* out, FILE* err,
                        double wall_start_s, double cpu_start_s);
 
+// Checks that `path` can be created (creating it empty) before a long replay runs. False with
+// `error` ("cannot write /nonexistent/r.html: No such file or directory").
+bool CheckOutputWritable(const std::string& path, std::string* error);
+
 // The process's CPU seconds and a monotonic clock's seconds (the summary's time line).
 double ProcessCpuSeconds();
 double MonotonicSeconds();
