@@ -2,11 +2,14 @@
 // output (--json, --report, --har, the summary but its time lines, --compare's statistics)
 // byte for byte; and every error of the shard contract (docs/replay.md, "Shards and merge").
 // Runs the built binary: --jobs forks.
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include "tests/replay/replay_command_run.h"
 #include "tests/replay/replay_test_util.h"
 #include "tools/replay/gen/synthetic_session.h"
+#include "tools/replay/report/shard_set.h"
 
 #ifdef NETSTACK_BIN
 namespace netstack {
@@ -265,6 +269,99 @@ TEST_CASE("replay --jobs: a failing trace gives --jobs 1's error and status, and
                "TMPDIR=" + tmp + " " + NETSTACK_BIN + " replay " + traces + " --jobs 2 --quiet")
                   .c_str());
   CHECK(std::system(("rmdir " + tmp).c_str()) == 0);  // empty
+}
+
+TEST_CASE("replay --jobs --progress: a line counts the traces done", "[replay][jobs]") {
+  TempDir dir;
+  const std::string traces = Traces(dir);
+  const size_t count = static_cast<size_t>(std::count(traces.begin(), traces.end(), ' '));
+  Run run = Netstack("replay " + traces + " --jobs 2 --progress --json " + dir / "j.jsonl", dir);
+  REQUIRE(run.code == 0);
+  const std::string last = "netstack: --jobs 2: " + std::to_string(count) + " of " +
+                           std::to_string(count) + " traces replayed\n";
+  INFO(run.err);
+  CHECK(run.err.find(last) != std::string::npos);
+}
+
+// Waits (polling, bounded) until `dir` holds an entry whose name starts with `prefix`; its path
+// or "" when none came.
+std::string AwaitEntry(const std::string& dir, const std::string& prefix) {
+  for (int i = 0; i < 60'000; ++i) {
+    if (DIR* d = ::opendir(dir.c_str())) {
+      std::string found;
+      while (const dirent* e = ::readdir(d)) {
+        if (std::string(e->d_name).rfind(prefix, 0) == 0) found = dir + "/" + e->d_name;
+      }
+      ::closedir(d);
+      if (!found.empty()) return found;
+    }
+    ::usleep(1000);
+  }
+  return "";
+}
+
+TEST_CASE("replay --jobs: SIGINT to the parent kills the workers and removes their files",
+          "[replay][jobs]") {
+  TempDir dir;
+  const std::string tmp = dir / "tmp";
+  REQUIRE(::mkdir(tmp.c_str(), 0700) == 0);
+  // Two traces long enough (seconds each) that the signal comes while the workers run.
+  for (int seed : {1, 2}) {
+    SyntheticSessionOptions options;
+    options.seed = static_cast<uint64_t>(seed);
+    options.requests = 100'000;
+    std::ofstream(dir / ("big" + std::to_string(seed) + ".jsonl"), std::ios::binary)
+        << test::Generate(options);
+  }
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    const std::string a = dir / "big1.jsonl", b = dir / "big2.jsonl", j = dir / "j.jsonl";
+    ::execl(NETSTACK_BIN, NETSTACK_BIN, "replay", a.c_str(), b.c_str(), "--jobs", "2", "--quiet",
+            "--json", j.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The workers have started once a worker's error file is there.
+  const std::string folder = AwaitEntry(tmp, "netstack-jobs-");
+  const bool started = !folder.empty() && !AwaitEntry(folder, "worker").empty();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(started);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(std::system(("rmdir " + tmp).c_str()) == 0);  // empty: the folder and files are gone
+}
+
+// Past ReplayOptions::jobs_max_units traces (100,000, ShardSet::kMaxFiles), a unit of work is a
+// round-robin share of the traces: lowered here to 2 units for 5 traces.
+TEST_CASE("replay --jobs: units of several traces write one replay's bytes too", "[replay][jobs]") {
+  TempDir dir;
+  std::istringstream list(Traces(dir));
+  std::vector<std::string> traces;
+  for (std::string t; list >> t;) traces.push_back(t);
+  REQUIRE(traces.size() >= 3);
+  auto args = [&](const std::string& jobs, const std::string& json) {
+    std::vector<std::string> a = traces;
+    for (const char* f : {"--quiet", "--jobs"}) a.push_back(f);
+    a.push_back(jobs);
+    a.push_back("--json");
+    a.push_back(json);
+    return a;
+  };
+  auto two_units = [](ReplayOptions* o) { o->jobs_max_units = 2; };
+  test::ReplayCommandRun one = test::RunReplayCommandLine(args("1", dir / "one.jsonl"));
+  REQUIRE(one.code == 0);
+  test::ReplayCommandRun shares =
+      test::RunReplayCommandLine(args("2", dir / "two.jsonl"), two_units);
+  INFO(shares.err);
+  REQUIRE(shares.code == 0);
+  const std::string want = test::ReadWholeFile(dir / "one.jsonl");
+  CHECK(!want.empty());
+  CHECK(test::ReadWholeFile(dir / "two.jsonl") == want);
+  ReplayOptions defaults;
+  CHECK(defaults.jobs_max_units == ShardSet::kMaxFiles);
 }
 
 }  // namespace

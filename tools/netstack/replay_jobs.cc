@@ -2,19 +2,23 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <vector>
 
 #include "tools/netstack/merge_command.h"
 #include "tools/netstack/replay_command.h"
 #include "tools/netstack/replay_outputs.h"
 #include "tools/netstack/terminal_text.h"
+#include "tools/replay/report/shard_set.h"
 
 namespace netstack {
 namespace {
@@ -101,6 +105,89 @@ bool CheckWritable(const std::string& path, std::string* error) {
   return path.empty() || path == "-" || CheckOutputWritable(path, error);
 }
 
+// The work queue the workers share (an anonymous shared mapping made before fork): the next
+// unit to take, how many are done, the unit each worker is on (for a failure's trace), and the
+// first failing unit (workers take no unit past it).
+struct SharedQueue {
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> stop_at{UINT64_MAX};
+  std::atomic<uint64_t> current[ReplayOptions::kMaxJobs];
+};
+// Atomics shared between processes must not hide a lock in one process's memory.
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+SharedQueue* MapSharedQueue() {
+  void* memory = ::mmap(nullptr, sizeof(SharedQueue), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return nullptr;
+  auto* queue = new (memory) SharedQueue;
+  for (auto& c : queue->current) c.store(UINT64_MAX);
+  return queue;
+}
+
+// A worker: takes units from the queue until it is empty (or past a failed unit), replaying
+// each into its own shard file; returns the first failing unit's exit status (its errors in
+// `error_path`, rewritten for every unit so that they are that unit's only).
+int RunWorker(SharedQueue* queue, size_t worker, uint64_t units, bool stop_on_failure,
+              ReplayOptions share, const std::vector<std::string>& shards,
+              const std::string& error_path, const WorkerReplay& replay, FILE* out, FILE* err) {
+  for (;;) {
+    const uint64_t unit = queue->next.fetch_add(1);
+    if (unit >= units || unit > queue->stop_at.load()) break;
+    queue->current[worker].store(unit);
+    share.shard_index = unit;
+    share.json_path = shards[unit];
+    FILE* unit_err = std::fopen(error_path.c_str(), "wb");
+    const int code = replay(share, out, unit_err ? unit_err : err);
+    if (unit_err) std::fclose(unit_err);
+    std::fflush(out);
+    if (code != 0) {
+      if (stop_on_failure) {
+        uint64_t seen = queue->stop_at.load();
+        while (unit < seen && !queue->stop_at.compare_exchange_weak(seen, unit)) {
+        }
+      }
+      return code;
+    }
+    queue->done.fetch_add(1);
+  }
+  queue->current[worker].store(UINT64_MAX);
+  return 0;
+}
+
+// "netstack: --jobs 2: 3 of 8 traces replayed" (or shares, past ShardSet::kMaxFiles traces),
+// rewritten in place on stderr while workers run
+// (when replay's progress line would show), ended with a newline. Wall time only paces it.
+class JobsProgress {
+ public:
+  JobsProgress(FILE* err, bool enabled, size_t workers, uint64_t units, const char* unit_name)
+      : err_(err), enabled_(enabled), workers_(workers), units_(units), unit_name_(unit_name) {}
+  bool enabled() const { return enabled_; }
+  void Update(uint64_t done) {
+    if (!enabled_ || done == shown_) return;
+    shown_ = done;
+    std::fprintf(err_, "\rnetstack: --jobs %zu: %llu of %llu %s replayed", workers_,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(units_),
+                 unit_name_);
+    std::fflush(err_);
+    printed_ = true;
+  }
+  void Finish(uint64_t done) {
+    Update(done);
+    if (printed_) std::fputc('\n', err_);
+  }
+
+ private:
+  FILE* const err_;
+  const bool enabled_;
+  const size_t workers_;
+  const uint64_t units_;
+  const char* const unit_name_;
+  uint64_t shown_ = UINT64_MAX;
+  bool printed_ = false;
+};
+
 }  // namespace
 
 int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out, FILE* err) {
@@ -116,7 +203,12 @@ int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out,
   if (!CheckWritable(o.json_path, &error) || !CheckWritable(o.report_path, &error))
     return fail(error, 2);
 
-  const size_t workers = std::min<size_t>(static_cast<size_t>(o.jobs), o.traces.size());
+  const uint64_t traces = o.traces.size();
+  const size_t workers = std::min<size_t>(static_cast<size_t>(o.jobs), traces);
+  // One unit of work per trace (--shard t/T) while the merge can take that many files; past
+  // that, round-robin shares of the traces (each unit several traces, all units alike).
+  const uint64_t units =
+      std::min<uint64_t>({traces, o.jobs_max_units, uint64_t{ShardSet::kMaxFiles}});
   const char* tmp = std::getenv("TMPDIR");
   std::string dir_template = std::string(tmp && *tmp ? tmp : "/tmp") + "/netstack-jobs-XXXXXX";
   std::vector<char> dir(dir_template.begin(), dir_template.end());
@@ -128,16 +220,28 @@ int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out,
   Cleanup cleanup;
   cleanup.dir = dir.data();
   std::vector<std::string> shards, errors;
-  for (size_t w = 0; w < workers; ++w) {
-    shards.push_back(cleanup.dir + "/" + std::to_string(w) + ".jsonl");
-    errors.push_back(cleanup.dir + "/" + std::to_string(w) + ".err");
+  for (uint64_t u = 0; u < units; ++u) {
+    shards.push_back(cleanup.dir + "/" + std::to_string(u) + ".jsonl");
     cleanup.files.push_back(shards.back());
+  }
+  for (size_t w = 0; w < workers; ++w) {
+    errors.push_back(cleanup.dir + "/worker" + std::to_string(w) + ".err");
     cleanup.files.push_back(errors.back());
   }
   cleanup.workers.assign(workers, 0);
+  SharedQueue* queue = MapSharedQueue();
+  if (!queue) {
+    RemoveTemporaries(cleanup);
+    return fail(std::string("cannot map the workers' queue: ") + std::strerror(errno), 1);
+  }
+  // Failing units stop the queue only when a unit is one trace: then no unit after the first
+  // failing one can change which trace --jobs 1 reports.
+  const bool stop_on_failure = units == traces;
   // Request lines only when an output needs them (they are most of a shard's bytes).
   const bool request_lines =
       !o.report_path.empty() || !o.har_path.empty() || (!o.json_path.empty() && !o.json_pages);
+  JobsProgress progress(err, !o.quiet && (o.progress || ::isatty(::fileno(err))), workers, units,
+                        units == traces ? "traces" : "shares");
   SignalGuard guard(&cleanup);
   std::fflush(out);
   std::fflush(err);
@@ -148,6 +252,7 @@ int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out,
         if (started > 0) ::kill(started, SIGKILL), ::waitpid(started, nullptr, 0);
       }
       RemoveTemporaries(cleanup);
+      ::munmap(queue, sizeof(SharedQueue));
       return fail(std::string("cannot start a worker: ") + std::strerror(errno), 1);
     }
     if (pid == 0) {
@@ -156,19 +261,14 @@ int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out,
       ReplayOptions share = o;
       share.jobs = 1;
       share.shard = true;
-      share.shard_index = w;
-      share.shard_count = workers;
-      share.json_path = shards[w];
+      share.shard_count = units;
       share.json_pages = !request_lines;
       share.report_path.clear();
       share.har_path.clear();
       share.quiet = true;
       share.progress = false;
-      FILE* worker_err = std::fopen(errors[w].c_str(), "wb");
-      int code = replay(share, out, worker_err ? worker_err : err);
-      if (worker_err) std::fclose(worker_err);
-      std::fflush(out);
-      ::_exit(code);
+      ::_exit(
+          RunWorker(queue, w, units, stop_on_failure, share, shards, errors[w], replay, out, err));
     }
     cleanup.workers[w] = pid;
   }
@@ -177,13 +277,24 @@ int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out,
   uint64_t failed_trace = UINT64_MAX;
   std::string failure;
   int failure_code = 0;
-  for (size_t w = 0; w < workers; ++w) {
+  for (size_t running = workers; running > 0;) {
     int status = 0;
-    while (::waitpid(cleanup.workers[w], &status, 0) < 0 && errno == EINTR) {
+    const pid_t pid = ::waitpid(-1, &status, progress.enabled() ? WNOHANG : 0);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid <= 0) {  // WNOHANG: nobody exited yet
+      progress.Update(queue->done.load());
+      ::usleep(100'000);
+      continue;
     }
+    size_t w = 0;
+    while (w < workers && cleanup.workers[w] != pid) ++w;
+    if (w == workers) continue;  // not ours
     cleanup.workers[w] = 0;
+    --running;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
-    const uint64_t trace = w + FinishedTraces(shards[w]) * workers;
+    const uint64_t unit = queue->current[w].load();
+    if (unit >= units) continue;  // it failed outside a unit: nothing of ours to report
+    const uint64_t trace = unit + FinishedTraces(shards[unit]) * units;
     if (trace >= failed_trace) continue;
     failed_trace = trace;
     if (WIFEXITED(status)) {
@@ -200,6 +311,8 @@ int RunReplayJobs(const ReplayOptions& o, const WorkerReplay& replay, FILE* out,
       failure_code = 1;
     }
   }
+  progress.Finish(queue->done.load());
+  ::munmap(queue, sizeof(SharedQueue));
   if (failure_code != 0) {
     std::fputs(failure.c_str(), err);
     RemoveTemporaries(cleanup);

@@ -34,6 +34,9 @@ struct ReplayOptions {
   // Not a flag: the pages one --har archive holds (HarWriter::kMaxPages; tests lower it so the
   // bound is reached without replaying 10,000 pages).
   size_t har_max_pages = HarWriter::kMaxPages;
+  // Not a flag: --jobs's most units of work (replay_jobs.h; one trace each up to it, round-robin
+  // shares past it). The merge's file bound; tests lower it to reach shares with a few traces.
+  uint64_t jobs_max_units = 100'000;
   // --shard I/N: replay the traces at positions p with p % N == I; --json writes a shard file
   // (exact numbers, trace lines, the summary's "shard"). Without it: 0 of 1, no shard file.
   std::string shard_text;
