@@ -196,6 +196,8 @@ class DaskDriverTest(unittest.TestCase):
             (["--out", "o"], "no traces"),
             (["--scheduler", "tcp://x:1", "--workers", "2", "--out", "o", "--", "a"],
              "not allowed with argument"),
+            (["--scheduler", "tcp://x:1", "--worker-processes", "--out", "o", "--", "a"],
+             "--worker-processes is for the local cluster"),
             (["--out", "full", "--", "a"], "exists and is not an empty directory"),
         ]
         work = os.path.join(self.tmp, "usage")
@@ -209,6 +211,22 @@ class DaskDriverTest(unittest.TestCase):
                 self.assertEqual(len(lines), 1, r.stderr)
                 self.assertIn(expect, lines[0])
                 self.assertEqual(sorted(os.listdir(work)), ["full"])
+
+    def test_local_cluster_of_threads_or_processes_merges_one_run(self):
+        for way, extra in (("threads", []), ("processes", ["--worker-processes"])):
+            with self.subTest(way=way):
+                out = self.out_dir(f"local-{way}")
+                r = run([DRIVER, "--workers", "2", "--netstack", NETSTACK, "--out", out,
+                         "--shards", "2"] + extra + ["--", "--set", "rtt_ms=60"] + self.traces)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                where = "2 worker processes" if extra else "2 workers (threads)"
+                self.assertIn(f"a local cluster of {where}", r.stderr)
+                self.assert_merged(out, True, 2)
+                with open(os.path.join(out, "run.json")) as f:
+                    stats = json.load(f)
+                self.assertEqual(stats["local_workers"], way)
+                # Worker processes report their own costs; threads are the driver's.
+                self.assertEqual(bool(stats["workers"]), way == "processes")
 
     def test_sweep_on_a_local_cluster_matches_separate_runs(self):
         out = self.out_dir("sweep")
