@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "net/base/memory_usage_estimator.h"
+#include "predictor/speculation_target.h"
 namespace netstack {
 
 struct ActionAccounting::Action {
@@ -121,7 +122,9 @@ void ActionAccounting::OnResolveDone(ActionId id, int result, TimeTicks now) {
 }
 
 void ActionAccounting::OnFetchDone(ActionId id, int result, TimeTicks now) {
-  OnResolveDone(id, result, now);  // the same rules: failure wastes, success waits for use
+  // The same rules as a resolve (failure wastes, success waits for use), and a fetch the cache
+  // answered itself stored nothing: wasted now.
+  OnResolveDone(id, result == kFetchAheadAlreadyCached ? ERR_ABORTED : result, now);
 }
 
 void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,

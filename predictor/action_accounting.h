@@ -29,7 +29,8 @@
 //   was served from what the fetch stored (a cache hit, a revalidation or a stale entry), late
 //   when so but the fetch was still running when the request came; otherwise wasted (the
 //   navigation went to the network: real documents are no-cache or max-age=0). Unclaimed, it
-//   is wasted after config.fetch_ahead_lifetime, or when the fetch failed. A wasted fetch is
+//   is wasted after config.fetch_ahead_lifetime, when the fetch failed, or when the cache
+//   answered the fetch itself (kFetchAheadAlreadyCached: it stored nothing). A wasted fetch is
 //   also `warmed` when its request opened a connection (a new or preconnected socket) and a
 //   page request to its origin then rode on an existing connection (kReused or an h2 session)
 //   before the fetch was decided: it worked as a preconnect. (Approximate: the pool does not
@@ -92,7 +93,8 @@ class ActionAccounting {
   // action is in flight until `preconnect_done`); false if it is over (no job started, or all
   // completed synchronously).
   bool EndPreconnect(ActionId id, int rv, TimeTicks now);
-  // A pre-resolve or fetch-ahead finished (synchronously or in its callback) with `result`.
+  // A pre-resolve or fetch-ahead finished (synchronously or in its callback) with `result`
+  // (for a fetch, kFetchAheadAlreadyCached: wasted, it stored nothing).
   void OnResolveDone(ActionId id, int result, TimeTicks now);
   void OnFetchDone(ActionId id, int result, TimeTicks now);
 

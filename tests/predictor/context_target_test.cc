@@ -151,6 +151,23 @@ TEST_CASE(
   CHECK(p.of(SpeculativeAction::kFetchAhead).warmed == 0);
 }
 
+TEST_CASE("context target: a fetch ahead the cache answers itself stored nothing: wasted") {
+  SimPredictor p(/*http_cache=*/true);
+  const Url url = U("https://a.test/fresh/5000");
+  REQUIRE(p.env.Fetch(url.spec()).result == OK);  // an earlier visit left it fresh
+  Hint h;
+  h.action = SpeculativeAction::kFetchAhead;
+  h.url = url;
+  p.predictor->AddHint(h);
+  p.env.Advance(2s);
+  CHECK(p.env.responder.requests.size() == 1);  // the fetch never reached the network
+  CHECK(p.of(SpeculativeAction::kFetchAhead).wasted == 1);
+  // The page's hit is the earlier visit's entry, not the fetch's.
+  FetchResult r = PageFetch(p, U("https://p.test/"), url);
+  REQUIRE(r.cache == CacheDisposition::kHit);
+  CHECK(p.of(SpeculativeAction::kFetchAhead).used == 0);
+}
+
 TEST_CASE("context target: a fetch ahead the page is not served from only warmed a connection") {
   SimPredictor p(/*http_cache=*/true);
   const Url page = U("https://p.test/");
