@@ -21,7 +21,11 @@ class ContextSpeculationTarget::Work : public UrlRequest::Delegate {
       : target_(target), done_(std::move(done)) {}
 
   void OnReadData(UrlRequest* request, const char* data, int len) override {}
-  void OnComplete(UrlRequest* request, int result) override { target_->OnWorkDone(this, result); }
+  void OnComplete(UrlRequest* request, int result) override {
+    // A fresh hit stored nothing: say so, so the page's own hit is not credited to the fetch.
+    const bool hit = result == OK && request->cache_disposition() == CacheDisposition::kHit;
+    target_->OnWorkDone(this, hit ? kFetchAheadAlreadyCached : result);
+  }
 
   CompletionCallback TakeDone() { return std::move(done_); }
 

@@ -14,6 +14,11 @@
 
 namespace netstack {
 
+// FetchAhead's result when the HTTP cache already held the URL fresh (a hit): the fetch did
+// nothing, so the accounting scores it wasted at once rather than crediting it with the page's
+// own cache hit. Positive, so never mistaken for a net error.
+inline constexpr int kFetchAheadAlreadyCached = 1;
+
 class SpeculationTarget {
  public:
   virtual ~SpeculationTarget() = default;
@@ -34,7 +39,9 @@ class SpeculationTarget {
 
   // Fetches `url` with GET into the HTTP cache at IDLE priority, the body discarded. Returns
   // ERR_IO_PENDING and `done` runs later with the request's result (OK once the response is
-  // in the cache), or an error now (ERR_NOT_IMPLEMENTED when the stack has no HTTP cache).
+  // in the cache; kFetchAheadAlreadyCached when the cache answered it fresh, without the
+  // network: the fetch stored nothing), or an error now (ERR_NOT_IMPLEMENTED when the stack has
+  // no HTTP cache).
   virtual int FetchAhead(const Url& url, const NetLogWithSource& net_log,
                          CompletionCallback done) = 0;
 

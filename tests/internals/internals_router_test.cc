@@ -287,6 +287,11 @@ TEST_CASE("router: events, netlog, histograms and memory answer JSON", "[interna
 
   Answer predictor = t.Get("/api/predictor");
   CHECK(predictor.json()["policy"] == "chrome");
+  // The split accounting is on the page (its Statistics table shows every stats field).
+  const nlohmann::json stats = predictor.json()["stats"];  // json() parses: a copy
+  CHECK(stats["connections"].contains("needed_background"));
+  CHECK(stats["preconnect"].contains("used_background"));
+  CHECK(stats["fetch_ahead"].contains("warmed"));
   t.host.predictor_ = nullptr;
   CHECK(t.Get("/api/predictor").json() == nlohmann::json{{"policy", "off"}});
 }

@@ -137,7 +137,7 @@ TEST_CASE("predictor: a pre-resolve's callback frees its slot") {
   CHECK(env.recorder.Of(NetLogEventType::PREDICTOR_OUTCOME).size() == 1);
 }
 
-TEST_CASE("predictor: a fetch ahead is used when the page asks for the URL") {
+TEST_CASE("predictor: a fetch ahead is used when the page is served from it") {
   PredictorEnv env;
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
@@ -146,6 +146,9 @@ TEST_CASE("predictor: a fetch ahead is used when the page asks for the URL") {
   REQUIRE(env.target.calls.size() == 1);
   env.target.Complete(0, OK);
   env.predictor->OnResourceRequested(U("https://p.test/"), U("https://a.test/app.js"));
+  CHECK(env.predictor->stats().of(SpeculativeAction::kFetchAhead).used == 0);
+  env.predictor->OnResourceServed(U("https://p.test/"), U("https://a.test/app.js"),
+                                  CacheDisposition::kHit, SocketSource::kNone);
   CHECK(env.predictor->stats().of(SpeculativeAction::kFetchAhead).used == 1);
   CHECK(env.predictor->SpeculativeFor(Origin("a.test"))["fetched_ahead"] == 1);
 }
@@ -291,13 +294,39 @@ TEST_CASE("predictor stats: ToJson, precision and recall") {
   PredictorStats s;
   CHECK(s.Recall() == 0);
   CHECK(s.Total().Precision() == 0);
-  s.of(SpeculativeAction::kPreconnect) = {4, 2, 1, 1, 0};
-  s.of(SpeculativeAction::kPreresolve) = {4, 1, 0, 1, 2};
+  SpeculationCounts& pc = s.of(SpeculativeAction::kPreconnect);
+  pc.taken = 5;
+  pc.used = 2;
+  pc.late = 1;
+  pc.used_background = 1;  // a background use is no critical use: not in precision
+  pc.wasted = 1;
+  SpeculationCounts& pr = s.of(SpeculativeAction::kPreresolve);
+  pr.taken = 3;
+  pr.used = 1;
+  pr.wasted = 2;
+  // Fetch ahead: all four fetches wasted, one warmed a connection. Precision leaves it out.
+  SpeculationCounts& fa = s.of(SpeculativeAction::kFetchAhead);
+  fa.taken = fa.wasted = 4;
+  fa.warmed = 1;
   s.connections_needed = 4;
   s.connections_ready = 1;
+  s.connections_needed_background = 3;
+  s.connections_ready_background = 2;
   nlohmann::json j = s.ToJson();
-  CHECK(j["preconnect"]["precision"] == Approx(0.75));
-  CHECK(j["precision"] == Approx(0.5));
+  CHECK(j["preconnect"]["precision"] == Approx(0.6));
+  CHECK(j["preconnect"]["used_background"] == 1);
+  CHECK(j["precision"] == Approx(0.5));  // (3 + 1) / (5 + 3)
+  CHECK(j["fetch_ahead"]["precision"] == 0.0);
+  CHECK(j["fetch_ahead"]["warmed"] == 1);
+  CHECK(j["connections"]["needed_background"] == 3);
+  CHECK(j["connections"]["ready_background"] == 2);
+  CHECK(j["connections"]["late_background"] == 0);
+  // Added up, as sessions and shards are.
+  PredictorStats sum = s;
+  sum.Add(s);
+  CHECK(sum.of(SpeculativeAction::kPreconnect).used_background == 2);
+  CHECK(sum.of(SpeculativeAction::kFetchAhead).warmed == 2);
+  CHECK(sum.connections_ready_background == 4);
   CHECK(j["connections"]["recall"] == Approx(0.25));
   CHECK(j["hints"].contains("queue_full"));
   CHECK(j.contains("fetch_ahead"));

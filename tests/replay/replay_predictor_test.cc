@@ -293,5 +293,48 @@ TEST_CASE("predictor keys: values checked, round trip through ToJson", "[replay]
   CHECK(back.predictor.max_in_flight == 4);
 }
 
+// A fetch ahead of a page visited before, its connections long closed (past the pool's 300 s
+// used-idle timeout), 5 s before the page is navigated to again; the document says
+// `cache_control`.
+Run FetchAheadThenNavigate(const std::string& cache_control) {
+  auto page = MakePage("b.test", {MakeEntry("https://b.test/", 5000, 0, "document",
+                                            {{"Cache-Control", cache_control}})});
+  std::vector<SessionEvent> events = {Navigate(page, 0), Wait(0),
+                                      Hint(400'000, "prefetch", "https://b.test/"),
+                                      Navigate(page, 405'000)};
+  Run run;
+  ReplayEvents(FastConfig("chrome"), events, &run);
+  return run;
+}
+
+TEST_CASE("A fetched-ahead no-cache document only warmed a connection: wasted and warmed",
+          "[replay][predictor]") {
+  Run run = FetchAheadThenNavigate("no-cache");
+  REQUIRE(run.recorder.pages.size() == 2);
+  const RequestRecord& doc = run.recorder.Get(1, 0);
+  CHECK(doc.cache != CacheDisposition::kHit);
+  CHECK(doc.connection.socket_source == SocketSource::kReused);  // the fetch's connection
+  const SpeculationCounts& fa = run.totals.predictor.of(SpeculativeAction::kFetchAhead);
+  CHECK(fa.taken == 1);
+  CHECK(fa.used == 0);
+  CHECK(fa.late == 0);
+  CHECK(fa.wasted == 1);
+  CHECK(fa.warmed == 1);
+  CHECK(run.totals.ToJson()["predictor"]["stats"]["fetch_ahead"]["warmed"] == 1);
+}
+
+TEST_CASE("A fetched-ahead document the navigation is served from (max-age) is used",
+          "[replay][predictor]") {
+  // Stale again when fetched ahead (300 s), fresh when navigated to 5 s later.
+  Run run = FetchAheadThenNavigate("max-age=300");
+  REQUIRE(run.recorder.pages.size() == 2);
+  CHECK(run.recorder.Get(1, 0).cache == CacheDisposition::kHit);
+  const SpeculationCounts& fa = run.totals.predictor.of(SpeculativeAction::kFetchAhead);
+  CHECK(fa.taken == 1);
+  CHECK(fa.used == 1);
+  CHECK(fa.wasted == 0);
+  CHECK(fa.warmed == 0);
+}
+
 }  // namespace
 }  // namespace netstack

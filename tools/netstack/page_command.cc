@@ -137,13 +137,16 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
       const PredictorStats& s = events->stats();
       const SpeculationCounts& pc = s.of(SpeculativeAction::kPreconnect);
       const SpeculationCounts& pr = s.of(SpeculativeAction::kPreresolve);
+      // Used, late and needed count critical requests; background ones (IDLE) apart.
       std::printf(
-          "predictor %s  preconnects %llu (used %llu, late %llu, wasted %llu)  "
-          "preresolves %llu  connections ready %llu of %llu needed\n",
+          "predictor %s  preconnects %llu (used %llu, late %llu, background %llu, wasted %llu)  "
+          "preresolves %llu  connections ready %llu of %llu needed (%llu background)\n",
           options.predictor.policy.c_str(), (unsigned long long)pc.taken,
-          (unsigned long long)pc.used, (unsigned long long)pc.late, (unsigned long long)pc.wasted,
-          (unsigned long long)pr.taken, (unsigned long long)s.connections_ready,
-          (unsigned long long)s.connections_needed);
+          (unsigned long long)pc.used, (unsigned long long)pc.late,
+          (unsigned long long)(pc.used_background + pc.late_background),
+          (unsigned long long)pc.wasted, (unsigned long long)pr.taken,
+          (unsigned long long)s.connections_ready, (unsigned long long)s.connections_needed,
+          (unsigned long long)s.connections_needed_background);
     }
   }
   std::fflush(stdout);

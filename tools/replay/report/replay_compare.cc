@@ -187,10 +187,17 @@ std::string FormatPredictorComparison(const ReplayTotals& a, const ReplayTotals&
   auto side = [&](const char* name, const ReplayTotals& t) {
     const PredictorStats& p = t.predictor;
     const SpeculationCounts total = p.Total();
+    const SpeculationCounts connect = p.ConnectionTotal();
+    const SpeculationCounts& fetch = p.of(SpeculativeAction::kFetchAhead);
+    // Precision of the connection work (pre-resolves and preconnects) and of fetch-ahead apart;
+    // precision and recall count critical requests only.
     return std::string("  ") + name + " " + t.predictor_policy + ": " +
            FormatThousands(total.taken) + " actions, precision " +
-           pct(static_cast<double>(total.used + total.late), static_cast<double>(total.taken)) +
-           ", recall " +
+           pct(static_cast<double>(connect.used + connect.late),
+               static_cast<double>(connect.taken)) +
+           " (fetch-ahead " +
+           pct(static_cast<double>(fetch.used + fetch.late), static_cast<double>(fetch.taken)) +
+           "), recall " +
            pct(static_cast<double>(p.connections_ready),
                static_cast<double>(p.connections_needed)) +
            ", wasted " + FormatThousands(p.of(SpeculativeAction::kPreresolve).wasted) +

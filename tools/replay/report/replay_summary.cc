@@ -145,18 +145,31 @@ std::string FormatPredictorBlock(const ReplayTotals& t) {
     const SpeculationCounts& c = p.of(a);
     char name[32];
     std::snprintf(name, sizeof(name), "%-12s", SpeculativeActionName(a));
+    const uint64_t background = c.used_background + c.late_background;
     out += std::string("              ") + name + n(c.taken) + " taken, " + n(c.used) + " used, " +
-           n(c.late) + " late, " + n(c.wasted) + " wasted" +
+           n(c.late) + " late, " +
+           (background ? n(background) + " by background requests, " : std::string()) +
+           n(c.wasted) + " wasted" +
+           (a == SpeculativeAction::kFetchAhead && c.warmed
+                ? " (" + n(c.warmed) + " only warmed a connection)"
+                : std::string()) +
            (c.pending ? ", " + n(c.pending) + " pending" : std::string()) + "\n";
   }
-  const SpeculationCounts total = p.Total();
+  // Precision over the connection work (pre-resolves and preconnects), fetch-ahead's apart;
+  // both and recall count critical requests only (background ones are off the critical path).
+  const SpeculationCounts connect = p.ConnectionTotal();
+  const SpeculationCounts& fetch = p.of(SpeculativeAction::kFetchAhead);
   out +=
       "              precision " +
-      Percent(static_cast<double>(total.used + total.late), static_cast<double>(total.taken)) +
-      " (used or late / taken), recall " +
+      Percent(static_cast<double>(connect.used + connect.late),
+              static_cast<double>(connect.taken)) +
+      " (pre-resolves and preconnects used or late / taken; fetch-ahead " +
+      Percent(static_cast<double>(fetch.used + fetch.late), static_cast<double>(fetch.taken)) +
+      "), recall " +
       Percent(static_cast<double>(p.connections_ready), static_cast<double>(p.connections_needed)) +
       " (" + n(p.connections_ready) + " of " + n(p.connections_needed) +
-      " new connections ready, " + n(p.connections_late) + " late)\n";
+      " new connections of critical requests ready, " + n(p.connections_late) + " late; " +
+      n(p.connections_needed_background) + " background)\n";
   out += "              wasted " + n(p.of(SpeculativeAction::kPreresolve).wasted) + " resolves, " +
          n(p.of(SpeculativeAction::kPreconnect).wasted) + " connections, " +
          n(p.of(SpeculativeAction::kFetchAhead).wasted) + " fetches; requests waited " +
