@@ -88,9 +88,11 @@ class LoadingPolicy : public PredictorPolicy {
   void OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) override;
   // Records the request's origin for the load of `page` (first request order).
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override;
-  // Marks `origin` as having reached the network in the load of `page`.
+  // Marks `origin` as having reached the network in the load of `page`. Background requests
+  // count too: the events do not say a request's destination, so the policy cannot leave out
+  // the ones Chrome does not learn (it learns documents, styles, scripts, images and fonts).
   void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
-                          double connect_wait_ms, TimeTicks now) override;
+                          bool background, double connect_wait_ms, TimeTicks now) override;
   // The load's origins teach its host's row (Learn); the record ends.
   void OnNavigationComplete(const Url& page, TimeTicks now) override;
   // Nothing: today's Chrome does not act on hover (see the README).
