@@ -6,6 +6,7 @@ netstack_test(predictor_policy_tests
   ${CMAKE_CURRENT_LIST_DIR}/chrome_policy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/loading_policy_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/loading_tables_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/tables_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/predictor_store_test.cc
   LIBS netstack_predictor_store test_support SQLite::SQLite3)
