@@ -65,5 +65,20 @@ std::vector<std::string> Describe(const std::vector<Hint>& hints) {
   return out;
 }
 
+PredictorRow LoadingOriginRow(const std::string& host, const std::string& origin, uint64_t hits,
+                              uint64_t misses, uint64_t rank) {
+  return {"origins",
+          host,
+          origin,
+          {{"hits", hits},
+           {"misses", misses},
+           {"consecutive_misses", 0},
+           {"average_position", 2.0},
+           {"always_access_network", false},
+           {"accessed_network", true},
+           {"rank", rank},
+           {"last_visit", 1}}};
+}
+
 }  // namespace policy_test
 }  // namespace netstack

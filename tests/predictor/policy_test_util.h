@@ -37,6 +37,11 @@ bool HasPreresolve(const std::vector<Hint>& hints, const SchemeHostPort& origin)
 // priority, expiry), one string per hint.
 std::vector<std::string> Describe(const std::vector<Hint>& hints);
 
+// A row of the loading policy's "origins" table as it saves them (host_origin_table.h): accessed
+// network, average position 2, no consecutive miss, last visit 1.
+PredictorRow LoadingOriginRow(const std::string& host, const std::string& origin, uint64_t hits,
+                              uint64_t misses, uint64_t rank = 0);
+
 }  // namespace policy_test
 }  // namespace netstack
 
