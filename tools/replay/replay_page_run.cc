@@ -187,6 +187,17 @@ void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   FillRequestRecord(request, /*with_headers=*/false, &r);
   FillContext(e->index);
   const LoadTimingInfo& t = request.load_timing_info();
+  // Setup points before the request started (a preconnect, a job another request began) are
+  // clamped to its start, as its phases are: the request only waited for what was left.
+  auto interval = [this, e](TimeTicks from, TimeTicks to) {
+    OracleInterval i;
+    if (from == TimeTicks{} || to == TimeTicks{}) return i;
+    i.start_ms = Ms(start_, std::max(from, e->start));
+    i.end_ms = Ms(start_, std::max(to, e->start));
+    return i;
+  };
+  e->dns = interval(t.connect_timing.dns_start, t.connect_timing.dns_end);
+  e->connect = interval(t.connect_timing.connect_start, t.connect_timing.connect_end);
   if (e->served && t.send_start != TimeTicks{} && t.receive_headers_start != TimeTicks{} &&
       e->arrived >= t.send_start) {
     r.model->request_ms = Ms(t.send_start, e->arrived);
@@ -248,23 +259,31 @@ void ReplayPageRun::FinishEntry(int index) {
   }
   if (--remaining_ == 0) {
     result_.load_ms = Ms(start_, last_end_);
-    ComputePageEvents();
+    ComputePageFigures();
     delegate_->OnPageDone(this, result_);
   }
 }
 
-void ReplayPageRun::ComputePageEvents() {
-  if (result_.recorded_onload_ms < 0 && result_.recorded_content_load_ms < 0) return;
+void ReplayPageRun::ComputePageFigures() {
   const TracePage& page = *page_->page;
   std::vector<PageEventEntry> ends(entries_.size());
+  std::vector<OracleEntry> oracle(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
     ends[i].recorded_end_ms = page.entries[i].RecordedEndMs();
     // Skipped entries are not in any load set.
     if (page_->entries[i].kind != PreparedEntry::Kind::kSkipped)
       ends[i].replayed_end_ms = Ms(start_, entries_[i].end);
+    oracle[i].parent = page_->entries[i].parent;
+    oracle[i].dns = entries_[i].dns;
+    oracle[i].connect = entries_[i].connect;
   }
-  result_.onload_ms = ReplayedPageEventMs(result_.recorded_onload_ms, ends);
-  result_.content_load_ms = ReplayedPageEventMs(result_.recorded_content_load_ms, ends);
+  if (result_.recorded_onload_ms >= 0 || result_.recorded_content_load_ms >= 0) {
+    result_.onload_ms = ReplayedPageEventMs(result_.recorded_onload_ms, ends);
+    result_.content_load_ms = ReplayedPageEventMs(result_.recorded_content_load_ms, ends);
+  }
+  OracleResult o = CriticalPathSetup(oracle, PageLoadLastEntry(result_.recorded_onload_ms, ends));
+  result_.oracle_setup_ms = o.setup_ms;
+  result_.oracle_critical_requests = o.critical_requests;
 }
 
 void ReplayPageRun::Abort(const std::string& why) {
