@@ -13,21 +13,20 @@
 namespace netstack {
 namespace {
 
-OracleEntry Entry(int parent, OracleInterval dns, OracleInterval connect) {
+OracleEntry Entry(int parent, OracleInterval setup) {
   OracleEntry e;
   e.parent = parent;
-  e.dns = dns;
-  e.connect = connect;
+  e.setup = setup;
   return e;
 }
 
 TEST_CASE("Oracle: the chain's setups add up, entries off the chain do not", "[replay][oracle]") {
   // Document 0 -> stylesheet 2 -> font 3; entry 1 (an image of the document) is off the chain.
   std::vector<OracleEntry> page = {
-      Entry(-1, {0, 50}, {50, 290}),         // document: 290 ms of setup
-      Entry(0, {500, 550}, {550, 790}),      // image: not on the chain
-      Entry(0, {470, 520}, {520, 760}),      // stylesheet on a new origin
-      Entry(2, {1230, 1280}, {1280, 1520}),  // font on a third origin
+      Entry(-1, {0, 290}),     // document: 290 ms of setup
+      Entry(0, {500, 790}),    // image: not on the chain
+      Entry(0, {470, 760}),    // stylesheet on a new origin
+      Entry(2, {1230, 1520}),  // font on a third origin
   };
   OracleResult r = CriticalPathSetup(page, 3);
   CHECK(r.setup_ms == 290 * 3);
@@ -39,17 +38,16 @@ TEST_CASE("Oracle: the chain's setups add up, entries off the chain do not", "[r
 }
 
 TEST_CASE("Oracle: overlapping setups are counted once", "[replay][oracle]") {
-  // The child's DNS overlaps the parent's connect (60-100 of it) and its connect lies within the
-  // parent's: the union is 0-300, then 320-400.
-  std::vector<OracleEntry> page = {Entry(-1, {0, 50}, {50, 300}), Entry(0, {240, 260}, {260, 290}),
-                                   Entry(1, {320, 330}, {330, 400})};
+  // The child waited for part of the parent's setup (an HTTP/2 session both use): the union is
+  // 0-300; the grandchild's overlaps it by 20 ms: 0-400 in all.
+  std::vector<OracleEntry> page = {Entry(-1, {0, 300}), Entry(0, {240, 290}), Entry(1, {280, 400})};
   CHECK(CriticalPathSetup(page, 1).setup_ms == 300);
-  CHECK(CriticalPathSetup(page, 2).setup_ms == 300 + 80);
+  CHECK(CriticalPathSetup(page, 2).setup_ms == 400);
 }
 
 TEST_CASE("Oracle: no setup, no chain, and malformed parents", "[replay][oracle]") {
   // Warm sockets and cache hits: no intervals, a chain of 2 with nothing to save.
-  std::vector<OracleEntry> warm = {Entry(-1, {}, {}), Entry(0, {}, {})};
+  std::vector<OracleEntry> warm = {Entry(-1, {}), Entry(0, {})};
   OracleResult r = CriticalPathSetup(warm, 1);
   CHECK(r.setup_ms == 0);
   CHECK(r.critical_requests == 2);
@@ -60,12 +58,47 @@ TEST_CASE("Oracle: no setup, no chain, and malformed parents", "[replay][oracle]
   // A parent that is not earlier ends the chain (no loop); empty, reversed and non-finite
   // intervals count for nothing.
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<OracleEntry> odd = {Entry(1, {0, 10}, {}), Entry(1, {20, 10}, {nan, 40}),
-                                  Entry(0, {100, 100}, {100, 130})};
+  std::vector<OracleEntry> odd = {Entry(1, {0, 10}), Entry(1, {20, 10}), Entry(0, {nan, 40}),
+                                  Entry(2, {100, 100}), Entry(3, {100, 130})};
+  r = CriticalPathSetup(odd, 4);
+  CHECK(r.setup_ms == 30 + 10);  // 4, 3 (empty), 2 (not a number), 0
+  CHECK(r.critical_requests == 4);
   r = CriticalPathSetup(odd, 2);
-  CHECK(r.setup_ms == 10 + 30);
+  CHECK(r.setup_ms == 10);
   CHECK(r.critical_requests == 2);
   CHECK(CriticalPathSetup(odd, 1).critical_requests == 1);
+}
+
+TEST_CASE("Oracle: a request's setup runs from its start until it could send", "[replay][oracle]") {
+  const TimeTicks page(TimeDelta(1'000'000));
+  const TimeTicks start = page + TimeDelta(100'000);  // 100 ms into the page
+  LoadTimingInfo t;
+  t.connect_timing.dns_start = start + TimeDelta(150'000);  // after a lookup of its own
+  t.connect_timing.dns_end = t.connect_timing.dns_start;
+  t.connect_timing.connect_start = t.connect_timing.dns_end;
+  t.connect_timing.connect_end = start + TimeDelta(450'000);
+  t.send_start = t.connect_timing.connect_end;
+  // A new connection: the lookup before the job, connect and TLS, 100 to 550 ms.
+  OracleInterval i = SetupInterval(SocketSource::kNew, t, start, page);
+  CHECK(i.start_ms == 100);
+  CHECK(i.end_ms == 550);
+  // A preconnect still connecting when the request came: what was left.
+  CHECK(SetupInterval(SocketSource::kPreconnectedLate, t, start + TimeDelta(300'000), page)
+            .start_ms == 400);
+  // A stream that waited for another request's HTTP/2 session: the part it waited for.
+  LoadTimingInfo joined;
+  joined.send_start = t.send_start;
+  i = SetupInterval(SocketSource::kHttp2Session, joined, start + TimeDelta(296'000), page);
+  CHECK(i.end_ms - i.start_ms == Approx(154));
+  // An open session, idle sockets, cache hits: nothing.
+  joined.send_start = start;
+  i = SetupInterval(SocketSource::kHttp2Session, joined, start, page);
+  CHECK(i.end_ms <= i.start_ms);
+  for (SocketSource s : {SocketSource::kReused, SocketSource::kPreconnected,
+                         SocketSource::kUnusedIdle, SocketSource::kNone}) {
+    i = SetupInterval(s, t, start, page);
+    CHECK(i.end_ms <= i.start_ms);
+  }
 }
 
 TEST_CASE("The page load's last entry: the load set's with onLoad, else the last end",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "net/base/load_timing_phases.h"
+
 namespace netstack {
 namespace {
 
@@ -12,6 +14,18 @@ bool Usable(const OracleInterval& i) {
 
 }  // namespace
 
+OracleInterval SetupInterval(SocketSource source, const LoadTimingInfo& timing, TimeTicks start,
+                             TimeTicks page_start) {
+  OracleInterval i;
+  if (!IsConnectJobSocket(source) && source != SocketSource::kHttp2Session) return i;
+  TimeTicks ready =
+      timing.send_start != TimeTicks{} ? timing.send_start : timing.connect_timing.connect_end;
+  if (ready == TimeTicks{} || start == TimeTicks{} || ready <= start) return i;
+  i.start_ms = MillisecondsBetween(page_start, start);
+  i.end_ms = MillisecondsBetween(page_start, ready);
+  return i;
+}
+
 OracleResult CriticalPathSetup(const std::vector<OracleEntry>& entries, int last) {
   OracleResult result;
   if (last < 0 || last >= static_cast<int>(entries.size())) return result;
@@ -19,8 +33,7 @@ OracleResult CriticalPathSetup(const std::vector<OracleEntry>& entries, int last
   for (int i = last; i >= 0;) {
     const OracleEntry& e = entries[i];
     ++result.critical_requests;
-    if (Usable(e.dns)) intervals.push_back(e.dns);
-    if (Usable(e.connect)) intervals.push_back(e.connect);
+    if (Usable(e.setup)) intervals.push_back(e.setup);
     // Parents are earlier entries (trace.h); anything else ends the chain.
     i = e.parent < i ? e.parent : -1;
   }

@@ -187,17 +187,7 @@ void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   FillRequestRecord(request, /*with_headers=*/false, &r);
   FillContext(e->index);
   const LoadTimingInfo& t = request.load_timing_info();
-  // Setup points before the request started (a preconnect, a job another request began) are
-  // clamped to its start, as its phases are: the request only waited for what was left.
-  auto interval = [this, e](TimeTicks from, TimeTicks to) {
-    OracleInterval i;
-    if (from == TimeTicks{} || to == TimeTicks{}) return i;
-    i.start_ms = Ms(start_, std::max(from, e->start));
-    i.end_ms = Ms(start_, std::max(to, e->start));
-    return i;
-  };
-  e->dns = interval(t.connect_timing.dns_start, t.connect_timing.dns_end);
-  e->connect = interval(t.connect_timing.connect_start, t.connect_timing.connect_end);
+  e->setup = SetupInterval(r.connection.socket_source, t, e->start, start_);
   if (e->served && t.send_start != TimeTicks{} && t.receive_headers_start != TimeTicks{} &&
       e->arrived >= t.send_start) {
     r.model->request_ms = Ms(t.send_start, e->arrived);
@@ -274,8 +264,7 @@ void ReplayPageRun::ComputePageFigures() {
     if (page_->entries[i].kind != PreparedEntry::Kind::kSkipped)
       ends[i].replayed_end_ms = Ms(start_, entries_[i].end);
     oracle[i].parent = page_->entries[i].parent;
-    oracle[i].dns = entries_[i].dns;
-    oracle[i].connect = entries_[i].connect;
+    oracle[i].setup = entries_[i].setup;
   }
   if (result_.recorded_onload_ms >= 0 || result_.recorded_content_load_ms >= 0) {
     result_.onload_ms = ReplayedPageEventMs(result_.recorded_onload_ms, ends);

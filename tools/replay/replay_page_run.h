@@ -58,9 +58,8 @@ class ReplayPageRun {
     bool served = false;
     TimeTicks arrived{};
     TimeDelta server_time{};
-    // The connection setup the request waited for (ms after the page's start, clamped to the
-    // request's start; empty when it had none): the oracle's intervals (replay_oracle.h).
-    OracleInterval dns, connect;
+    // The connection setup the request waited for (replay_oracle.h's SetupInterval).
+    OracleInterval setup;
 
     void OnReadData(UrlRequest*, const char*, int) override {}
     void OnComplete(UrlRequest* request, int result) override;
