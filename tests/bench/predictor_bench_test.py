@@ -116,9 +116,17 @@ class RecallTest(unittest.TestCase):
         self.assertEqual(pb.recall_windows(pages), [0.5, 0.0, 0.0])
         self.assertEqual(pb.recall_windows({0: page(0, 1)}), [None])
 
+    def test_recall_sums_windows_over_seeds(self):
+        a = {i: page(i, 1, ready=1, opened=2) for i in range(100)}
+        b = {i: page(i, 1, ready=0, opened=2) for i in range(150)}
+        self.assertEqual(pb.summed_recall([pb.window_counts(a), pb.window_counts(b)]),
+                         [0.25, 0.0])
+
     def test_the_predictors_critical_counts_win_when_the_page_line_has_them(self):
         p = page(0, 1, ready=3, opened=4)
         self.assertEqual(pb.page_connections(p), (3, 4))
+        p["preconnect"]["needed"] = 5  # requests that needed a new connection, issue 21
+        self.assertEqual(pb.page_connections(p), (3, 5))
         p["predictor"] = {"stats": {"connections": {"needed": 2, "ready": 1}}}
         self.assertEqual(pb.page_connections(p), (1, 2))
 

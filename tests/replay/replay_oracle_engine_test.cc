@@ -37,6 +37,9 @@ TEST_CASE("Oracle: a chain over three new origins costs the sum of their setups"
   // Each request on the chain waited for its own setup: the oracle is their sum here, less than
   // the page's total connect wait (the image's setup is off the chain).
   CHECK(p.connect_wait_ms == Approx(4 * 290));
+  // Four requests needed a new connection (the page line's preconnect.needed), none was ready.
+  CHECK(p.connections_needed == 4);
+  CHECK(p.preconnected == 0);
 }
 
 TEST_CASE("Oracle: a page from warm sockets or from the cache has nothing to save",
@@ -50,6 +53,7 @@ TEST_CASE("Oracle: a page from warm sockets or from the cache has nothing to sav
     CHECK(recorder.pages[1].sockets_reused == 4);
     CHECK(recorder.pages[1].oracle_setup_ms == 0);
     CHECK(recorder.pages[1].oracle_critical_requests == 3);
+    CHECK(recorder.pages[1].connections_needed == 0);
   }
   SECTION("cache") {
     HeaderList cacheable = {{"Content-Type", "text/plain"}, {"Cache-Control", "max-age=3600"}};

@@ -49,13 +49,17 @@ def read_run(path):
 
 def page_connections(page):
     """A page line's (ready, needed) connections: the predictor's critical counts when the line
-    has them, else preconnect.ready over the sockets it opened."""
+    has them, else preconnect.ready over preconnect.needed (requests that needed a new
+    connection), else over the sockets it opened (a netstack before issue 21)."""
     pred = page.get("predictor")
     if isinstance(pred, dict):
         conn = pred.get("stats", pred).get("connections")
         if isinstance(conn, dict) and "needed" in conn:
             return conn.get("ready", 0), conn.get("needed", 0)
-    return stat(page, "preconnect.ready"), stat(page, "sockets.opened")
+    needed = stat(page, "preconnect.needed", None)
+    if needed is None:
+        needed = stat(page, "sockets.opened")
+    return stat(page, "preconnect.ready"), needed
 
 
 def run_figures(off_pages, pages, totals):
@@ -81,8 +85,8 @@ def run_figures(off_pages, pages, totals):
     return f
 
 
-def recall_windows(pages, window=RECALL_WINDOW):
-    """Recall per `window` navigations, in page order: [ready / needed or None]."""
+def window_counts(pages, window=RECALL_WINDOW):
+    """[ready, needed] per `window` navigations, in page order."""
     rows = []
     for index in sorted(pages):
         w = index // window
@@ -91,7 +95,24 @@ def recall_windows(pages, window=RECALL_WINDOW):
         ready, needed = page_connections(pages[index])
         rows[w][0] += ready
         rows[w][1] += needed
-    return [r / n if n else None for r, n in rows]
+    return rows
+
+
+def recall_windows(pages, window=RECALL_WINDOW):
+    """Recall per `window` navigations, in page order: [ready / needed or None]."""
+    return [r / n if n else None for r, n in window_counts(pages, window)]
+
+
+def summed_recall(counts):
+    """Recall per window over several seeds' window_counts."""
+    total = []
+    for rows in counts:
+        for w, (r, n) in enumerate(rows):
+            while len(total) <= w:
+                total.append([0, 0])
+            total[w][0] += r
+            total[w][1] += n
+    return [r / n if n else None for r, n in total]
 
 
 def ratio(part, whole):
@@ -289,7 +310,10 @@ def main():
                 per_seed.setdefault(policy, []).append(run_figures(off_pages, pages, totals))
                 if length >= 2 * RECALL_WINDOW and policy != "off":
                     decay.setdefault(policy, []).append(
-                        {"seed": int(seed), "recall": recall_windows(pages)})
+                        {"seed": int(seed), "counts": window_counts(pages)})
+        for rows in decay.values():
+            for r in rows:
+                r["recall"] = [c[0] / c[1] if c[1] else None for c in r["counts"]]
         for policy in policies:
             figures[policy] = case_figures(per_seed[policy])
             figures[policy]["seeds"] = [
@@ -307,12 +331,12 @@ def main():
     print("  sums over the seeds; saved = off's page load minus the policy's, paired page by page; "
           "prec = (used + late) / taken (connect: preconnect + preresolve; fetch: fetch-ahead); "
           "ceiling = off's critical-path connection setup (oracle); share = saved / ceiling")
-    print(f"{'case':<30} {'policy':<8} {'navs':>5} {'saved/nav':>9} {'prec conn':>9} "
+    print(f"{'case':<36} {'policy':<8} {'navs':>5} {'saved/nav':>9} {'prec conn':>9} "
           f"{'prec fetch':>10} {'recall':>6} {'wasted conn':>11} {'ceiling/nav':>11} {'share':>6}")
     for c in results:
         name = f"{c['source']}/{c['preset']}/{c['length']}/{c['events']}-events"
         for policy, f in c["policies"].items():
-            print(f"{name:<30} {policy:<8} {f['navs']:>5} {ms(f['saved_per_nav_ms'])} ms "
+            print(f"{name:<36} {policy:<8} {f['navs']:>5} {ms(f['saved_per_nav_ms'])} ms "
                   f"{pct(f['precision_connect']):>9} {pct(f['precision_fetch_ahead']):>10} "
                   f"{pct(f['recall']):>6} {f['wasted_connections']:>11} "
                   f"{ms(f['ceiling_per_nav_ms'])} ms {pct(f['share']):>6}")
@@ -327,24 +351,24 @@ def main():
             off = c["policies"].get("off", {})
             why = ("no learned run" if "learned" not in c["policies"]
                    else f"ceiling {ms(off.get('ceiling_per_nav_ms')).strip()} ms/nav")
-            print(f"  {name:<30} not meaningful ({why})")
+            print(f"  {name:<36} not meaningful ({why})")
             continue
         for g in c["goals"]:
             total += 1
             met += g["met"]
-            print(f"  {name:<30} {'met   ' if g['met'] else 'MISSED'} {g['goal']}: {g['numbers']}")
+            print(f"  {name:<36} {'met   ' if g['met'] else 'MISSED'} {g['goal']}: {g['numbers']}")
     print(f"  {met} of {total} goals met")
     long_cases = [c for c in results if c["recall_per_100"]]
     if long_cases:
         print()
-        print(f"long sessions: recall per {RECALL_WINDOW} navigations, seed by seed (critical "
-              f"connections ready / needed; a falling row is a learning decay)")
+        print(f"long sessions: recall per {RECALL_WINDOW} navigations, summed over the seeds "
+              f"(page lines: connections ready / needed; a falling row is a learning decay; "
+              f"seed by seed in --json)")
         for c in long_cases:
             name = f"{c['source']}/{c['preset']}/{c['length']}/{c['events']}-events"
             for policy, rows in c["recall_per_100"].items():
-                for r in rows:
-                    cells = " ".join(pct(x) for x in r["recall"])
-                    print(f"  {name:<30} {policy:<8} seed {r['seed']:<4} {cells}")
+                cells = " ".join(pct(x) for x in summed_recall([r["counts"] for r in rows]))
+                print(f"  {name:<36} {policy:<8} {cells}")
     for line in skipped:
         print(f"skipped: {line}")
     print(f"took {elapsed:.0f} s on the wall clock ({len(replay_jobs)} replays, --jobs {a.jobs})")

@@ -238,6 +238,7 @@ void ReplayPageRun::FinishEntry(int index) {
       result_.connect_wait_ms += r.phases.connect_wait_ms();
     if (source == SocketSource::kPreconnected) ++result_.preconnected;
     if (source == SocketSource::kPreconnectedLate) ++result_.preconnect_late;
+    if (IsConnectJobSocket(source) || IsPreconnectSocket(source)) ++result_.connections_needed;
     if (page_->page->entries[index].pushed) ++result_.pushed;
     delegate_->OnRequestDone(this, r);
   }

@@ -91,7 +91,8 @@ nlohmann::json PageResult::ToJson(JsonNumbers numbers) const {
                  {"ttfb_ms", Ms(ttfb_ms)}, {"receive_ms", Ms(receive_ms)}};
   j["bytes"] = bytes;
   j["connect_wait_ms"] = Ms(connect_wait_ms);
-  j["preconnect"] = {{"ready", preconnected}, {"late", preconnect_late}};
+  j["preconnect"] = {
+      {"ready", preconnected}, {"late", preconnect_late}, {"needed", connections_needed}};
   j["pushed"] = pushed;
   j["oracle"] = {{"setup_ms", Ms(oracle_setup_ms)},
                  {"critical_requests", oracle_critical_requests}};
@@ -237,6 +238,7 @@ bool PageResultFromJson(const nlohmann::json& j, PageResult* page, std::string* 
   in.Double("connect_wait_ms", &p.connect_wait_ms);
   in.Int("preconnect.ready", &p.preconnected);
   in.Int("preconnect.late", &p.preconnect_late);
+  in.Int("preconnect.needed", &p.connections_needed);
   in.Int("pushed", &p.pushed);
   in.Double("oracle.setup_ms", &p.oracle_setup_ms);
   in.Int("oracle.critical_requests", &p.oracle_critical_requests);

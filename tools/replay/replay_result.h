@@ -57,8 +57,10 @@ struct PageResult {
   // (LoadTimingPhases::connect_wait_ms(), DNS + connect + TLS as each request saw it), summed:
   // what the predictor tries to remove.
   double connect_wait_ms = 0;
-  // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate.
-  int preconnected = 0, preconnect_late = 0;
+  // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate; and
+  // requests that needed a new connection (a connect job's socket or a preconnected one: kNew,
+  // kPreconnected, kPreconnectedLate), so preconnected / connections_needed is the page's recall.
+  int preconnected = 0, preconnect_late = 0, connections_needed = 0;
   // Requests of entries the recording marks pushed (TraceEntry::pushed), replayed as ordinary
   // requests issued at their recorded start.
   int pushed = 0;
@@ -111,9 +113,9 @@ struct ReplayTotals {
   uint64_t scheduler_tasks = 0;
   // Sum over pages of PageResult::connect_wait_ms.
   double connect_wait_ms = 0;
-  // The predictor: its policy ("off", "chrome", "loading", "learned"), what it did (summed over traces),
-  // and its policy's tables at the end of the last trace (PredictorPolicy::TablesToJson; null
-  // with "off").
+  // The predictor: its policy ("off", "chrome", "loading", "learned"), what it did (summed over
+  // traces), and its policy's tables at the end of the last trace (PredictorPolicy::TablesToJson;
+  // null with "off").
   std::string predictor_policy = "off";
   PredictorStats predictor;
   nlohmann::json predictor_tables;
