@@ -20,8 +20,9 @@ constexpr double kHourMs = 3'600'000;
 ReplayConfig FastConfig(const std::string& predictor) {
   ReplayConfig config;
   std::string error;
-  for (std::string set : {"down_kbps=0", "up_kbps=0", "dns_ms=20", "rtt_ms=40", "tls=1.3",
-                          "server_ms=100", "predictor=" + predictor}) {
+  for (const std::string& set :
+       std::vector<std::string>{"down_kbps=0", "up_kbps=0", "dns_ms=20", "rtt_ms=40", "tls=1.3",
+                                "server_ms=100", "predictor=" + predictor}) {
     INFO(set);
     REQUIRE(config.Set(set, &error));
   }
