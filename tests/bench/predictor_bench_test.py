@@ -6,6 +6,7 @@ runs a replay or measures time.
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -129,6 +130,31 @@ class RecallTest(unittest.TestCase):
         self.assertEqual(pb.page_connections(p), (3, 5))
         p["predictor"] = {"stats": {"connections": {"needed": 2, "ready": 1}}}
         self.assertEqual(pb.page_connections(p), (1, 2))
+
+
+class UsageTest(unittest.TestCase):
+    """Bad arguments: exit 2 and one line naming what was wrong, before anything is built."""
+
+    def run_bench(self, *args):
+        bench = os.path.join(ROOT, "tools", "bench", "predictor-bench")
+        return subprocess.run([bench, "--netstack", "/nonexistent/netstack", *args],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_bad_values_name_the_flag(self):
+        for args, word in ((["--lengths", "0"], "--lengths"), (["--sources", "web"], "web"),
+                           (["--events", "some"], "--events"), (["--jobs", "x"], "--jobs"),
+                           (["--seeds", "1 a"], "--seeds"), (["--policies", "chrome"], "off"),
+                           (["--meaningful-ms", "-1"], "--meaningful-ms"),
+                           (["--frobnicate"], "--frobnicate")):
+            r = self.run_bench(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(word, r.stderr)
+
+    def test_a_missing_binary_is_named(self):
+        r = self.run_bench("--quick")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no netstack binary at /nonexistent/netstack", r.stderr)
 
 
 if __name__ == "__main__":
