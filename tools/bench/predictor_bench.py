@@ -323,6 +323,10 @@ def main():
                         "policies": figures, "goals": goals(figures, a.meaningful_ms),
                         "recall_per_100": decay})
     elapsed = time.monotonic() - started
+    # The children's CPU time does not depend on what else runs on the machine: with --jobs N on
+    # N idle cores the run takes about cpu / N.
+    times = os.times()
+    cpu = times.children_user + times.children_system
 
     label = {"held-out": "held-out seeds", "tuning": "TUNING seeds (not a fair result)",
              "chosen": "chosen seeds", "quick": "--quick: held-out seed"}[a.report]
@@ -371,12 +375,14 @@ def main():
                 print(f"  {name:<36} {policy:<8} {cells}")
     for line in skipped:
         print(f"skipped: {line}")
-    print(f"took {elapsed:.0f} s on the wall clock ({len(replay_jobs)} replays, --jobs {a.jobs})")
+    print(f"took {elapsed:.0f} s on the wall clock ({len(replay_jobs)} replays, --jobs {a.jobs}); "
+          f"{cpu:.0f} s of CPU in netstack (about {cpu / a.jobs:.0f} s on {a.jobs} idle cores)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"report": a.report, "seeds": [int(s) for s in seeds],
                        "meaningful_ms": a.meaningful_ms, "policies": policies,
-                       "skipped": skipped, "wall_s": round(elapsed, 1), "cases": results},
+                       "skipped": skipped, "wall_s": round(elapsed, 1), "cpu_s": round(cpu, 1),
+                       "cases": results},
                       f, indent=1, sort_keys=True)
     return 0
 
