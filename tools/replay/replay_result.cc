@@ -91,8 +91,11 @@ nlohmann::json PageResult::ToJson(JsonNumbers numbers) const {
                  {"ttfb_ms", Ms(ttfb_ms)}, {"receive_ms", Ms(receive_ms)}};
   j["bytes"] = bytes;
   j["connect_wait_ms"] = Ms(connect_wait_ms);
-  j["preconnect"] = {{"ready", preconnected}, {"late", preconnect_late}};
+  j["preconnect"] = {
+      {"ready", preconnected}, {"late", preconnect_late}, {"needed", connections_needed}};
   j["pushed"] = pushed;
+  j["oracle"] = {{"setup_ms", Ms(oracle_setup_ms)},
+                 {"critical_requests", oracle_critical_requests}};
   // What `replay --har` dates the page from; read back from shard files only.
   if (numbers == JsonNumbers::kExact) j["started_epoch_ms"] = started_epoch_ms;
   return j;
@@ -214,7 +217,10 @@ bool PageResultFromJson(const nlohmann::json& j, PageResult* page, std::string* 
   in.Double("connect_wait_ms", &p.connect_wait_ms);
   in.Int("preconnect.ready", &p.preconnected);
   in.Int("preconnect.late", &p.preconnect_late);
+  in.Int("preconnect.needed", &p.connections_needed);
   in.Int("pushed", &p.pushed);
+  in.Double("oracle.setup_ms", &p.oracle_setup_ms);
+  in.Int("oracle.critical_requests", &p.oracle_critical_requests);
   return Finish(in, error);
 }
 

@@ -57,11 +57,18 @@ struct PageResult {
   // (LoadTimingPhases::connect_wait_ms(), DNS + connect + TLS as each request saw it), summed:
   // what the predictor tries to remove.
   double connect_wait_ms = 0;
-  // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate.
-  int preconnected = 0, preconnect_late = 0;
+  // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate; and
+  // requests that needed a new connection (a connect job's socket or a preconnected one: kNew,
+  // kPreconnected, kPreconnectedLate), so preconnected / connections_needed is the page's recall.
+  int preconnected = 0, preconnect_late = 0, connections_needed = 0;
   // Requests of entries the recording marks pushed (TraceEntry::pushed), replayed as ordinary
   // requests issued at their recorded start.
   int pushed = 0;
+  // The oracle ceiling (tools/replay/replay_oracle.h): the union length of the DNS, connect and
+  // TLS intervals of the requests on the page's critical path in this run, and how many requests
+  // that path has. Under predictor=off, what an oracle with every connection ready would save.
+  double oracle_setup_ms = 0;
+  int oracle_critical_requests = 0;
 
   // The page-load figure the summary, report and comparison use: the replayed onLoad when the
   // trace has one (recorded_onload_ms >= 0), else load_ms; and its name, "onload" or
@@ -73,7 +80,8 @@ struct PageResult {
   }
   const char* page_load_metric() const { return has_onload() ? "onload" : "last_end"; }
 
-  // {"kind": "page", ...}; with kExact also "started_epoch_ms" (net/http/request_record_json.h).
+  // {"kind": "page", ...} with "oracle": {"setup_ms", "critical_requests"}; with kExact also
+  // "started_epoch_ms" (net/http/request_record_json.h).
   nlohmann::json ToJson(JsonNumbers numbers = JsonNumbers::kRounded) const;
 };
 
@@ -105,9 +113,9 @@ struct ReplayTotals {
   uint64_t scheduler_tasks = 0;
   // Sum over pages of PageResult::connect_wait_ms.
   double connect_wait_ms = 0;
-  // The predictor: its policy ("off", "chrome", "loading", "learned"), what it did (summed over traces),
-  // and its policy's tables at the end of the last trace (PredictorPolicy::TablesToJson; null
-  // with "off").
+  // The predictor: its policy ("off", "chrome", "loading", "learned"), what it did (summed over
+  // traces), and its policy's tables at the end of the last trace (PredictorPolicy::TablesToJson;
+  // null with "off").
   std::string predictor_policy = "off";
   PredictorStats predictor;
   nlohmann::json predictor_tables;
