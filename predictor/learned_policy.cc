@@ -42,7 +42,11 @@ LearnedPolicy::LearnedPolicy(const PredictorConfig& config)
       resolve_limiter_(std::chrono::seconds(60), kLimiterKeys),
       preconnect_limiter_(std::chrono::seconds(10), kLimiterKeys),
       fetch_limiter_(std::chrono::seconds(60), kLimiterKeys),
-      budget_(std::min(config.learned_budget_cap, config.max_in_flight)) {}
+      // The budget starts at its cap and probes down: a navigation's hints come in one burst
+      // (a news page's 20 origins at once), and a budget of 3 in flight started the fourth
+      // preconnect only when one of the first three was done, late for the page.
+      budget_(std::min(config.learned_budget_cap, config.max_in_flight),
+              std::min(config.learned_budget_cap, config.max_in_flight)) {}
 
 LearnedPolicy::~LearnedPolicy() = default;
 

@@ -411,8 +411,12 @@ TEST_CASE("learned: the adaptive budget probes and keeps only improvements", "[p
     CHECK(low.budget() >= 1);
     CHECK(low.budget() <= 8);
   }
+  // The policy's budget starts at its cap (min of learned_budget_cap and max_in_flight).
   LearnedPolicy p(LearnedConfig());
-  CHECK(p.Budget(At(0)) == 3);
+  CHECK(p.Budget(At(0)) == 8);
+  PredictorConfig capped = LearnedConfig();
+  capped.learned_budget_cap = 5;
+  CHECK(LearnedPolicy(capped).Budget(At(0)) == 5);
 }
 
 // A synthetic stream: page P always needs its own origin once and a CDN twice; each load also
