@@ -21,6 +21,14 @@ struct ActionAccounting::Action {
   int sockets_undecided = 0;
   int error = OK;  // Preconnect's synchronous result
   int used = 0, late = 0, wasted = 0;
+  // Fetch ahead: a page request for its URL came (while the fetch was still running), and its
+  // answer (OnResourceServed) decides the outcome; the fetch's request took a connection of
+  // its own (a new or preconnected socket, not a reused one); a page request then reused a
+  // connection to the origin (the fetch warmed it).
+  bool requested = false;
+  bool requested_while_running = false;
+  bool opened_connection = false;
+  bool warmed = false;
 
   bool IsPreconnect() const { return hint.action == SpeculativeAction::kPreconnect; }
   // Nothing left to decide or to wait for.
@@ -126,7 +134,15 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
   if (assignment.speculative) {
     // A fetch ahead: no page needed this connection (not counted, not reported to the
     // policy, no pre-resolve used). A preconnected socket it took is gone without serving a
-    // page: wasted.
+    // page: wasted. The fetch now has a connection a page request may reuse (warmed).
+    for (auto& [id, action] : actions_) {
+      if (action->hint.action != SpeculativeAction::kFetchAhead || !action->running ||
+          action->opened_connection || action->hint.origin != group) {
+        continue;
+      }
+      action->opened_connection = true;
+      break;
+    }
     if (IsPreconnectSocket(source)) {
       if (Action* action = OldestPreconnectWithSockets(group)) {
         const ActionId id = action->id;
@@ -137,18 +153,19 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
     return;
   }
 
-  ++stats_->connections_needed;
+  const bool background = assignment.background;
+  (background ? stats_->connections_needed_background : stats_->connections_needed)++;
   stats_->connect_wait_ms += assignment.connect_wait_ms;
   if (IsPreconnectSocket(source)) {
     const bool ready = source == SocketSource::kPreconnected;
-    if (ready) {
-      ++stats_->connections_ready;
+    if (background) {
+      (ready ? stats_->connections_ready_background : stats_->connections_late_background)++;
     } else {
-      ++stats_->connections_late;
+      (ready ? stats_->connections_ready : stats_->connections_late)++;
     }
     if (Action* action = OldestPreconnectWithSockets(group)) {
       const ActionId id = action->id;
-      Decide(action, ready ? Outcome::kUsed : Outcome::kLate, now);
+      Decide(action, ready ? Outcome::kUsed : Outcome::kLate, now, background);
       MaybeRemove(id);
     }
   } else if (source == SocketSource::kNew) {
@@ -157,14 +174,15 @@ void ActionAccounting::OnSocketAssigned(const SchemeHostPort& group,
       if (action->hint.action != SpeculativeAction::kPreresolve || action->decided) continue;
       if (action->hint.origin.host != group.host) continue;
       const ActionId found = id;
-      Decide(action.get(), action->running ? Outcome::kLate : Outcome::kUsed, now);
+      Decide(action.get(), action->running ? Outcome::kLate : Outcome::kUsed, now, background);
       MaybeRemove(found);
       break;
     }
   }
   const Url page = CurrentPage();
-  if (policy_ && page.is_valid())
-    policy_->OnConnectionNeeded(page, group, source, assignment.connect_wait_ms, now);
+  if (policy_ && page.is_valid()) {
+    policy_->OnConnectionNeeded(page, group, source, background, assignment.connect_wait_ms, now);
+  }
 }
 
 void ActionAccounting::OnPreconnectJobStarted(const SchemeHostPort& group, TimeTicks now) {
@@ -235,11 +253,51 @@ void ActionAccounting::OnNavigationComplete(const Url& page, TimeTicks now) {
 void ActionAccounting::OnResourceRequested(const Url& page, const Url& url, TimeTicks now) {
   if (finished_) return;
   ExpireLifetimes(now);
+  // The request claims the oldest fetch of its URL; its answer decides (OnResourceServed).
   for (auto& [id, action] : actions_) {
-    if (action->hint.action != SpeculativeAction::kFetchAhead || action->decided) continue;
-    if (action->hint.url.spec() != url.spec()) continue;
+    if (action->hint.action != SpeculativeAction::kFetchAhead || action->decided ||
+        action->requested || action->hint.url.spec() != url.spec()) {
+      continue;
+    }
+    action->requested = true;
+    action->requested_while_running = action->running;
+    break;
+  }
+}
+
+void ActionAccounting::OnResourceServed(const Url& page, const Url& url, CacheDisposition cache,
+                                        SocketSource connection, TimeTicks now) {
+  if (finished_) return;
+  ExpireLifetimes(now);
+  const bool reused =
+      connection == SocketSource::kReused || connection == SocketSource::kHttp2Session;
+  const SchemeHostPort origin = url.scheme_host_port();
+  if (reused) {
+    // A page request rode on an existing connection to the origin: a fetch there that opened
+    // one warmed it (an approximation: the pool does not say which socket it was).
+    for (auto& [id, action] : actions_) {
+      if (action->hint.action == SpeculativeAction::kFetchAhead && !action->decided &&
+          action->opened_connection && action->hint.origin == origin) {
+        action->warmed = true;
+      }
+    }
+  }
+  for (auto& [id, action] : actions_) {
+    if (action->hint.action != SpeculativeAction::kFetchAhead || action->decided ||
+        !action->requested || action->hint.url.spec() != url.spec()) {
+      continue;
+    }
+    // Served from what the fetch stored: a hit on its entry, a revalidation of it, or the
+    // entry served stale. Anything else went to the network: the fetch was no use as a fetch.
+    const bool served = cache == CacheDisposition::kHit ||
+                        cache == CacheDisposition::kRevalidated ||
+                        cache == CacheDisposition::kStale;
     const ActionId found = id;
-    Decide(action.get(), action->running ? Outcome::kLate : Outcome::kUsed, now);
+    Decide(action.get(),
+           !served                           ? Outcome::kWasted
+           : action->requested_while_running ? Outcome::kLate
+                                             : Outcome::kUsed,
+           now);
     MaybeRemove(found);
     break;
   }
@@ -252,7 +310,7 @@ bool ActionAccounting::IsRedundant(const Hint& hint, TimeTicks now) const {
         action->hint.origin.host == hint.origin.host) {
       return true;
     }
-    if (hint.action == SpeculativeAction::kFetchAhead && !action->decided &&
+    if (hint.action == SpeculativeAction::kFetchAhead && !action->decided && !action->requested &&
         action->hint.url.spec() == hint.url.spec() &&
         now < action->started + config_.fetch_ahead_lifetime) {
       return true;
@@ -265,7 +323,8 @@ void ActionAccounting::ExpireLifetimes(TimeTicks now) {
   if (finished_) return;
   std::vector<ActionId> expired;
   for (auto& [id, action] : actions_) {
-    if (action->IsPreconnect() || action->decided) continue;
+    // A fetch a page request claimed waits for that request's answer instead.
+    if (action->IsPreconnect() || action->decided || action->requested) continue;
     const TimeDelta lifetime = action->hint.action == SpeculativeAction::kPreresolve
                                    ? config_.preresolve_lifetime
                                    : config_.fetch_ahead_lifetime;
@@ -333,21 +392,22 @@ ActionAccounting::Action* ActionAccounting::Find(ActionId id) {
   return it == actions_.end() ? nullptr : it->second.get();
 }
 
-void ActionAccounting::Decide(Action* action, Outcome outcome, TimeTicks now) {
+void ActionAccounting::Decide(Action* action, Outcome outcome, TimeTicks now, bool background) {
   SpeculationCounts& counts = stats_->of(action->hint.action);
   if (counts.pending > 0) --counts.pending;
   switch (outcome) {
     case Outcome::kUsed:
-      ++counts.used;
+      ++(background ? counts.used_background : counts.used);
       ++action->used;
       break;
     case Outcome::kLate:
-      ++counts.late;
+      ++(background ? counts.late_background : counts.late);
       ++action->late;
       break;
     case Outcome::kWasted:
       ++counts.wasted;
       ++action->wasted;
+      if (action->warmed) ++counts.warmed;
       break;
   }
   if (action->IsPreconnect()) {

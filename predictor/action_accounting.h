@@ -19,9 +19,22 @@
 //   job made for a request (kNew, not a preconnect's: a preconnected socket did its own
 //   resolve) within config.preresolve_lifetime of the start, the resolve finished; late
 //   if the resolve was still running; wasted when the lifetime passes or the resolve failed.
-// - Fetch-ahead (unit: one fetch). Used when the page requests the URL after the fetch
-//   completed OK, late if it was still running; wasted after config.fetch_ahead_lifetime, or
-//   when the fetch failed.
+// - Critical and background. A request at IDLE priority (Assignment::background: pings,
+//   beacons, prefetches, background revalidations) is off the page's critical path: a
+//   preconnected socket or pre-resolve it uses counts as used_background / late_background,
+//   never as used or late, and its need counts in connections_needed_background, not in
+//   recall. The policy still hears of it (OnConnectionNeeded's `background`).
+// - Fetch-ahead (unit: one fetch). A page request for the URL (OnResourceRequested) claims the
+//   oldest undecided fetch of it; the request's answer (OnResourceServed) decides: used when it
+//   was served from what the fetch stored (a cache hit, a revalidation or a stale entry), late
+//   when so but the fetch was still running when the request came; otherwise wasted (the
+//   navigation went to the network: real documents are no-cache or max-age=0). Unclaimed, it
+//   is wasted after config.fetch_ahead_lifetime, or when the fetch failed. A wasted fetch is
+//   also `warmed` when its request opened a connection (a new or preconnected socket) and a
+//   page request to its origin then rode on an existing connection (kReused or an h2 session)
+//   before the fetch was decided: it worked as a preconnect. (Approximate: the pool does not
+//   say which socket a request reused.) Such a reuse is no new connection, so it is in neither
+//   connections_needed nor recall: a warmed connection is credited only as `warmed`.
 // Lifetimes are checked lazily, on every event and at Finish (no timer, so a replay's clock is
 // never pushed forward by the accounting).
 //
@@ -43,6 +56,7 @@
 
 #include "net/base/net_log.h"
 #include "net/base/url.h"
+#include "net/http/http_transaction.h"
 #include "net/socket/client_socket_pool.h"
 #include "predictor/hint.h"
 #include "predictor/predictor_config.h"
@@ -94,6 +108,11 @@ class ActionAccounting {
   void OnNavigation(const Url& page, TimeTicks now);
   void OnNavigationComplete(const Url& page, TimeTicks now);
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now);
+  // A request of `page` for `url` got its answer: `cache` is how the HTTP cache served it,
+  // `connection` the connection it used (kNone when none). Decides a fetch ahead of `url` that
+  // the request claimed, and notes warmed connections (see the rules above).
+  void OnResourceServed(const Url& page, const Url& url, CacheDisposition cache,
+                        SocketSource connection, TimeTicks now);
 
   // Redundancy the target cannot see: a pre-resolve of the host is already running; the URL
   // was fetched ahead and that fetch has not expired.
@@ -129,7 +148,9 @@ class ActionAccounting {
 
   Action* Find(ActionId id);
   // Records one unit's outcome for `action` (stats, policy, NetLog, the ring and the origin).
-  void Decide(Action* action, Outcome outcome, TimeTicks now);
+  // `background`: a background request used it (counted as used_background/late_background;
+  // the policy hears kUsed/kLate as before).
+  void Decide(Action* action, Outcome outcome, TimeTicks now, bool background = false);
   // Removes the action if nothing about it is pending any more.
   void MaybeRemove(ActionId id);
   // The oldest preconnect action of `group` with undecided sockets / outstanding jobs.

@@ -92,10 +92,12 @@ void ChromePolicy::OnResourceRequested(const Url& page, const Url& url, TimeTick
 }
 
 void ChromePolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                      SocketSource source, double connect_wait_ms, TimeTicks now) {
+                                      SocketSource source, bool background, double connect_wait_ms,
+                                      TimeTicks now) {
   Saw(now);
-  // Every connection counts, whether a preconnect made it ready or not: the value estimates
-  // the connections a load needs.
+  // Every connection counts, whether a preconnect made it ready or not, and background ones
+  // too (Chrome's predictor learns from every subresource): the value estimates the
+  // connections a load needs.
   referrers_.OriginNeeded(referrers_.FindOrCreate(PageOriginKey(page)), origin);
 }
 

@@ -313,7 +313,8 @@ void LearnedPolicy::OnResourceRequested(const Url& page, const Url& url, TimeTic
 }
 
 void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                       SocketSource source, double connect_wait_ms, TimeTicks now) {
+                                       SocketSource source, bool background, double connect_wait_ms,
+                                       TimeTicks now) {
   Saw(now);
   std::string okey = OriginKey(origin);
   // Only a load in progress learns: a connection after its end (the accounting then names the

@@ -72,7 +72,7 @@ class LearnedPolicy : public PredictorPolicy {
   void OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) override;
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override;
   void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
-                          double connect_wait_ms, TimeTicks now) override;
+                          bool background, double connect_wait_ms, TimeTicks now) override;
   void OnNavigationComplete(const Url& page, TimeTicks now) override;
   void OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) override;
   void OnOmnibox(const std::string& text, const Url& url, TimeTicks now,

@@ -193,6 +193,12 @@ void Predictor::OnResourceRequested(const Url& page, const Url& url) {
   if (policy_) policy_->OnResourceRequested(page, url, impl_->Now());
 }
 
+void Predictor::OnResourceServed(const Url& page, const Url& url, CacheDisposition cache,
+                                 SocketSource connection) {
+  if (impl_->finished_) return;
+  impl_->accounting_.OnResourceServed(page, url, cache, connection, impl_->Now());
+}
+
 void Predictor::OnNavigationComplete(const Url& page) {
   if (impl_->finished_) return;
   impl_->accounting_.OnNavigationComplete(page, impl_->Now());

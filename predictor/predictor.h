@@ -33,6 +33,7 @@
 #include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/base/url.h"
+#include "net/http/http_transaction.h"
 #include "net/socket/client_socket_pool.h"
 #include "predictor/hint.h"
 #include "predictor/predictor_config.h"
@@ -71,6 +72,14 @@ class Predictor : public ClientSocketPool::Observer {
   void OnStartup();
   void OnNavigation(const Url& page);
   void OnResourceRequested(const Url& page, const Url& url);
+  // A request of `page` for `url` (one OnResourceRequested announced) got its answer, or
+  // failed: `cache` is how the HTTP cache served it (RequestRecord::cache; kBypass for a
+  // replay's recorded hit or failure), `connection` the connection it used
+  // (RequestRecord::connection.socket_source; kNone when none). Only the accounting listens: a
+  // fetch ahead of `url` is used only if the request was served from what it stored (a hit, a
+  // revalidation or a stale entry), else wasted (action_accounting.h).
+  void OnResourceServed(const Url& page, const Url& url, CacheDisposition cache,
+                        SocketSource connection);
   void OnNavigationComplete(const Url& page);
   void OnHover(const Url& target);
   void OnOmnibox(const std::string& text, const Url& url);

@@ -54,8 +54,12 @@ class PredictorPolicy {
   // kPreconnectedLate or kUnusedIdle, never kReused); `connect_wait_ms` is how long the request
   // waited for its setup (load_timing_phases.h: DNS + connect + TLS from the request's start; 0
   // when a preconnected socket was ready; queueing behind pool limits not included).
+  // `background`: the request was a background one (IDLE priority: a ping, beacon, prefetch or
+  // background revalidation; Assignment::background), off the page's critical path: a policy
+  // may learn from it, but a socket it preconnects for one saves the page nothing.
   virtual void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                  SocketSource source, double connect_wait_ms, TimeTicks now) = 0;
+                                  SocketSource source, bool background, double connect_wait_ms,
+                                  TimeTicks now) = 0;
   // `page`'s load finished (every request ended).
   virtual void OnNavigationComplete(const Url& page, TimeTicks now) = 0;
   // The pointer rests on a link to `target`.

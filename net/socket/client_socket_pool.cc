@@ -185,6 +185,7 @@ void ClientSocketPool::HandOutSocket(std::unique_ptr<StreamSocket> socket, const
   Observer::Assignment assignment;
   assignment.source = source;
   assignment.speculative = request.speculative;
+  assignment.background = request.priority == IDLE;
   assignment.connect_wait_ms = job ? ConnectWaitMs(job->connect_timing(), request.start) : 0;
   handle->socket_ = std::move(socket);
   handle->socket_source_ = source;

@@ -86,6 +86,10 @@ class ClientSocketPool : private ConnectJob::Delegate {
       // The request was speculative (RequestSocket's `speculative`, Chrome's LOAD_PREFETCH: a
       // fetch ahead): no page needed this connection.
       bool speculative = false;
+      // The request was a background one: IDLE priority when it got the socket (pings,
+      // beacons, prefetches, the HTTP cache's background revalidations, which all run at IDLE):
+      // off the page's critical path, so the predictor counts its use apart.
+      bool background = false;
     };
     virtual ~Observer() = default;
     // A request with a handle got its socket: when RequestSocket returns OK, or else from the

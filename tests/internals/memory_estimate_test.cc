@@ -151,7 +151,7 @@ void LoadPages(Policy& policy, int pages) {
       const Url sub =
           U("https://cdn-" + std::to_string(i) + "-" + std::to_string(j) + ".example.test/lib.js");
       policy.OnResourceRequested(page, sub, now);
-      policy.OnConnectionNeeded(page, sub.scheme_host_port(), SocketSource::kNew, 50.0, now);
+      policy.OnConnectionNeeded(page, sub.scheme_host_port(), SocketSource::kNew, false, 50.0, now);
     }
     policy.OnNavigationComplete(page, now);
     now += Seconds(1);

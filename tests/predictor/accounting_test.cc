@@ -227,6 +227,15 @@ TEST_CASE("accounting: a fetch ahead is used, late, or wasted") {
   env.accounting.OnResourceRequested(page, U("https://b.test/r"), env.Now());
   env.accounting.OnResourceRequested(page, U("https://b.test/other"), env.Now());
   env.accounting.OnFetchDone(fb, OK, env.Now());
+  // Requested, but nothing is decided before the requests' answers.
+  CHECK(env.of(kFetch).pending == 3);
+  // Both served from what the fetches stored; b's request came while its fetch ran: late.
+  env.accounting.OnResourceServed(page, U("https://a.test/r"), CacheDisposition::kHit,
+                                  SocketSource::kNone, env.Now());
+  env.accounting.OnResourceServed(page, U("https://b.test/other"), CacheDisposition::kMiss,
+                                  SocketSource::kNew, env.Now());
+  env.accounting.OnResourceServed(page, U("https://b.test/r"), CacheDisposition::kRevalidated,
+                                  SocketSource::kReused, env.Now());
   CHECK(env.of(kFetch).used == 1);
   CHECK(env.of(kFetch).late == 1);
   CHECK(env.of(kFetch).wasted == 1);

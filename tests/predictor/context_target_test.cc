@@ -123,20 +123,56 @@ TEST_CASE("context target: fetch ahead needs an HTTP cache") {
   CHECK_FALSE(ran);
 }
 
-TEST_CASE("context target: a fetch ahead runs at IDLE and is used when the page asks") {
+// The page's request as the page loader makes it: announced, fetched through the stack (its
+// HTTP cache included), then its answer reported.
+FetchResult PageFetch(SimPredictor& p, const Url& page, const Url& url) {
+  p.predictor->OnResourceRequested(page, url);
+  FetchResult r = p.env.Fetch(url.spec());
+  p.predictor->OnResourceServed(page, url, r.cache, r.connection.socket_source);
+  return r;
+}
+
+TEST_CASE(
+    "context target: a fetch ahead runs at IDLE and is used when the page is served from it") {
   SimPredictor p(/*http_cache=*/true);
   REQUIRE(p.target().CanFetchAhead());
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
-  h.url = U("https://a.test/size/5000");
+  h.url = U("https://a.test/fresh/5000");  // max-age=600: the cache serves it again
   p.predictor->AddHint(h);
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 1);
   p.env.Advance(2s);
   CHECK(p.env.responder.requests.size() == 1);
   CHECK(p.env.stats().bytes_down > 5000);
   CHECK(p.predictor->GetInfoAsJson()["queue"]["in_flight"] == 0);
-  p.predictor->OnResourceRequested(U("https://p.test/"), h.url);
+  FetchResult r = PageFetch(p, U("https://p.test/"), h.url);
+  REQUIRE(r.cache == CacheDisposition::kHit);
   CHECK(p.of(SpeculativeAction::kFetchAhead).used == 1);
+  CHECK(p.of(SpeculativeAction::kFetchAhead).warmed == 0);
+}
+
+TEST_CASE("context target: a fetch ahead the page is not served from only warmed a connection") {
+  SimPredictor p(/*http_cache=*/true);
+  const Url page = U("https://p.test/");
+  p.predictor->OnNavigation(page);
+  Hint h;
+  h.action = SpeculativeAction::kFetchAhead;
+  h.url = U("https://a.test/size/5000");  // no freshness: the page's request goes out again
+  p.predictor->AddHint(h);
+  p.env.Advance(2s);
+  REQUIRE(p.env.responder.requests.size() == 1);
+  FetchResult r = PageFetch(p, page, h.url);
+  REQUIRE(r.result == OK);
+  CHECK(r.cache != CacheDisposition::kHit);
+  CHECK(r.connection.socket_source == SocketSource::kReused);  // the fetch's connection
+  const SpeculationCounts& fa = p.of(SpeculativeAction::kFetchAhead);
+  CHECK(fa.used == 0);
+  CHECK(fa.late == 0);
+  CHECK(fa.wasted == 1);
+  CHECK(fa.warmed == 1);
+  // A reused connection is no new one: neither a need nor in recall.
+  CHECK(p.predictor->stats().connections_needed == 0);
+  CHECK(p.predictor->stats().connections_ready == 0);
 }
 
 TEST_CASE("context target: a fetch ahead is not a page's connection and takes no preconnect") {

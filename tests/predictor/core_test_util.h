@@ -70,6 +70,7 @@ class FakePolicy : public PredictorPolicy {
     SchemeHostPort origin;
     SocketSource source;
     double connect_wait_ms;
+    bool background = false;
   };
 
   const char* name() const override { return "fake"; }
@@ -80,8 +81,8 @@ class FakePolicy : public PredictorPolicy {
   }
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override {}
   void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
-                          double connect_wait_ms, TimeTicks now) override {
-    connections.push_back({page.spec(), origin, source, connect_wait_ms});
+                          bool background, double connect_wait_ms, TimeTicks now) override {
+    connections.push_back({page.spec(), origin, source, connect_wait_ms, background});
   }
   void OnNavigationComplete(const Url& page, TimeTicks now) override {}
   void OnHover(const Url& target, TimeTicks now, std::vector<Hint>* out) override { Emit(out); }

@@ -5,6 +5,7 @@
 netstack_test(predictor_core_tests
   ${CMAKE_CURRENT_LIST_DIR}/queue_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/accounting_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/accounting_critical_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/predictor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/pool_observer_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/context_target_test.cc

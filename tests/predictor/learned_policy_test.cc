@@ -85,7 +85,7 @@ TEST_CASE("learned: only loads in progress learn", "[predictor]") {
   const SchemeHostPort cdn = O("https://cdn.test/");
   LoadPage(p, page, {{cdn, 1}}, At(0));
   // After the load ended (the accounting names the last page then): no new observation.
-  p.OnConnectionNeeded(page, cdn, SocketSource::kNew, 50.0, At(5));
+  p.OnConnectionNeeded(page, cdn, SocketSource::kNew, false, 50.0, At(5));
   CHECK(p.active_loads() == 0);
   const auto* e = p.pages().Find(PageKey(page));
   REQUIRE(e);
@@ -233,25 +233,25 @@ TEST_CASE("learned: setup time per origin is an EWMA of new connections' waits",
   const Url page = U("https://a.test/");
   const SchemeHostPort o = O("https://o.test/");
   CHECK(p.SetupMs(o) == LearnedPolicy::kDefaultSetupMs);
-  p.OnConnectionNeeded(page, o, SocketSource::kNew, 100.0, At(0));
+  p.OnConnectionNeeded(page, o, SocketSource::kNew, false, 100.0, At(0));
   CHECK(p.SetupMs(o) == Approx(100));
-  p.OnConnectionNeeded(page, o, SocketSource::kNew, 200.0, At(0));
+  p.OnConnectionNeeded(page, o, SocketSource::kNew, false, 200.0, At(0));
   CHECK(p.SetupMs(o) == Approx(130));
-  p.OnConnectionNeeded(page, o, SocketSource::kPreconnected, 0.0, At(0));
+  p.OnConnectionNeeded(page, o, SocketSource::kPreconnected, false, 0.0, At(0));
   CHECK(p.SetupMs(o) == Approx(130));
-  p.OnConnectionNeeded(page, o, SocketSource::kPreconnectedLate, 10.0, At(0));
+  p.OnConnectionNeeded(page, o, SocketSource::kPreconnectedLate, false, 10.0, At(0));
   CHECK(p.SetupMs(o) == Approx(130));
   // A never-used idle socket no preconnect made counts as a new connection, as it always did
   // (its wait is 0: the policy learns that such an origin costs little).
-  p.OnConnectionNeeded(page, o, SocketSource::kUnusedIdle, 0.0, At(0));
+  p.OnConnectionNeeded(page, o, SocketSource::kUnusedIdle, false, 0.0, At(0));
   CHECK(p.SetupMs(o) == Approx(0.7 * 130));
   // Within a load only the first connection to an origin counts (later ones may have been
   // late-bound to a job an earlier request started).
   std::vector<Hint> hints;
   p.OnNavigation(page, At(1), &hints);
-  p.OnConnectionNeeded(page, o, SocketSource::kNew, 230.0, At(1));
+  p.OnConnectionNeeded(page, o, SocketSource::kNew, false, 230.0, At(1));
   CHECK(p.SetupMs(o) == Approx(0.7 * 91 + 0.3 * 230));
-  p.OnConnectionNeeded(page, o, SocketSource::kNew, 5.0, At(1));
+  p.OnConnectionNeeded(page, o, SocketSource::kNew, false, 5.0, At(1));
   CHECK(p.SetupMs(o) == Approx(0.7 * 91 + 0.3 * 230));
 }
 
@@ -331,11 +331,11 @@ TEST_CASE("learned: startup list is the decayed share of starts needing each ori
   std::vector<Hint> hints;
   p.OnStartup(At(0), &hints);
   CHECK(hints.empty());
-  p.OnConnectionNeeded(page, mail, SocketSource::kNew, 300.0, At(1));
+  p.OnConnectionNeeded(page, mail, SocketSource::kNew, false, 300.0, At(1));
   // Inside startup_window (30 s) but past kStartupHorizon (10 s): a socket preconnected at the
   // start would have closed unused by then.
-  p.OnConnectionNeeded(page, mid, SocketSource::kNew, 300.0, At(20));
-  p.OnConnectionNeeded(page, late, SocketSource::kNew, 300.0, At(40));
+  p.OnConnectionNeeded(page, mid, SocketSource::kNew, false, 300.0, At(20));
+  p.OnConnectionNeeded(page, late, SocketSource::kNew, false, 300.0, At(40));
   p.OnStartup(At(100), &hints);  // n = 1, c = 1: 1 / (1 + 1) = 0.5; 0.5 x 300 >= 0.5 x 150
   CHECK(PreconnectSockets(hints, mail) == 1);
   CHECK(hints[0].motivation == HintMotivation::kStartupList);
@@ -473,12 +473,12 @@ TEST_CASE("learned: a load and the startup window count at most kMaxLoadOrigins 
   const size_t many = LearnedPolicy::kMaxLoadOrigins + 50;
   for (size_t i = 0; i < many; ++i) {
     p.OnConnectionNeeded(page, O("https://o" + std::to_string(i) + ".test/"), SocketSource::kNew,
-                         100.0, At(2));
+                         false, 100.0, At(2));
   }
   CHECK(p.load_origins(page) == LearnedPolicy::kMaxLoadOrigins);
   CHECK(p.startup_origins() == LearnedPolicy::kMaxLoadOrigins);
   // An origin already counted still counts further connections; new ones are dropped.
-  p.OnConnectionNeeded(page, O("https://o0.test/"), SocketSource::kNew, 100.0, At(2));
+  p.OnConnectionNeeded(page, O("https://o0.test/"), SocketSource::kNew, false, 100.0, At(2));
   CHECK(p.load_origins(page) == LearnedPolicy::kMaxLoadOrigins);
   p.OnNavigationComplete(page, At(3));
   CHECK(p.load_origins(page) == 0);

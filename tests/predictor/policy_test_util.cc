@@ -22,7 +22,8 @@ std::vector<Hint> LoadPage(PredictorPolicy& policy, const Url& page,
   policy.OnResourceRequested(page, page, now);
   for (const auto& [origin, count] : needs) {
     for (int i = 0; i < count; ++i) {
-      policy.OnConnectionNeeded(page, origin, SocketSource::kNew, wait_ms, now);
+      policy.OnConnectionNeeded(page, origin, SocketSource::kNew, /*background=*/false, wait_ms,
+                                now);
     }
   }
   policy.OnNavigationComplete(page, now + Seconds(1));

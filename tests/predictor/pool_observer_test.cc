@@ -168,6 +168,26 @@ TEST_CASE("pool observer: a speculative request is reported as such") {
   CHECK_FALSE(p.observer.assigned[1].speculative);
 }
 
+TEST_CASE("pool observer: an IDLE request is reported as background, others not") {
+  ObservedPool p;
+  ClientSocketHandle idle;
+  TestCompletion done;
+  // A beacon, ping or background revalidation: IDLE priority, not speculative.
+  REQUIRE(p.env.Request(&idle, kA, &done, IDLE) == ERR_IO_PENDING);
+  p.env.scheduler.AdvanceBy(20ms);
+  p.env.scheduler.RunUntilIdle();
+  REQUIRE(p.observer.assigned.size() == 1);
+  CHECK(p.observer.assigned[0].background);
+  CHECK_FALSE(p.observer.assigned[0].speculative);
+  ClientSocketHandle lowest;
+  TestCompletion done2;
+  REQUIRE(p.env.Request(&lowest, kA, &done2, LOWEST) == ERR_IO_PENDING);
+  p.env.scheduler.AdvanceBy(20ms);
+  p.env.scheduler.RunUntilIdle();
+  REQUIRE(p.observer.assigned.size() == 2);
+  CHECK_FALSE(p.observer.assigned[1].background);
+}
+
 TEST_CASE("pool observer: a request's own connect and a reused socket are not preconnects") {
   ObservedPool p;
   ClientSocketHandle h;

@@ -137,7 +137,7 @@ TEST_CASE("predictor: a pre-resolve's callback frees its slot") {
   CHECK(env.recorder.Of(NetLogEventType::PREDICTOR_OUTCOME).size() == 1);
 }
 
-TEST_CASE("predictor: a fetch ahead is used when the page asks for the URL") {
+TEST_CASE("predictor: a fetch ahead is used when the page is served from it") {
   PredictorEnv env;
   Hint h;
   h.action = SpeculativeAction::kFetchAhead;
@@ -146,6 +146,9 @@ TEST_CASE("predictor: a fetch ahead is used when the page asks for the URL") {
   REQUIRE(env.target.calls.size() == 1);
   env.target.Complete(0, OK);
   env.predictor->OnResourceRequested(U("https://p.test/"), U("https://a.test/app.js"));
+  CHECK(env.predictor->stats().of(SpeculativeAction::kFetchAhead).used == 0);
+  env.predictor->OnResourceServed(U("https://p.test/"), U("https://a.test/app.js"),
+                                  CacheDisposition::kHit, SocketSource::kNone);
   CHECK(env.predictor->stats().of(SpeculativeAction::kFetchAhead).used == 1);
   CHECK(env.predictor->SpeculativeFor(Origin("a.test"))["fetched_ahead"] == 1);
 }

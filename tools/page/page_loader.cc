@@ -94,6 +94,11 @@ void PageLoader::OnRequestComplete(Request* request, int result) {
   RequestRecord& rec = result_.requests[request->index()];
   // With headers: the document's Content-Type decides parsing, and every report prints them.
   FillRequestRecord(request->request(), /*with_headers=*/true, &rec);
+  // How it was served decides a fetch ahead of its URL (served from what the fetch stored?).
+  if (predictor_) {
+    predictor_->OnResourceServed(result_.page, request->url(), rec.cache,
+                                 rec.connection.socket_source);
+  }
   if (result != OK) ++result_.failed;
   if (rec.end > result_.end) result_.end = rec.end;
   --outstanding_;

@@ -4,7 +4,8 @@
 // priority (the socket pool's limits queue them), and record every request.
 //
 // The predictor (optional) hears the load the way predictor_policy.h orders it: OnNavigation
-// before the document is requested, OnResourceRequested for each request as it is issued,
+// before the document is requested, OnResourceRequested for each request as it is issued and
+// OnResourceServed as it completes (its cache disposition decides a fetch ahead of its URL),
 // OnStaticHint for each hint as soon as the document is parsed (before the subresources are
 // requested; a prefetch hint for a URL this load requests itself is not sent: it would fetch the
 // URL twice), OnNavigationComplete when every request has ended.

@@ -236,7 +236,14 @@ void ReplayEngine::Impl::OnEntryStarting(ReplayPageRun* page, int index) {
   if (!url.host().empty()) predictor_->OnResourceRequested(page->page_url(), url);
 }
 
-void ReplayEngine::Impl::OnRequestDone(ReplayPageRun*, const RequestRecord& r) {
+void ReplayEngine::Impl::OnRequestDone(ReplayPageRun* page, const RequestRecord& r) {
+  // How the entry was served decides a fetch ahead of its URL (a recorded hit or failure is
+  // kBypass: the browser's own cache or the recording served it, not the fetch).
+  if (!page->page_url().spec().empty() && r.entry) {
+    const Url& url = page->prepared().entries[r.entry->entry].request().url;
+    if (!url.host().empty())
+      predictor_->OnResourceServed(page->page_url(), url, r.cache, r.connection.socket_source);
+  }
   ReplayTotals& t = totals_;
   AddRequestCounts(r, &t);
   for (ReplayObserver* o : observers_) o->OnRequest(r);

@@ -84,6 +84,12 @@ void ReplayPredictor::OnResourceRequested(const Url& page, const Url& url) {
   predictor_->OnResourceRequested(page, url);
 }
 
+void ReplayPredictor::OnResourceServed(const Url& page, const Url& url, CacheDisposition cache,
+                                       SocketSource connection) {
+  if (finished_) return;
+  predictor_->OnResourceServed(page, url, cache, connection);
+}
+
 void ReplayPredictor::OnNavigationComplete(const Url& page) {
   if (finished_) return;
   predictor_->OnNavigationComplete(page);

@@ -7,7 +7,8 @@
 // Events (docs/trace-format.md says what each makes the predictor do):
 //   startup -> OnStartup; navigate -> OnNavigation(page URL) before the document is requested;
 //   each entry issued (or read from the recorded browser cache) -> OnResourceRequested(page,
-//   url); page loaded -> OnNavigationComplete; hover -> OnHover; omnibox -> OnOmnibox(text,
+//   url); its answer -> OnResourceServed(page, url, cache disposition, connection); page
+//   loaded -> OnNavigationComplete; hover -> OnHover; omnibox -> OnOmnibox(text,
 //   url); hint "dns-prefetch" | "preconnect" | "preload" | "prefetch" -> OnStaticHint(latest
 //   page, kind, url); hint "mouse-over" -> OnHover; any other hint -> AddHint: a pre-resolve
 //   (the cheapest action: an unknown hint only says the host will be wanted) of the URL's
@@ -23,6 +24,8 @@
 #include "net/base/net_log.h"
 #include "net/base/scheduler.h"
 #include "net/base/url.h"
+#include "net/http/http_transaction.h"
+#include "net/socket/socket_source.h"
 #include "predictor/context_predictor.h"
 #include "predictor/predictor_config.h"
 #include "tools/replay/replay_result.h"
@@ -50,6 +53,10 @@ class ReplayPredictor {
   void OnNavigation(const Url& page);
   // One of `page`'s entries is requested.
   void OnResourceRequested(const Url& page, const Url& url);
+  // One of `page`'s entries was served (or failed): `cache` as its record says (kBypass for a
+  // recorded hit or failure), `connection` its record's socket source.
+  void OnResourceServed(const Url& page, const Url& url, CacheDisposition cache,
+                        SocketSource connection);
   // `page`'s load finished.
   void OnNavigationComplete(const Url& page);
 

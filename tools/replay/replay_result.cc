@@ -98,28 +98,7 @@ nlohmann::json PageResult::ToJson(JsonNumbers numbers) const {
   return j;
 }
 
-void AddPredictorStats(PredictorStats* a, const PredictorStats& b) {
-  for (int i = 0; i < kNumSpeculativeActions; ++i) {
-    SpeculationCounts& x = a->actions[i];
-    const SpeculationCounts& y = b.actions[i];
-    x.taken += y.taken;
-    x.used += y.used;
-    x.late += y.late;
-    x.wasted += y.wasted;
-    x.pending += y.pending;
-  }
-  a->hints += b.hints;
-  a->hints_started += b.hints_started;
-  a->hints_expired += b.hints_expired;
-  a->hints_low_value += b.hints_low_value;
-  a->hints_redundant += b.hints_redundant;
-  a->hints_invalid += b.hints_invalid;
-  a->hints_queue_full += b.hints_queue_full;
-  a->connections_needed += b.connections_needed;
-  a->connections_ready += b.connections_ready;
-  a->connections_late += b.connections_late;
-  a->connect_wait_ms += b.connect_wait_ms;
-}
+void AddPredictorStats(PredictorStats* a, const PredictorStats& b) { a->Add(b); }
 
 void ReplayTotals::Add(const ReplayTotals& o) {
   pages += o.pages;
@@ -290,12 +269,18 @@ bool ReplayTotalsFromJson(const nlohmann::json& j, ReplayTotals* totals, std::st
     in.Uint64(at + "taken", &s.actions[i].taken);
     in.Uint64(at + "used", &s.actions[i].used);
     in.Uint64(at + "late", &s.actions[i].late);
+    in.Uint64(at + "used_background", &s.actions[i].used_background);
+    in.Uint64(at + "late_background", &s.actions[i].late_background);
     in.Uint64(at + "wasted", &s.actions[i].wasted);
     in.Uint64(at + "pending", &s.actions[i].pending);
   }
   in.Uint64("predictor.stats.connections.needed", &s.connections_needed);
   in.Uint64("predictor.stats.connections.ready", &s.connections_ready);
   in.Uint64("predictor.stats.connections.late", &s.connections_late);
+  in.Uint64("predictor.stats.fetch_ahead.warmed", &s.of(SpeculativeAction::kFetchAhead).warmed);
+  in.Uint64("predictor.stats.connections.needed_background", &s.connections_needed_background);
+  in.Uint64("predictor.stats.connections.ready_background", &s.connections_ready_background);
+  in.Uint64("predictor.stats.connections.late_background", &s.connections_late_background);
   in.Double("predictor.stats.connections.connect_wait_ms", &s.connect_wait_ms);
   return Finish(in, error);
 }
