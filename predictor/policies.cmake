@@ -8,6 +8,8 @@ set(PREDICTOR_POLICY_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/decayed_use_table.cc
   ${CMAKE_CURRENT_LIST_DIR}/adaptive_budget.cc
   ${CMAKE_CURRENT_LIST_DIR}/chrome_policy.cc
+  ${CMAKE_CURRENT_LIST_DIR}/host_origin_table.cc
+  ${CMAKE_CURRENT_LIST_DIR}/loading_policy.cc
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy.cc
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy_tables.cc
 )

@@ -92,8 +92,8 @@ std::string FormatBound(double v) {
 
 bool PredictorConfig::Set(const std::string& key, const std::string& value, std::string* error) {
   if (key == "policy" || key == "predictor") {
-    if (value != "off" && value != "chrome" && value != "learned") {
-      *error = key + ": '" + value + "' is not a policy (off, chrome or learned)";
+    if (value != "off" && value != "chrome" && value != "loading" && value != "learned") {
+      *error = key + ": '" + value + "' is not a policy (off, chrome, loading or learned)";
       return false;
     }
     policy = value;

@@ -13,7 +13,7 @@
 namespace netstack {
 
 struct PredictorConfig {
-  // "off", "chrome" or "learned".
+  // "off", "chrome", "loading" or "learned".
   std::string policy = "off";
 
   // The queue (speculative_queue.h).

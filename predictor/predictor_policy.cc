@@ -2,6 +2,7 @@
 
 #include "predictor/chrome_policy.h"
 #include "predictor/learned_policy.h"
+#include "predictor/loading_policy.h"
 #include "predictor/predictor_config.h"
 
 namespace netstack {
@@ -20,6 +21,7 @@ const char* PredictorOutcomeName(PredictorPolicy::Outcome outcome) {
 
 std::unique_ptr<PredictorPolicy> CreatePredictorPolicy(const PredictorConfig& config) {
   if (config.policy == "chrome") return std::make_unique<ChromePolicy>(config);
+  if (config.policy == "loading") return std::make_unique<LoadingPolicy>(config);
   if (config.policy == "learned") return std::make_unique<LearnedPolicy>(config);
   return nullptr;  // "off" (PredictorConfig::Set accepts nothing else)
 }

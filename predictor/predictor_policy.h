@@ -1,7 +1,8 @@
 // PredictorPolicy: the part of the predictor that learns and decides. The Predictor facade
 // (predictor.h) feeds it events and outcomes; it answers with hints and owns its tables.
-// Policies do no I/O and read no clock: every call carries `now`. Two exist: chrome_policy.h
-// (Chrome's old predictor, the baseline) and learned_policy.h (ours); "off" has no policy.
+// Policies do no I/O and read no clock: every call carries `now`. Three exist: chrome_policy.h
+// (Chrome's old predictor, the baseline), loading_policy.h (Chrome's current LoadingPredictor)
+// and learned_policy.h (ours); "off" has no policy.
 //
 // Calls come in this order for a page load: OnNavigation, then OnResourceRequested and
 // OnConnectionNeeded as the page loads (OnStaticHint when its markup is parsed), then
@@ -39,7 +40,7 @@ class PredictorPolicy {
  public:
   virtual ~PredictorPolicy() = default;
 
-  // "chrome" or "learned".
+  // "chrome", "loading" or "learned".
   virtual const char* name() const = 0;
 
   // The browser starts. May append startup-list hints to `out`.
@@ -103,7 +104,7 @@ class PredictorPolicy {
 // "used", "late" or "wasted": the outcome's name in NetLog events, tables and JSON.
 const char* PredictorOutcomeName(PredictorPolicy::Outcome outcome);
 
-// Creates the policy `config.policy` names ("chrome", "learned"); null for "off".
+// Creates the policy `config.policy` names ("chrome", "loading", "learned"); null for "off".
 std::unique_ptr<PredictorPolicy> CreatePredictorPolicy(const PredictorConfig& config);
 
 }  // namespace netstack

@@ -1,7 +1,8 @@
 // libFuzzer target for the predictor's stored rows: what PredictorStore::Load hands the policies
 // (predictor/predictor_store.h, predictor_policy.h). Input: one row per line,
 // "table<TAB>key<TAB>subkey<TAB>data", where data is parsed as the store parses the column
-// (JSON, and a row that is not JSON is skipped). Each policy (chrome, learned) loads the rows.
+// (JSON, and a row that is not JSON is skipped). Each policy (chrome, loading, learned) loads the
+// rows.
 // Promises checked: loading never throws or crashes, skips at most the rows given, keeps within
 // kMaxRows; what a policy saves loads back with nothing skipped and saves the same rows again
 // (save -> load -> save is stable); the tables always serialize.
@@ -73,6 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rows.push_back(std::move(row));
   }
   CheckPolicy("chrome", rows);
+  CheckPolicy("loading", rows);
   CheckPolicy("learned", rows);
   return 0;
 }

@@ -255,7 +255,8 @@ TEST_CASE("second page load in a new process uses the preconnects the first one 
   START_WORLD(world);
   TempDir dir("page-load");
   const std::string profile = dir.Join("profile");
-  const std::string policy = GENERATE(std::string("chrome"), std::string("learned"));
+  const std::string policy =
+      GENERATE(std::string("chrome"), std::string("loading"), std::string("learned"));
   INFO("--predictor " << policy);
 
   PageRun first = RunPage(Concat(world.Flags(profile), {"--predictor", policy, "--netlog",

@@ -217,8 +217,8 @@ TEST_CASE("Malformed traces and outputs: one line naming where, exit 2", "[repla
   CommandRun bad_predictor = Run({good, "--set", "predictor=clever"});
   CHECK(bad_predictor.code == 2);
   CHECK(bad_predictor.err ==
-        "netstack: --set 'predictor=clever': predictor: 'clever' is not off, chrome or "
-        "learned\n");
+        "netstack: --set 'predictor=clever': predictor: 'clever' is not off, chrome, loading "
+        "or learned\n");
   std::remove(good.c_str());
   CommandRun missing = Run({"/nonexistent/trace.har"});
   CHECK(missing.code == 2);

@@ -46,7 +46,7 @@ TEST_CASE("ReplayConfig::Set sets stack keys and checks their values", "[replay]
   CHECK_FALSE(c.Set("seed=abc", &error));
   CHECK(error == "seed: 'abc' is not an integer");
   CHECK_FALSE(c.Set("predictor=smart", &error));
-  CHECK(error == "predictor: 'smart' is not off, chrome or learned");
+  CHECK(error == "predictor: 'smart' is not off, chrome, loading or learned");
   CHECK_FALSE(c.Set("rt_ms=80", &error));
   CHECK(error == "unknown key 'rt_ms' (see docs/replay.md)");
   CHECK_FALSE(c.Set("rtt_ms", &error));

@@ -269,7 +269,7 @@ TEST_CASE("predictor keys: values checked, round trip through ToJson", "[replay]
   ReplayConfig c;
   std::string error;
   CHECK_FALSE(c.Set("predictor=clever", &error));
-  CHECK(error == "predictor: 'clever' is not off, chrome or learned");
+  CHECK(error == "predictor: 'clever' is not off, chrome, loading or learned");
   CHECK(c.predictor.policy == "off");
   REQUIRE(c.Set("predictor=learned", &error));
   REQUIRE(c.Set("predictor_max_in_flight=4", &error));

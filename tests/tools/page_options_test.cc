@@ -30,6 +30,10 @@ TEST_CASE("page options: --page with the learned predictor by default", "[page]"
   CHECK(chrome.predictor.max_in_flight == 4);
   CHECK(chrome.predictor.learned_waste_cost_ms == 90);
 
+  FetchOptions loading;
+  REQUIRE(Parse({"--page", "--predictor", "loading", "http://a.test/"}, &loading, &msg));
+  CHECK(loading.predictor.policy == "loading");
+
   FetchOptions off;
   REQUIRE(Parse({"--page", "--predictor", "off", "http://a.test/"}, &off, &msg));
   CHECK(off.predictor.policy == "off");
@@ -45,7 +49,8 @@ TEST_CASE("page options: bad usage is one clear message", "[page]") {
       {{"--page", "-o", "out", "http://a.test/"}, "--page conflicts with -o"},
       {{"--page", "-d", "x", "http://a.test/"}, "--page conflicts with -d"},
       {{"--page", "-I", "http://a.test/"}, "--page conflicts with -I"},
-      {{"--page", "--predictor", "smart", "http://a.test/"}, "bad --predictor \"smart\""},
+      {{"--page", "--predictor", "smart", "http://a.test/"},
+       "bad --predictor \"smart\": expected off, chrome, loading or learned"},
       {{"--page", "--set-predictor", "max_in_flight", "http://a.test/"},
        "bad --set-predictor \"max_in_flight\": expected KEY=VALUE"},
       {{"--page", "--set-predictor", "max_in_flight=0", "http://a.test/"},

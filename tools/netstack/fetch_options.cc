@@ -271,9 +271,10 @@ void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
                   "space, at most 320M; 10M --private)")
       ->check([](const std::string& s) { return s.empty() ? std::string("empty size") : ""; });
   cmd->add_option("--cache-eviction", o->cache_eviction_text, "eviction ranking: lru or frequency");
-  cmd->add_option("--predictor", o->predictor_text,
-                  "with --page or --internals: the predictor's policy, off, chrome or learned "
-                  "(default learned)");
+  cmd->add_option(
+      "--predictor", o->predictor_text,
+      "with --page or --internals: the predictor's policy, off, chrome, loading or learned "
+      "(default learned)");
   cmd->add_option("--set-predictor", o->predictor_sets,
                   "with --page or --internals: a predictor setting KEY=VALUE (repeatable; "
                   "docs/fetch.md)")
@@ -327,8 +328,8 @@ bool ValidatePageOptions(FetchOptions* o, std::string* message) {
   }
   o->predictor = PredictorConfig();
   const std::string policy = o->predictor_text.empty() ? "learned" : o->predictor_text;
-  if (policy != "off" && policy != "chrome" && policy != "learned") {
-    *message = "bad --predictor \"" + policy + "\": expected off, chrome or learned";
+  if (policy != "off" && policy != "chrome" && policy != "loading" && policy != "learned") {
+    *message = "bad --predictor \"" + policy + "\": expected off, chrome, loading or learned";
     return false;
   }
   o->predictor.policy = policy;

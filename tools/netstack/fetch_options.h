@@ -71,7 +71,7 @@ struct FetchOptions {
   // --har FILE (docs/fetch.md "--har"): the fetches, or the --page load, as HAR 1.2 (a file, not
   // "-": stdout carries the records or the waterfall).
   std::string har_path;
-  // --predictor off|chrome|learned and --set-predictor KEY=VALUE, applied by Validate into
+  // --predictor off|chrome|loading|learned and --set-predictor KEY=VALUE, applied by Validate into
   // `predictor` (only with --page).
   std::string predictor_text;  // "" (not given) means learned
   std::vector<std::string> predictor_sets;

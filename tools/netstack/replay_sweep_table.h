@@ -27,7 +27,7 @@ struct SweepRow {
   std::string metric;
   double connect_wait_ms = 0;  // totals' connect_wait_ms (a sum over the pages)
   uint64_t cache_hits = 0;
-  std::string predictor;        // totals' predictor policy ("off", "chrome", "learned")
+  std::string predictor;        // totals' predictor policy ("off", "chrome", "loading", "learned")
   uint64_t predictor_used = 0;  // used (in time) and wasted, over its three actions
   uint64_t predictor_wasted = 0;
 

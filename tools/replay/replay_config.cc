@@ -174,8 +174,8 @@ bool ReplayConfig::SetKey(const std::string& key, const std::string& value, std:
     if (!ParseInt(key, value, 0, INT64_MAX, &n, error)) return false;
     seed = static_cast<uint64_t>(n);
   } else if (key == "predictor" || key == "predictor_policy") {
-    if (value != "off" && value != "chrome" && value != "learned") {
-      *error = key + ": '" + Shown(value) + "' is not off, chrome or learned";
+    if (value != "off" && value != "chrome" && value != "loading" && value != "learned") {
+      *error = key + ": '" + Shown(value) + "' is not off, chrome, loading or learned";
       return false;
     }
     return predictor.Set("policy", value, error);

@@ -5,7 +5,7 @@
 // Stack and replay keys:
 //   max_sockets_per_group (6; 1..256), max_sockets (256; 1..65536), cache (on | off),
 //   cache_mb (10, the memory backend's size; 1..4096), placement (dependency | offset),
-//   seed (0), predictor (off | chrome | learned: PredictorConfig::policy), predictor_KEY (any
+//   seed (0), predictor (off | chrome | loading | learned: PredictorConfig::policy), predictor_KEY (any
 //   key of PredictorConfig::Set: predictor_max_in_flight=4, ...), server_ms_from_trace (on |
 //   off: use per-entry server times recorded in the trace when present, except for hosts whose
 //   server_ms the user set: NetworkParams::UserSetServerTime; server_scale applies to them)

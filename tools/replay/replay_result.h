@@ -105,7 +105,7 @@ struct ReplayTotals {
   uint64_t scheduler_tasks = 0;
   // Sum over pages of PageResult::connect_wait_ms.
   double connect_wait_ms = 0;
-  // The predictor: its policy ("off", "chrome", "learned"), what it did (summed over traces),
+  // The predictor: its policy ("off", "chrome", "loading", "learned"), what it did (summed over traces),
   // and its policy's tables at the end of the last trace (PredictorPolicy::TablesToJson; null
   // with "off").
   std::string predictor_policy = "off";
