@@ -183,6 +183,7 @@ int WriteReplayOutputs(const ReplayOutputSpec& o, ReplayPassSource* source, FILE
   size_t onload_pairs = PairPageLoads(loads_a, loads_b, &paired_a, &paired_b);
   CompareSummary s = ComparePageLoads(paired_a, paired_b);
   s.onload_pages = onload_pairs;
+  s.SetCeiling(loads_a, a.totals.predictor_policy);
   if (!o.json_path.empty()) {
     auto run_json = [numbers](const std::string& spec, ReplayPass& pass, ReplaySummary& summary) {
       return nlohmann::json{{"spec", spec},

@@ -22,6 +22,13 @@ struct PageEventEntry {
 // empty set gives the recorded event. Non-finite values count as absent.
 double ReplayedPageEventMs(double recorded_event_ms, const std::vector<PageEventEntry>& entries);
 
+// The entry whose replayed end is the page-load figure's end (the critical path's last request,
+// replay_oracle.h): with a recorded onLoad (`recorded_onload_ms` >= 0), the load set's entry with
+// the latest replayed end; without one, the replayed entry with the latest replayed end. The
+// first such entry on ties; -1 when there is none (an empty load set: the page load is the
+// recorded event, which no request ends).
+int PageLoadLastEntry(double recorded_onload_ms, const std::vector<PageEventEntry>& entries);
+
 }  // namespace netstack
 
 #endif  // TOOLS_REPLAY_REPLAY_PAGE_METRICS_H_

@@ -187,6 +187,7 @@ void ReplayPageRun::OnEntryComplete(EntryRun* e, int result) {
   FillRequestRecord(request, /*with_headers=*/false, &r);
   FillContext(e->index);
   const LoadTimingInfo& t = request.load_timing_info();
+  e->setup = SetupInterval(r.connection.socket_source, t, e->start, start_);
   if (e->served && t.send_start != TimeTicks{} && t.receive_headers_start != TimeTicks{} &&
       e->arrived >= t.send_start) {
     r.model->request_ms = Ms(t.send_start, e->arrived);
@@ -248,23 +249,30 @@ void ReplayPageRun::FinishEntry(int index) {
   }
   if (--remaining_ == 0) {
     result_.load_ms = Ms(start_, last_end_);
-    ComputePageEvents();
+    ComputePageFigures();
     delegate_->OnPageDone(this, result_);
   }
 }
 
-void ReplayPageRun::ComputePageEvents() {
-  if (result_.recorded_onload_ms < 0 && result_.recorded_content_load_ms < 0) return;
+void ReplayPageRun::ComputePageFigures() {
   const TracePage& page = *page_->page;
   std::vector<PageEventEntry> ends(entries_.size());
+  std::vector<OracleEntry> oracle(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
     ends[i].recorded_end_ms = page.entries[i].RecordedEndMs();
     // Skipped entries are not in any load set.
     if (page_->entries[i].kind != PreparedEntry::Kind::kSkipped)
       ends[i].replayed_end_ms = Ms(start_, entries_[i].end);
+    oracle[i].parent = page_->entries[i].parent;
+    oracle[i].setup = entries_[i].setup;
   }
-  result_.onload_ms = ReplayedPageEventMs(result_.recorded_onload_ms, ends);
-  result_.content_load_ms = ReplayedPageEventMs(result_.recorded_content_load_ms, ends);
+  if (result_.recorded_onload_ms >= 0 || result_.recorded_content_load_ms >= 0) {
+    result_.onload_ms = ReplayedPageEventMs(result_.recorded_onload_ms, ends);
+    result_.content_load_ms = ReplayedPageEventMs(result_.recorded_content_load_ms, ends);
+  }
+  OracleResult o = CriticalPathSetup(oracle, PageLoadLastEntry(result_.recorded_onload_ms, ends));
+  result_.oracle_setup_ms = o.setup_ms;
+  result_.oracle_critical_requests = o.critical_requests;
 }
 
 void ReplayPageRun::Abort(const std::string& why) {

@@ -16,6 +16,7 @@
 
 #include "net/base/scheduler.h"
 #include "net/http/url_request.h"
+#include "tools/replay/replay_oracle.h"
 #include "tools/replay/replay_prepared_page.h"
 #include "tools/replay/replay_result.h"
 
@@ -57,6 +58,8 @@ class ReplayPageRun {
     bool served = false;
     TimeTicks arrived{};
     TimeDelta server_time{};
+    // The connection setup the request waited for (replay_oracle.h's SetupInterval).
+    OracleInterval setup;
 
     void OnReadData(UrlRequest*, const char*, int) override {}
     void OnComplete(UrlRequest* request, int result) override;
@@ -107,8 +110,9 @@ class ReplayPageRun {
     kError,            // invalid or aborted: `error` and what about it (`detail`)
   };
   void CompleteLocally(int index, Local how, int error, const std::string& detail);
-  // The page's replayed onLoad and DOMContentLoaded (replay_page_metrics.h), when recorded.
-  void ComputePageEvents();
+  // The page's replayed onLoad and DOMContentLoaded (replay_page_metrics.h), when recorded, and
+  // its oracle ceiling (replay_oracle.h).
+  void ComputePageFigures();
   // Common end of an entry: figures, the observers, children, the page.
   void FinishEntry(int index);
   // The scratch record's context parts (placement, entry, model's recording) and the trace's

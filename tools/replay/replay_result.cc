@@ -93,6 +93,8 @@ nlohmann::json PageResult::ToJson(JsonNumbers numbers) const {
   j["connect_wait_ms"] = Ms(connect_wait_ms);
   j["preconnect"] = {{"ready", preconnected}, {"late", preconnect_late}};
   j["pushed"] = pushed;
+  j["oracle"] = {{"setup_ms", Ms(oracle_setup_ms)},
+                 {"critical_requests", oracle_critical_requests}};
   // What `replay --har` dates the page from; read back from shard files only.
   if (numbers == JsonNumbers::kExact) j["started_epoch_ms"] = started_epoch_ms;
   return j;
@@ -215,6 +217,8 @@ bool PageResultFromJson(const nlohmann::json& j, PageResult* page, std::string* 
   in.Int("preconnect.ready", &p.preconnected);
   in.Int("preconnect.late", &p.preconnect_late);
   in.Int("pushed", &p.pushed);
+  in.Double("oracle.setup_ms", &p.oracle_setup_ms);
+  in.Int("oracle.critical_requests", &p.oracle_critical_requests);
   return Finish(in, error);
 }
 

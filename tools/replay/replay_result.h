@@ -62,6 +62,11 @@ struct PageResult {
   // Requests of entries the recording marks pushed (TraceEntry::pushed), replayed as ordinary
   // requests issued at their recorded start.
   int pushed = 0;
+  // The oracle ceiling (tools/replay/replay_oracle.h): the union length of the DNS, connect and
+  // TLS intervals of the requests on the page's critical path in this run, and how many requests
+  // that path has. Under predictor=off, what an oracle with every connection ready would save.
+  double oracle_setup_ms = 0;
+  int oracle_critical_requests = 0;
 
   // The page-load figure the summary, report and comparison use: the replayed onLoad when the
   // trace has one (recorded_onload_ms >= 0), else load_ms; and its name, "onload" or
@@ -73,7 +78,8 @@ struct PageResult {
   }
   const char* page_load_metric() const { return has_onload() ? "onload" : "last_end"; }
 
-  // {"kind": "page", ...}; with kExact also "started_epoch_ms" (net/http/request_record_json.h).
+  // {"kind": "page", ...} with "oracle": {"setup_ms", "critical_requests"}; with kExact also
+  // "started_epoch_ms" (net/http/request_record_json.h).
   nlohmann::json ToJson(JsonNumbers numbers = JsonNumbers::kRounded) const;
 };
 

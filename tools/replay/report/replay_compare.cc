@@ -63,7 +63,9 @@ void PageLoadCollector::OnPage(const PageResult& page) {
   if (loads_.size() <= i) {
     loads_.resize(i + 1, 0);
     onloads_.resize(i + 1, -1);
+    oracles_.resize(i + 1, 0);
   }
+  oracles_[i] = page.oracle_setup_ms;
   loads_[i] = page.load_ms;
   onloads_[i] = page.has_onload() ? page.onload_ms : -1;
   if (i < max_labels_) {
@@ -92,7 +94,24 @@ const char* CompareSummary::metric() const {
   return onload_pages >= pages ? "onload" : "mixed";
 }
 
+double CompareSummary::ceiling_per_navigation() const {
+  return pages ? ceiling_ms / static_cast<double>(pages) : 0;
+}
+
+double CompareSummary::ceiling_share() const {
+  return ceiling_ms > 0 ? -total_diff / ceiling_ms : 0;
+}
+
+void CompareSummary::SetCeiling(const PageLoadCollector& a, const std::string& a_policy) {
+  ceiling_ms = 0;
+  size_t n = std::min(pages, a.oracles().size());
+  for (size_t i = 0; i < n; ++i) ceiling_ms += a.oracles()[i];
+  ceiling_relative_to_a = a_policy != "off";
+}
+
 nlohmann::json CompareSummary::ToJson() const {
+  nlohmann::json share = nullptr;
+  if (ceiling_ms > 0) share = std::round(ceiling_share() * 1e4) / 1e4;
   return {{"pages", pages},
           {"metric", metric()},
           {"onload_pages", onload_pages},
@@ -101,6 +120,11 @@ nlohmann::json CompareSummary::ToJson() const {
           {"median_diff_ms", Round3(median_diff)},
           {"mean_diff_ms", Round3(mean_diff)},
           {"saved_ms", {{"total", Round3(-total_diff)}, {"per_navigation", Round3(-mean_diff)}}},
+          {"ceiling",
+           {{"total_ms", Round3(ceiling_ms)},
+            {"per_navigation_ms", Round3(ceiling_per_navigation())},
+            {"share", share},
+            {"relative_to", ceiling_relative_to_a ? "a" : "off"}}},
           {"b_faster", faster},
           {"b_slower", slower},
           {"same", same},
@@ -207,6 +231,13 @@ std::string FormatPredictorComparison(const ReplayTotals& a, const ReplayTotals&
           : s.wilcoxon.p < 0.05 ? "significant at 5%"
                                 : "not significant at 5%") +
          ")\n";
+  out += "  ceiling     " + FormatDuration(s.ceiling_ms) + " in total, " +
+         FormatDuration(s.ceiling_per_navigation()) +
+         " per navigation: connection setup on A's critical paths" +
+         (s.ceiling_relative_to_a
+              ? " (relative to A, which ran with predictor=" + a.predictor_policy + ")"
+              : "") +
+         "; B took " + (s.ceiling_ms > 0 ? pct(-s.total_diff, s.ceiling_ms) : "-") + " of it\n";
   return out;
 }
 

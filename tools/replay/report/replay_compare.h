@@ -39,6 +39,8 @@ class PageLoadCollector : public ReplayObserver {
   const std::vector<double>& loads() const { return loads_; }
   // Replayed onLoads, by page index; -1 for a page without one.
   const std::vector<double>& onloads() const { return onloads_; }
+  // The oracle ceilings (PageResult::oracle_setup_ms), by page index.
+  const std::vector<double>& oracles() const { return oracles_; }
   const std::vector<std::string>& labels() const { return labels_; }
   bool overflowed() const { return overflowed_; }
 
@@ -46,6 +48,7 @@ class PageLoadCollector : public ReplayObserver {
   const size_t max_pages_, max_labels_;
   std::vector<double> loads_;  // by page index (pages arrive in completion order)
   std::vector<double> onloads_;
+  std::vector<double> oracles_;
   std::vector<std::string> labels_;
   bool overflowed_ = false;
 };
@@ -65,10 +68,24 @@ struct CompareSummary {
   double total_diff = 0;                    // sum of B - A over the pairs
   size_t faster = 0, slower = 0, same = 0;  // B faster than A, slower, the same
   WilcoxonResult wilcoxon;
+  // The oracle ceiling (tools/replay/replay_oracle.h): A's PageResult::oracle_setup_ms summed
+  // over the paired pages (SetCeiling). It is what an oracle could save against predictor=off
+  // when A ran with it; otherwise what it could save beyond A (`ceiling_relative_to_a`).
+  double ceiling_ms = 0;
+  bool ceiling_relative_to_a = false;
 
-  // Also "saved_ms": {"total", "per_navigation"}: A - B summed and averaged (the critical-path
-  // time B saves, negative when B is slower), "metric" ("onload", "last_end" or "mixed") and
-  // "onload_pages".
+  // The ceiling per navigation; the share of it B saved (A - B over the ceiling; 0 without a
+  // ceiling). Negative when B is slower; above 1 is possible (docs/replay.md).
+  double ceiling_per_navigation() const;
+  double ceiling_share() const;
+  // Sets ceiling_ms from A's collector over the first `pages` pages (the pairs) and whether A
+  // ran with a predictor (`a_policy` other than "off").
+  void SetCeiling(const PageLoadCollector& a, const std::string& a_policy);
+
+  // Also "ceiling": {"total_ms", "per_navigation_ms", "share" (null without a ceiling),
+  // "relative_to": "off" or "a"}; and "saved_ms": {"total", "per_navigation"}: A - B summed and
+  // averaged (the critical-path time B saves, negative when B is slower), "metric" ("onload",
+  // "last_end" or "mixed") and "onload_pages".
   nlohmann::json ToJson() const;
   // "onload" (every pair), "last_end" (none) or "mixed".
   const char* metric() const;
@@ -88,7 +105,8 @@ std::string FormatComparison(const std::vector<double>& a, const std::vector<dou
 // The predictor lines of a comparison: each side's predictor figures (policy, actions taken,
 // precision, recall, wasted resolves and connections, time waited for new connections) and the
 // critical-path time B saved: A - B in page load over the paired pages, in total and per
-// navigation, with the Wilcoxon test's verdict. Empty when both sides ran with "off".
+// navigation, with the Wilcoxon test's verdict, then the oracle ceiling and the share of it B
+// took. Empty when both sides ran with "off".
 std::string FormatPredictorComparison(const ReplayTotals& a, const ReplayTotals& b,
                                       const CompareSummary& s);
 
