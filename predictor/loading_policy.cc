@@ -106,7 +106,8 @@ void LoadingPolicy::OnResourceRequested(const Url& page, const Url& url, TimeTic
 }
 
 void LoadingPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
-                                       SocketSource source, double connect_wait_ms, TimeTicks now) {
+                                       SocketSource source, bool background, double connect_wait_ms,
+                                       TimeTicks now) {
   Saw(now);
   auto it = loads_.find(page.spec());
   if (it == loads_.end()) return;

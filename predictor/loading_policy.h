@@ -90,7 +90,7 @@ class LoadingPolicy : public PredictorPolicy {
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override;
   // Marks `origin` as having reached the network in the load of `page`.
   void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
-                          double connect_wait_ms, TimeTicks now) override;
+                          bool background, double connect_wait_ms, TimeTicks now) override;
   // The load's origins teach its host's row (Learn); the record ends.
   void OnNavigationComplete(const Url& page, TimeTicks now) override;
   // Nothing: today's Chrome does not act on hover (see the README).

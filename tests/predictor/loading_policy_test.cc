@@ -201,7 +201,7 @@ TEST_CASE("loading: a load teaches when it completes, and is abandoned after 60 
   p.OnNavigationComplete(b, At(72));
   CHECK_FALSE(p.origins().Find("b.test"));
   // Events of a page with no load open are ignored.
-  p.OnConnectionNeeded(U("https://z.test/"), cdn, SocketSource::kNew, 10, At(73));
+  p.OnConnectionNeeded(U("https://z.test/"), cdn, SocketSource::kNew, false, 10, At(73));
   p.OnNavigationComplete(U("https://z.test/"), At(73));
   CHECK_FALSE(p.origins().Find("z.test"));
 }
