@@ -327,7 +327,10 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
   }
   // The load's first connection to the origin: it paid the whole setup.
   const bool first = !before || before->connections == 0;
-  Touch(page, origin, 1, now);
+  // A background request (a ping, a beacon, a background revalidation) is off the page's
+  // critical path: a socket preconnected for it saves the page nothing, so it is not a need to
+  // learn (the origin is still used: warm).
+  Touch(page, origin, background ? 0 : 1, now);
   const double wait_ms = std::max(0.0, connect_wait_ms);
   budget_.OnConnectionWait(wait_ms);
   // Later connections of a load often got a socket late-bound from a job started for an earlier
