@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "net/base/memory_usage_estimator.h"
 #include "predictor/policy_util.h"
@@ -77,35 +78,55 @@ double DecayedUseTable::Factor(const Entry& entry, TimeTicks now) const {
 }
 
 void DecayedUseTable::Observe(const std::string& key, const std::vector<Need>& needs, int state,
-                              TimeTicks now) {
-  state = std::clamp(state, 0, kStates - 1);
+                              TimeTicks now, const StateOf& state_of) {
+  auto clamp_state = [](int s) { return std::clamp(s, 0, kStates - 1); };
+  state = clamp_state(state);
   Entry* e = FindOrCreate(key, /*touch=*/true);
   if (e->observations > 0) {
     double f = Factor(*e, now);
     for (double& v : e->n) v *= f;
     for (auto& [okey, row] : e->origins) {
+      for (double& v : row.n) v *= f;
       for (auto& counts : row.c) {
         for (double& v : counts) v *= f;
       }
     }
   }
   e->updated = std::max(e->updated, now);
+  const std::array<double, kStates> earlier = e->n;
   e->n[state] += 1;
   ++e->observations;
+  std::set<std::string> counted;  // rows this observation has counted, by origin key
   for (const Need& need : needs) {
-    if (need.connections <= 0) continue;
     std::string okey = OriginKey(need.origin);
+    const int s = need.state < 0 ? state : clamp_state(need.state);
     auto it = e->origins.find(okey);
+    if (need.connections <= 0) {  // used, no new connection: a row only if it has one already
+      if (it != e->origins.end()) {
+        it->second.n[s] += 1;
+        counted.insert(okey);
+      }
+      continue;
+    }
     if (it == e->origins.end()) {
       // The least used goes (ties: the first by key); the newcomer has just been used.
       EvictLowestUntilRoom(&e->origins, max_origins_,
                            [](const OriginRow& r) { return r.c[0][0] + r.c[1][0]; });
       it = e->origins.emplace(okey, OriginRow{}).first;
       it->second.origin = need.origin;
+      // The key's earlier observations did not need the origin; in which state it was then is
+      // not known, and an origin nobody used is cold.
+      it->second.n[0] = earlier[0] + earlier[1];
     }
     OriginRow& row = it->second;
     row.needed += static_cast<uint64_t>(need.connections);
-    for (int k = 1; k <= std::min(need.connections, kMaxK); ++k) row.c[state][k - 1] += 1;
+    row.n[s] += 1;
+    for (int k = 1; k <= std::min(need.connections, kMaxK); ++k) row.c[s][k - 1] += 1;
+    counted.insert(okey);
+  }
+  for (auto& [okey, row] : e->origins) {
+    if (counted.count(okey)) continue;
+    row.n[state_of ? clamp_state(state_of(row.origin)) : state] += 1;
   }
 }
 
@@ -132,7 +153,8 @@ void DecayedUseTable::AppendRows(const std::string& table, TimeTicks saved_at,
       out->push_back(PredictorRow{table,
                                   key,
                                   okey,
-                                  {{"c", {CountsJson(row.c[0]), CountsJson(row.c[1])}},
+                                  {{"n", ArrayJson(row.n)},
+                                   {"c", {CountsJson(row.c[0]), CountsJson(row.c[1])}},
                                    {"needed", row.needed},
                                    {"preconnects", row.preconnects},
                                    {"preresolves", row.preresolves}}});
@@ -170,6 +192,13 @@ bool DecayedUseTable::LoadRow(const PredictorRow& row, TimeTicks now) {
   }
   Entry* e = FindOrCreate(row.key, /*touch=*/false);
   if (!e->origins.count(row.subkey) && e->origins.size() >= max_origins_) return false;
+  // A row saved before rows had their own n takes its key's (cold and warm as the key's own
+  // origin was); one whose key is read later keeps 0, which the policy bounds below by c.
+  if (!row.data.is_object() || !row.data.contains("n")) {
+    o.n = e->n;
+  } else if (!ReadArray(row.data["n"], o.n.data(), o.n.size())) {
+    return false;
+  }
   e->origins[row.subkey] = o;
   return true;
 }

@@ -11,15 +11,17 @@ namespace {
 constexpr size_t kLimiterKeys = 512;
 constexpr char kStartupKey[] = "startup";
 
-// P(need >= k) of one level in `state`, shrunk toward `prior` with kPriorStrength
-// pseudo-observations.
+// P(need >= k) of one level with the origin in `state`, shrunk toward `prior` with
+// kPriorStrength pseudo-observations. Without a row the level never needed the origin: all its
+// observations, in either state, count against it.
 LearnedPolicy::Probabilities Shrink(const DecayedUseTable::Entry* entry,
                                     const DecayedUseTable::OriginRow* row, int state, double factor,
                                     const LearnedPolicy::Probabilities& prior) {
   if (!entry) return prior;
   LearnedPolicy::Probabilities p{};
   const double a = LearnedPolicy::kPriorStrength;
-  const double n = entry->n[state] * factor;
+  // A row read from a profile before its key has n = 0: never fewer observations than needs.
+  const double n = (row ? std::max(row->n[state], row->c[state][0]) : entry->total()) * factor;
   for (size_t k = 0; k < p.size(); ++k) {
     double c = row ? row->c[state][k] * factor : 0;
     p[k] = (c + a * prior[k]) / (n + a);
@@ -31,14 +33,20 @@ LearnedPolicy::Probabilities Shrink(const DecayedUseTable::Entry* entry,
 
 LearnedPolicy::LearnedPolicy(const PredictorConfig& config)
     : config_(config),
-      pages_(config.max_referrers, config.max_origins_per_referrer, config.learned_half_life_days),
-      sites_(config.max_referrers, config.max_origins_per_referrer, config.learned_half_life_days),
+      pages_(config.max_referrers, config.learned_max_origins_per_page,
+             config.learned_half_life_days),
+      sites_(config.max_referrers, config.learned_max_origins_per_page,
+             config.learned_half_life_days),
       startup_(1, std::max<size_t>(2 * config.startup_list_size, 1), config.learned_half_life_days),
       omnibox_(config.max_omnibox_rows, config.learned_half_life_days),
       resolve_limiter_(std::chrono::seconds(60), kLimiterKeys),
       preconnect_limiter_(std::chrono::seconds(10), kLimiterKeys),
       fetch_limiter_(std::chrono::seconds(60), kLimiterKeys),
-      budget_(std::min(config.learned_budget_cap, config.max_in_flight)) {}
+      // The budget starts at its cap and probes down: a navigation's hints come in one burst
+      // (a news page's 20 origins at once), and a budget of 3 in flight started the fourth
+      // preconnect only when one of the first three was done, late for the page.
+      budget_(std::min(config.learned_budget_cap, config.max_in_flight),
+              std::min(config.learned_budget_cap, config.max_in_flight)) {}
 
 LearnedPolicy::~LearnedPolicy() = default;
 
@@ -59,12 +67,12 @@ std::vector<LearnedPolicy::Estimate> LearnedPolicy::EstimateFor(const Url& page,
   const double fp = page_entry ? pages_.Factor(*page_entry, now) : 1;
   const double fs = site_entry ? sites_.Factor(*site_entry, now) : 1;
   const SchemeHostPort self = page.scheme_host_port();
-  const int state = StateAt(self, now);
+  const int self_state = StateAt(self, now);
 
   // The global prior: own origin from every load seen in this state, nothing for another
   // origin.
   Probabilities self_prior{};
-  const DecayedCounts& global = self_[state];
+  const DecayedCounts& global = self_[self_state];
   const double fself = global.Factor(now, config_.learned_half_life_days);
   for (size_t k = 0; k < self_prior.size(); ++k) {
     self_prior[k] = (global.c[k] * fself + kSelfPriorWeight * std::ldexp(1.0, -(int(k) + 1))) /
@@ -82,6 +90,9 @@ std::vector<LearnedPolicy::Estimate> LearnedPolicy::EstimateFor(const Url& page,
   std::vector<Estimate> out;
   for (const std::string& okey : keys) {
     const SchemeHostPort& origin = origins[okey];
+    // Each origin in its own state: a third party another site used a minute ago still has a
+    // socket in the pool, and one this site's pages need has none after a long pause.
+    const int state = StateAt(origin, now);
     Probabilities prior{};
     if (origin == self) prior = self_prior;
     auto row_of = [&](const DecayedUseTable::Entry* e) -> const DecayedUseTable::OriginRow* {
@@ -252,6 +263,7 @@ LearnedPolicy::Load* LearnedPolicy::FindOrStartLoad(const Url& page, TimeTicks n
   load.page = page;
   load.order = ++load_sequence_;
   load.state = StateAt(page.scheme_host_port(), now);
+  load.start = now;
   return &load;
 }
 
@@ -259,22 +271,45 @@ void LearnedPolicy::FinishLoad(const std::string& spec, TimeTicks now) {
   auto it = loads_.find(spec);
   if (it == loads_.end()) return;
   const Load& load = it->second;
+  const SchemeHostPort self = load.page.scheme_host_port();
   std::vector<DecayedUseTable::Need> needs;
   int self_connections = 0;
   for (const auto& [okey, need] : load.needs) {
     needs.push_back(need);
-    if (need.origin == load.page.scheme_host_port()) self_connections = need.connections;
+    if (need.origin == self) self_connections = need.connections;
   }
-  pages_.Observe(PageKey(load.page), needs, load.state, now);
-  sites_.Observe(PageOriginKey(load.page), needs, load.state, now);
+  // An origin the load did not touch is in the state it had when the load started (the load
+  // did not change its last use).
+  const TimeTicks start = load.start;
+  auto state_of = [this, start](const SchemeHostPort& origin) { return StateAt(origin, start); };
+  pages_.Observe(PageKey(load.page), needs, load.state, now, state_of);
+  sites_.Observe(PageOriginKey(load.page), needs, load.state, now, state_of);
   self_[load.state].Observe(self_connections, now, config_.learned_half_life_days);
   budget_.OnNavigationComplete();
   loads_.erase(it);
 }
 
+void LearnedPolicy::Touch(const Url& page, const SchemeHostPort& origin, int connections,
+                          TimeTicks now) {
+  auto load = loads_.find(page.spec());
+  if (load != loads_.end()) {
+    auto& needs = load->second.needs;
+    const std::string okey = OriginKey(origin);
+    if (needs.count(okey) || needs.size() < kMaxLoadOrigins) {
+      auto [need, inserted] = needs.try_emplace(okey);
+      if (inserted) {
+        need->second.origin = origin;
+        need->second.state = StateAt(origin, now);  // before this load's use makes it warm
+      }
+      need->second.connections += connections;
+    }
+  }
+  Used(origin, now);
+}
+
 void LearnedPolicy::OnResourceRequested(const Url& page, const Url& url, TimeTicks now) {
   Saw(now);
-  Used(url.scheme_host_port(), now);
+  Touch(page, url.scheme_host_port(), 0, now);
 }
 
 void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
@@ -285,16 +320,17 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
   // Only a load in progress learns: a connection after its end (the accounting then names the
   // last page) would otherwise count as a load of its own that needed almost nothing.
   auto load = loads_.find(page.spec());
-  bool first = true;  // the load's first connection to the origin: it paid the whole setup
+  const DecayedUseTable::Need* before = nullptr;
   if (load != loads_.end()) {
-    auto& needs = load->second.needs;
-    if (needs.count(okey) || needs.size() < kMaxLoadOrigins) {
-      auto& need = needs[okey];
-      need.origin = origin;
-      first = ++need.connections == 1;
-    }
+    auto need = load->second.needs.find(okey);
+    if (need != load->second.needs.end()) before = &need->second;
   }
-  Used(origin, now);
+  // The load's first connection to the origin: it paid the whole setup.
+  const bool first = !before || before->connections == 0;
+  // A background request (a ping, a beacon, a background revalidation) is off the page's
+  // critical path: a socket preconnected for it saves the page nothing, so it is not a need to
+  // learn (the origin is still used: warm).
+  Touch(page, origin, background ? 0 : 1, now);
   const double wait_ms = std::max(0.0, connect_wait_ms);
   budget_.OnConnectionWait(wait_ms);
   // Later connections of a load often got a socket late-bound from a job started for an earlier

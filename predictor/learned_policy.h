@@ -1,5 +1,5 @@
-// LearnedPolicy: ours. It estimates, per (page, origin) and per state of the load (cold, or warm:
-// the page's origin used within 300 s), the chance P(need >= k) that a load of the page needs at
+// LearnedPolicy: ours. It estimates, per (page, origin) and per state of the origin (cold, or
+// warm: used within 300 s, by any page), the chance P(need >= k) that a load of the page needs at
 // least k new connections to the origin, from observations that decay with a half-life on
 // `now`, shrunk toward the page's site and a global prior while evidence is thin;
 // and it acts only when the expected time saved beats the expected cost of waste:
@@ -96,8 +96,8 @@ class LearnedPolicy : public PredictorPolicy {
     Probabilities p{};
   };
   // Every origin the page's tables (page, then site) know, plus the page's own origin, with
-  // P(need >= k | the state of the page's origin at `now`); `known` says whether the page or
-  // its site has been seen.
+  // P(need >= k | the state of that origin at `now`); `known` says whether the page or its
+  // site has been seen.
   std::vector<Estimate> EstimateFor(const Url& page, TimeTicks now, bool* known) const;
   // 1 (warm) if `origin` was used within kWarmWindow before `now`, else 0 (cold).
   int StateAt(const SchemeHostPort& origin, TimeTicks now) const;
@@ -128,6 +128,9 @@ class LearnedPolicy : public PredictorPolicy {
     Url page;
     uint64_t order = 0;
     int state = 0;  // of the page's origin when the load started
+    TimeTicks start{};
+    // Per origin the load touched: connections needed, and the origin's state at its first
+    // touch.
     std::map<std::string, DecayedUseTable::Need> needs;  // at most kMaxLoadOrigins
   };
   struct Setup {
@@ -143,6 +146,9 @@ class LearnedPolicy : public PredictorPolicy {
   void EmitReferrals(const Url& page, double scale, const HintMotivation* motivation,
                      bool only_self, TimeTicks now, std::vector<Hint>* out);
   Load* FindOrStartLoad(const Url& page, TimeTicks now);
+  // The load of `page` (if in progress) touched `origin` and needed `connections` new ones:
+  // counted, with the origin's state at its first touch; and the origin was used now.
+  void Touch(const Url& page, const SchemeHostPort& origin, int connections, TimeTicks now);
   void FinishLoad(const std::string& spec, TimeTicks now);
   void CloseStartupWindow(TimeTicks at);
   void Used(const SchemeHostPort& origin, TimeTicks now);

@@ -21,10 +21,10 @@ nlohmann::json LevelJson(const DecayedUseTable& table, TimeTicks now) {
       // and warm.
       double p[DecayedUseTable::kStates], expected = 0;
       for (int s = 0; s < DecayedUseTable::kStates; ++s) {
-        double n = e->n[s] * f;
+        double n = row.n[s] * f;
         p[s] = n > 0 ? row.c[s][0] * f / n : 0;
       }
-      for (double c : row.c[0]) expected += e->n[0] > 0 ? c / e->n[0] : 0;
+      for (double c : row.c[0]) expected += row.n[0] > 0 ? c / row.n[0] : 0;
       rows.push_back({{"page", key},
                       {"origin", okey},
                       {"page_loads", e->observations},
@@ -33,6 +33,8 @@ nlohmann::json LevelJson(const DecayedUseTable& table, TimeTicks now) {
                       {"preresolves", row.preresolves},
                       {"p_use", p[0]},
                       {"p_use_warm", p[1]},
+                      {"loads_cold", row.n[0] * f},
+                      {"loads_warm", row.n[1] * f},
                       {"expected_sockets", expected},
                       {"weight", e->total() * f}});
     }

@@ -63,6 +63,9 @@ const std::vector<KeySpec>& Keys() {
       {"learned_budget_cap", true, 1, 64,
        [](C& c, double v) { c.learned_budget_cap = static_cast<int>(v); },
        [](const C& c) { return nlohmann::json(c.learned_budget_cap); }},
+      {"learned_max_origins_per_page", true, 1, 256,
+       [](C& c, double v) { c.learned_max_origins_per_page = static_cast<size_t>(v); },
+       [](const C& c) { return nlohmann::json(c.learned_max_origins_per_page); }},
   };
   return keys;
 }

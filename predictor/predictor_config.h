@@ -42,11 +42,16 @@ struct PredictorConfig {
   // (server and radio load, a socket held): act when p × saved > (1 − p) × this.
   double learned_waste_cost_ms = 110;  // chosen on the tuning seeds (BENCHMARKS.md)
   int learned_budget_cap = 8;          // the adaptive budget never goes above (nor max_in_flight)
+  // Origins the learned policy keeps per page and per site (max_origins_per_referrer is
+  // Chrome's): a news page needs connections to 20 or more, and a bound below that evicts
+  // every load what the last one taught.
+  size_t learned_max_origins_per_page = 32;
 
   // Sets one key: policy (or predictor), max_queued_hints, max_in_flight,
   // max_resolves_in_flight, preresolve_lifetime_s, fetch_ahead_lifetime_s, max_referrers,
   // max_origins_per_referrer, max_omnibox_rows, startup_list_size, startup_window_s,
-  // learned_half_life_days, learned_waste_cost_ms, learned_budget_cap. False with a one-line
+  // learned_half_life_days, learned_waste_cost_ms, learned_budget_cap,
+  // learned_max_origins_per_page. False with a one-line
   // `error` ("max_in_flight: '0' is out of range (1 to 64)") for an unknown key or a bad or
   // out-of-range value; the config is unchanged then.
   bool Set(const std::string& key, const std::string& value, std::string* error);

@@ -113,6 +113,71 @@ TEST_CASE("learned: warm and cold loads are learned apart", "[predictor]") {
   CHECK(PreconnectSockets(cold, page.scheme_host_port()) == 1);
 }
 
+TEST_CASE("learned: each origin is predicted in its own state, not the page's", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const Url other = U("https://a.test/other");  // keeps a.test warm, never uses the CDN
+  const SchemeHostPort cdn = O("https://cdn.test/");
+  for (int i = 0; i < 6; ++i) {
+    LoadPage(p, page, {{cdn, 2}}, Cold(i));
+    LoadPage(p, page, {}, Cold(i) + Seconds(100));  // the CDN's sockets are still there
+    LoadPage(p, other, {}, Cold(i) + Seconds(200));
+    LoadPage(p, other, {}, Cold(i) + Seconds(400));
+    LoadPage(p, page, {{cdn, 2}}, Cold(i) + Seconds(500));  // a.test warm, the CDN cold again
+  }
+  const TimeTicks t = Cold(7);
+  LoadPage(p, page, {{cdn, 2}}, t);
+  // A page-level state would call both next loads warm and average them (P = 0.5).
+  CHECK(p.StateAt(page.scheme_host_port(), t + Seconds(100)) == 1);
+  CHECK(p.StateAt(cdn, t + Seconds(100)) == 1);
+  CHECK(PreconnectSockets(LoadPage(p, page, {}, t + Seconds(100)), cdn) == 0);
+  LoadPage(p, other, {}, t + Seconds(300));
+  CHECK(p.StateAt(page.scheme_host_port(), t + Seconds(500)) == 1);
+  CHECK(p.StateAt(cdn, t + Seconds(500)) == 0);
+  CHECK(PreconnectSockets(LoadPage(p, page, {{cdn, 2}}, t + Seconds(500)), cdn) == 2);
+  const auto& row = p.pages().Find(PageKey(page))->origins.at(OriginKey(cdn));
+  CHECK(row.n[1] > 0);              // loads with the CDN warm were counted
+  CHECK(row.c[1][0] == Approx(0));  // and needed nothing
+}
+
+TEST_CASE("learned: an origin's row counts the loads before it as not needing it", "[predictor]") {
+  LearnedPolicy p(LearnedConfig());
+  const Url page = U("https://a.test/");
+  const SchemeHostPort ad = O("https://ad.test/");
+  for (int i = 0; i < 4; ++i) LoadPage(p, page, {}, Cold(i));
+  LoadPage(p, page, {{ad, 1}}, Cold(4));
+  const auto& row = p.pages().Find(PageKey(page))->origins.at(OriginKey(ad));
+  CHECK(row.n[0] == Approx(5).epsilon(1e-2));  // a little decay
+  CHECK(row.c[0][0] == Approx(1).epsilon(1e-3));
+  std::vector<Hint> hints = LoadPage(p, page, {}, Cold(5));
+  CHECK(PreconnectSockets(hints, ad) == 0);  // once in five loads: not worth a connection
+}
+
+TEST_CASE("learned: a page keeps learned_max_origins_per_page origins", "[predictor]") {
+  PredictorConfig config = LearnedConfig();
+  CHECK(config.learned_max_origins_per_page == 32);
+  const Url page = U("https://news.test/");
+  std::vector<std::pair<SchemeHostPort, int>> needs;
+  for (int j = 0; j < 20; ++j) needs.push_back({O("https://o" + std::to_string(j) + ".test/"), 1});
+  for (size_t bound : {size_t{32}, size_t{10}}) {
+    config.learned_max_origins_per_page = bound;
+    LearnedPolicy p(config);
+    for (int i = 0; i < 3; ++i) LoadPage(p, page, needs, Cold(i), 300);
+    std::vector<Hint> hints = LoadPage(p, page, {}, Cold(3));
+    int preconnected = 0;
+    for (const auto& [origin, count] : needs) preconnected += PreconnectSockets(hints, origin) > 0;
+    // Twenty third parties, every load: all of them, unless the bound drops half.
+    if (bound >= needs.size()) {
+      CHECK(preconnected == static_cast<int>(needs.size()));
+    } else {
+      CHECK(preconnected <= static_cast<int>(bound));
+    }
+  }
+  std::string error;
+  CHECK(config.Set("learned_max_origins_per_page", "0", &error) == false);
+  CHECK(error.find("learned_max_origins_per_page") != std::string::npos);
+}
+
 TEST_CASE("learned: observations halve every half-life", "[predictor]") {
   LearnedPolicy p(LearnedConfig());  // 7 days
   const Url page = U("https://a.test/");
@@ -289,7 +354,7 @@ TEST_CASE("learned: startup list is the decayed share of starts needing each ori
 TEST_CASE("learned: bounded tables and loads", "[predictor]") {
   PredictorConfig config = LearnedConfig();
   config.max_referrers = 5;
-  config.max_origins_per_referrer = 3;
+  config.learned_max_origins_per_page = 3;
   LearnedPolicy p(config);
   for (int i = 0; i < 20; ++i) {
     std::vector<std::pair<SchemeHostPort, int>> needs;
@@ -346,8 +411,12 @@ TEST_CASE("learned: the adaptive budget probes and keeps only improvements", "[p
     CHECK(low.budget() >= 1);
     CHECK(low.budget() <= 8);
   }
+  // The policy's budget starts at its cap (min of learned_budget_cap and max_in_flight).
   LearnedPolicy p(LearnedConfig());
-  CHECK(p.Budget(At(0)) == 3);
+  CHECK(p.Budget(At(0)) == 8);
+  PredictorConfig capped = LearnedConfig();
+  capped.learned_budget_cap = 5;
+  CHECK(LearnedPolicy(capped).Budget(At(0)) == 5);
 }
 
 // A synthetic stream: page P always needs its own origin once and a CDN twice; each load also

@@ -280,7 +280,7 @@ TEST_CASE("predictor config: Set checks keys, values and ranges, ToJson lists ev
   CHECK(error.find('\n') == std::string::npos);
 
   nlohmann::json j = c.ToJson();
-  CHECK(j.size() == 14);
+  CHECK(j.size() == 15);  // with learned_max_origins_per_page
   PredictorConfig copy;
   for (auto& [key, value] : j.items()) {
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
