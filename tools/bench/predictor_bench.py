@@ -270,7 +270,7 @@ def main():
                     cmd += ["--synthetic"] if source == "synthetic" else ["--har"] + inputs[source]
                     if ev == "without":
                         cmd.append("--no-user-events")
-                    gen_jobs.append(cmd)
+                    gen_jobs.append((cmd, session))
                     for preset in presets:
                         for policy in policies:
                             out = session[:-len(".jsonl")] + f"-{preset}-{policy}.out.jsonl"
@@ -289,7 +289,7 @@ def main():
 
     log(f"{len(gen_jobs)} sessions, {len(replay_jobs)} replays, {a.jobs} at a time")
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for f in [pool.submit(execute, cmd, cmd[-1]) for cmd in gen_jobs]:
+        for f in [pool.submit(execute, cmd, session) for cmd, session in gen_jobs]:
             f.result()
         done = 0
         futures = [pool.submit(execute, cmd, out) for cmd, out in replay_jobs]
