@@ -81,6 +81,7 @@ void HttpStreamParser::ResetForNextMessage() {
   field_.clear();
   value_.clear();
   last_was_value_ = false;
+  content_length_flag_lent_ = false;
   interim_ = false;
 }
 
@@ -377,16 +378,24 @@ int HttpStreamParser::HandleHeaderField(const char* at, size_t len) {
   // http-parser refuses any second Content-Length, even one with the same value, which Chrome
   // accepts. Forgetting the first one when the name of a second is complete (the library checks
   // at its value) lets it through; HandleHeadersComplete then fails differing values.
-  // The name as http-parser matches it: whitespace before the colon does not count, and a
-  // name split across reads is compared as far as it has come, so every split decides alike.
-  if ((parser_.flags & F_CONTENTLENGTH) &&
-      EqualsCaseInsensitiveAscii(WithoutTrailingWhitespace(field_), "content-length"))
+  // The name as http-parser matches it: whitespace before the colon does not count. A name
+  // split across reads is compared as far as it has come, and the flag is given back when more
+  // of the name ("Content-Lengthg") stops it matching, so every split decides as one read does.
+  const bool names_content_length =
+      EqualsCaseInsensitiveAscii(WithoutTrailingWhitespace(field_), "content-length");
+  if (names_content_length && (parser_.flags & F_CONTENTLENGTH)) {
     parser_.flags &= ~F_CONTENTLENGTH;
+    content_length_flag_lent_ = true;
+  } else if (!names_content_length && content_length_flag_lent_) {
+    parser_.flags |= F_CONTENTLENGTH;
+    content_length_flag_lent_ = false;
+  }
   return 0;
 }
 
 int HttpStreamParser::HandleHeaderValue(const char* at, size_t len) {
   if (state_ == State::kBody) return 0;  // a trailer: counted by Consume, dropped
+  content_length_flag_lent_ = false;     // the name is complete
   // An obsolete line folding arrives as more value text; its line break is replaced by the
   // whitespace that follows it.
   value_.append(at, len);

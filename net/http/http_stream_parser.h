@@ -210,6 +210,9 @@ class HttpStreamParser {
   std::string field_;
   std::string value_;
   bool last_was_value_ = false;
+  // HandleHeaderField cleared http-parser's F_CONTENTLENGTH for the field being read (a second
+  // Content-Length); set back if the rest of the name turns out to be another name.
+  bool content_length_flag_lent_ = false;
   bool paused_for_message_ = false;
   // A chunk-size line, or the CRLF after a chunk's data, just ended (execute paused there so
   // that Consume can count each framing line on its own).
