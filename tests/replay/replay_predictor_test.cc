@@ -15,6 +15,7 @@
 namespace netstack {
 namespace {
 
+using test::FastConfig;
 using test::MakeEntry;
 using test::MakePage;
 using test::Navigate;
@@ -22,20 +23,6 @@ using test::Recorder;
 using test::Wait;
 
 constexpr double kHourMs = 3'600'000;
-
-// DNS 20 ms, RTT 40 ms, TLS 1.3: a new HTTPS connection takes 100 ms, less than a hover's
-// 200 ms lead. Unlimited bandwidth, server 100 ms.
-ReplayConfig FastConfig(const std::string& predictor) {
-  ReplayConfig config;
-  std::string error;
-  for (std::string set :
-       {"down_kbps=0", "up_kbps=0", "dns_ms=20", "rtt_ms=40", "tls=1.3", "server_ms=100"}) {
-    INFO(set);
-    REQUIRE(config.Set(set, &error));
-  }
-  REQUIRE(config.Set("predictor=" + predictor, &error));
-  return config;
-}
 
 SessionEvent Event(SessionEvent::Type type, double t, const std::string& url,
                    const std::string& text = "") {
