@@ -126,6 +126,56 @@ TEST_CASE("A hover too close to the click: the preconnect is late but still help
   CHECK(chrome.totals.predictor.connections_late >= 1);
 }
 
+TEST_CASE("The page line counts a background request's preconnect apart, as the stats do",
+          "[replay][predictor]") {
+  // A document, then a script (critical) and a ping (IDLE: background) it reveals, each on an
+  // origin the session's hints preconnected a second before the navigation.
+  TraceEntry script = MakeEntry("https://cdn.a.test/app.js", 5000, 10, "script");
+  TraceEntry ping = MakeEntry("https://beacon.a.test/ping", 0, 10, "ping");
+  script.parent = ping.parent = 0;
+  script.gap_ms = ping.gap_ms = 10;
+  auto page = MakePage("a.test", {MakeEntry("https://a.test/", 5000, 0, "document"), script, ping});
+  std::vector<SessionEvent> hinted = {Hint(0, "preconnect", "https://cdn.a.test/"),
+                                      Hint(0, "preconnect", "https://beacon.a.test/"),
+                                      Navigate(page, 1000)};
+  Run run;
+  ReplayEvents(FastConfig("chrome"), hinted, &run);
+  REQUIRE(run.recorder.pages.size() == 1);
+  const PageResult& p = run.recorder.pages[0];
+  REQUIRE(run.recorder.Get(0, 2).placement->priority == IDLE);
+  REQUIRE(run.recorder.Get(0, 1).connection.socket_source == SocketSource::kPreconnected);
+  REQUIRE(run.recorder.Get(0, 2).connection.socket_source == SocketSource::kPreconnected);
+  // The ping's preconnected socket is no critical-path saving: counted apart.
+  CHECK(p.preconnected == 1);
+  CHECK(p.preconnected_background == 1);
+  CHECK(p.connections_needed_background == 1);
+  CHECK(p.preconnect_late_background == 0);
+  // The page line and the predictor's accounting agree, critical and background.
+  const PredictorStats& s = run.totals.predictor;
+  CHECK(s.connections_ready == static_cast<uint64_t>(p.preconnected));
+  CHECK(s.connections_needed == static_cast<uint64_t>(p.connections_needed));
+  CHECK(s.connections_ready_background == static_cast<uint64_t>(p.preconnected_background));
+  CHECK(s.connections_needed_background == static_cast<uint64_t>(p.connections_needed_background));
+  const nlohmann::json line = p.ToJson()["preconnect"];
+  CHECK(line["ready"] == p.preconnected);
+  CHECK(line["needed"] == p.connections_needed);
+  CHECK(line["ready_background"] == 1);
+  CHECK(line["late_background"] == 0);
+  CHECK(line["needed_background"] == 1);
+  PageResult back;
+  std::string error;
+  REQUIRE(PageResultFromJson(p.ToJson(JsonNumbers::kExact), &back, &error));
+  CHECK(back.preconnected_background == 1);
+  CHECK(back.connections_needed_background == 1);
+
+  // Without a predictor the ping still needs its connection, counted apart from the page's.
+  Run off;
+  ReplayEvents(FastConfig("off"), {Navigate(page, 1000)}, &off);
+  CHECK(off.recorder.pages[0].connections_needed == 2);
+  CHECK(off.recorder.pages[0].connections_needed_background == 1);
+  CHECK(off.recorder.pages[0].preconnected_background == 0);
+}
+
 TEST_CASE("The startup list is acted on at the second startup", "[replay][predictor]") {
   auto page = Page("a.test");
   std::vector<SessionEvent> first_day = {test::Other(SessionEvent::Type::kStartup, 0),
