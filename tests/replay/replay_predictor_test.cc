@@ -6,8 +6,11 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
+#include "predictor/predictor.h"
 #include "tests/replay/replay_test_util.h"
 #include "tools/replay/replay_engine.h"
 #include "tools/replay/report/replay_json_writer.h"
@@ -371,6 +374,45 @@ TEST_CASE("A fetched-ahead document the navigation is served from (max-age) is u
   CHECK(fa.used == 1);
   CHECK(fa.wasted == 0);
   CHECK(fa.warmed == 0);
+}
+
+// What `replay --internals` serves as /api/predictor (its Monitor's predictor), at the run's end.
+class PredictorInfo : public ReplayEngine::Monitor {
+ public:
+  void OnStackCreated(UrlRequestContext*, Predictor* p, NetLog*, const Clock&) override {
+    predictor = p;
+  }
+  void BeforeEvent(const SessionEvent&, uint64_t, const ReplayTotals&) override {}
+  void OnRunEnd(const ReplayTotals&) override {
+    if (predictor) info = predictor->GetInfoAsJson();
+  }
+  void OnStackDestroyed() override { predictor = nullptr; }
+  Predictor* predictor = nullptr;
+  nlohmann::json info;
+};
+
+TEST_CASE("replay --internals shows what learned learns: warm state, origins, budget",
+          "[replay][predictor]") {
+  // The same Predictor::GetInfoAsJson as the live world's (context_target_test.cc): the page's
+  // origins, each origin's warm state on the replay's clock, the adaptive budget.
+  PredictorInfo monitor;
+  ReplayEngine engine(FastConfig("learned"));
+  engine.SetMonitor(&monitor);
+  test::VectorSource source({Navigate(Page("a.test"), 0)});
+  std::string error;
+  REQUIRE(engine.Run(&source, &error));
+  const nlohmann::json& tables = monitor.info["tables"];
+  REQUIRE(monitor.info["policy"] == "learned");
+  std::map<std::string, std::string> states;
+  for (const nlohmann::json& row : tables["warm"]) states[row["origin"]] = row["state"];
+  CHECK(states["https://a.test:443"] == "warm");
+  CHECK(states["https://cdn.a.test:443"] == "warm");
+  std::set<std::string> learned;
+  for (const nlohmann::json& row : tables["referrers"]) learned.insert(row["origin"]);
+  CHECK(learned.count("https://cdn.a.test:443") == 1);
+  CHECK(tables["budget"]["budget"] == monitor.info["queue"]["budget"]);
+  // The totals carry the same tables.
+  CHECK(engine.totals().predictor_tables["warm"] == tables["warm"]);
 }
 
 }  // namespace
