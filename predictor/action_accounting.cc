@@ -48,15 +48,6 @@ struct ActionAccounting::Action {
   }
 };
 
-struct ActionAccounting::RecentEntry {
-  ActionId id = 0;
-  TimeTicks time{};
-  Hint hint;
-  std::string outcome = "pending";
-  int jobs = 0, used = 0, late = 0, wasted = 0;
-  int error = OK;
-};
-
 ActionAccounting::ActionAccounting(const PredictorConfig& config, PredictorStats* stats,
                                    PredictorPolicy* policy, const NetLogWithSource& net_log,
                                    std::function<void(ActionId)> preconnect_done)
@@ -74,7 +65,6 @@ ActionAccounting::ActionId ActionAccounting::OnActionStarted(const Hint& hint, T
   action->id = next_id_++;
   action->hint = hint;
   action->started = now;
-  OriginRecord& record = RecordFor(hint.origin);
   SpeculationCounts& counts = stats_->of(hint.action);
   if (action->IsPreconnect()) {
     action->starting = true;
@@ -82,16 +72,8 @@ ActionAccounting::ActionId ActionAccounting::OnActionStarted(const Hint& hint, T
   } else {
     ++counts.taken;
     ++counts.pending;
-    if (hint.action == SpeculativeAction::kPreresolve) record.preresolved = true;
-    if (hint.action == SpeculativeAction::kFetchAhead) ++record.fetched_ahead;
   }
-  RecentEntry entry;
-  entry.id = action->id;
-  entry.time = now;
-  entry.hint = hint;
-  entry.outcome = action->OutcomeString();
-  recent_.push_back(std::move(entry));
-  while (recent_.size() > kRecentActions) recent_.pop_front();
+  log_.OnStarted(action->id, now, hint, StateOf(*action));
 
   const ActionId id = action->id;
   actions_.emplace(id, std::move(action));
@@ -107,7 +89,7 @@ bool ActionAccounting::EndPreconnect(ActionId id, int rv, TimeTicks now) {
   action->error = rv < 0 ? rv : OK;
   const bool in_flight = action->jobs_outstanding > 0;
   action->in_flight = in_flight;
-  UpdateRecent(*action);
+  log_.Update(id, StateOf(*action));
   MaybeRemove(id);
   return in_flight;
 }
@@ -198,7 +180,7 @@ void ActionAccounting::OnPreconnectJobStarted(const SchemeHostPort& group, TimeT
   SpeculationCounts& counts = stats_->of(SpeculativeAction::kPreconnect);
   ++counts.taken;
   ++counts.pending;
-  ++RecordFor(group).preconnected;
+  log_.OnPreconnectSocket(group);
 }
 
 void ActionAccounting::OnPreconnectJobComplete(const SchemeHostPort& group, int result,
@@ -354,42 +336,6 @@ void ActionAccounting::Finish(TimeTicks now) {
   finished_ = true;
 }
 
-nlohmann::json ActionAccounting::RecentToJson() const {
-  nlohmann::json out = nlohmann::json::array();
-  for (const RecentEntry& e : recent_) {
-    nlohmann::json j = {
-        {"time_ms", ToMilliseconds(e.time)},
-        {"motivation", HintMotivationName(e.hint.motivation)},
-        {"action", SpeculativeActionName(e.hint.action)},
-        {"origin", e.hint.origin.ToString()},
-        {"url", e.hint.action == SpeculativeAction::kFetchAhead ? nlohmann::json(e.hint.url.spec())
-                                                                : nlohmann::json(nullptr)},
-        {"likelihood", e.hint.likelihood},
-        {"page", e.hint.page},
-        {"outcome", e.outcome},
-    };
-    if (e.hint.action == SpeculativeAction::kPreconnect) {
-      j["sockets"] = {{"taken", e.jobs}, {"used", e.used}, {"late", e.late}, {"wasted", e.wasted}};
-    }
-    if (e.error != OK) j["error"] = ErrorToString(e.error);
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
-nlohmann::json ActionAccounting::SpeculativeFor(const SchemeHostPort& origin) const {
-  auto it = origin_index_.find(origin);
-  if (it == origin_index_.end()) {
-    return {
-        {"preresolved", false}, {"preconnected", 0}, {"fetched_ahead", 0}, {"outcome", nullptr}};
-  }
-  const OriginRecord& r = it->second->second;
-  return {{"preresolved", r.preresolved},
-          {"preconnected", r.preconnected},
-          {"fetched_ahead", r.fetched_ahead},
-          {"outcome", r.outcome ? nlohmann::json(r.outcome) : nlohmann::json(nullptr)}};
-}
-
 ActionAccounting::Action* ActionAccounting::Find(ActionId id) {
   auto it = actions_.find(id);
   return it == actions_.end() ? nullptr : it->second.get();
@@ -418,8 +364,8 @@ void ActionAccounting::Decide(Action* action, Outcome outcome, TimeTicks now, bo
   } else {
     action->decided = true;
   }
-  RecordFor(action->hint.origin).outcome = PredictorOutcomeName(outcome);
-  UpdateRecent(*action);
+  log_.OnDecided(action->hint.origin, PredictorOutcomeName(outcome));
+  log_.Update(action->id, StateOf(*action));
   net_log_.AddEvent(NetLogEventType::PREDICTOR_OUTCOME, [&] {
     return nlohmann::json{{"action", SpeculativeActionName(action->hint.action)},
                           {"target", HintTarget(action->hint)},
@@ -475,32 +421,15 @@ void ActionAccounting::EnforceBound(TimeTicks now) {
   }
 }
 
-ActionAccounting::OriginRecord& ActionAccounting::RecordFor(const SchemeHostPort& origin) {
-  auto it = origin_index_.find(origin);
-  if (it != origin_index_.end()) {
-    origins_.splice(origins_.begin(), origins_, it->second);
-    return origins_.front().second;
-  }
-  origins_.emplace_front(origin, OriginRecord{});
-  origin_index_[origin] = origins_.begin();
-  while (origins_.size() > kMaxOrigins) {
-    origin_index_.erase(origins_.back().first);
-    origins_.pop_back();
-  }
-  return origins_.front().second;
-}
-
-void ActionAccounting::UpdateRecent(const Action& action) {
-  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
-    if (it->id != action.id) continue;
-    it->outcome = action.OutcomeString();
-    it->jobs = action.jobs_started;
-    it->used = action.used;
-    it->late = action.late;
-    it->wasted = action.wasted;
-    it->error = action.error;
-    return;
-  }
+ActionLog::State ActionAccounting::StateOf(const Action& action) {
+  ActionLog::State state;
+  state.outcome = action.OutcomeString();
+  state.jobs = action.jobs_started;
+  state.used = action.used;
+  state.late = action.late;
+  state.wasted = action.wasted;
+  state.error = action.error;
+  return state;
 }
 
 Url ActionAccounting::CurrentPage() const {
@@ -508,20 +437,14 @@ Url ActionAccounting::CurrentPage() const {
 }
 
 size_t ActionAccounting::EstimateMemoryUsage() const {
-  const auto hint_bytes = [](const Hint& hint) {
-    return netstack::EstimateMemoryUsage(hint.origin) + netstack::EstimateMemoryUsage(hint.url) +
-           netstack::EstimateMemoryUsage(hint.page);
-  };
   size_t bytes =
       actions_.size() * (TreeNodeBytes<decltype(actions_)::value_type>() + sizeof(Action));
-  for (const auto& [id, action] : actions_) bytes += hint_bytes(action->hint);
-  bytes += recent_.size() * sizeof(RecentEntry) + (recent_.empty() ? 0 : 512);
-  for (const RecentEntry& entry : recent_)
-    bytes += hint_bytes(entry.hint) + netstack::EstimateMemoryUsage(entry.outcome);
-  bytes += origins_.size() * (ListNodeBytes<decltype(origins_)::value_type>() +
-                              TreeNodeBytes<decltype(origin_index_)::value_type>());
-  for (const auto& [origin, record] : origins_) bytes += 2 * netstack::EstimateMemoryUsage(origin);
-  return bytes + netstack::EstimateMemoryUsage(loading_) +
+  for (const auto& [id, action] : actions_) {
+    bytes += netstack::EstimateMemoryUsage(action->hint.origin) +
+             netstack::EstimateMemoryUsage(action->hint.url) +
+             netstack::EstimateMemoryUsage(action->hint.page);
+  }
+  return bytes + log_.EstimateMemoryUsage() + netstack::EstimateMemoryUsage(loading_) +
          netstack::EstimateMemoryUsage(last_page_);
 }
 

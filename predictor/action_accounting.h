@@ -1,8 +1,8 @@
 // ActionAccounting: decides what became of every speculative action (used in time, late, wasted;
 // see predictor_stats.h) from what the pool and the pages report, and counts the connections
 // requests needed (recall). It reports each outcome to the policy (OnOutcome) and each needed
-// connection (OnConnectionNeeded), and keeps the last 100 actions and a per-origin summary for
-// the internals page and `fetch --json`.
+// connection (OnConnectionNeeded), and tells its ActionLog (action_log.h: the last 100 actions
+// and a per-origin summary, for the internals page and `fetch --json`) as actions change.
 //
 // The rules:
 // - Preconnect (unit: one socket a preconnect job opened). Jobs the pool starts while
@@ -48,17 +48,16 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <list>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unordered_map>
 
 #include "net/base/net_log.h"
 #include "net/base/url.h"
 #include "net/http/http_transaction.h"
 #include "net/socket/client_socket_pool.h"
+#include "predictor/action_log.h"
 #include "predictor/hint.h"
 #include "predictor/predictor_config.h"
 #include "predictor/predictor_policy.h"
@@ -69,10 +68,10 @@ namespace netstack {
 class ActionAccounting {
  public:
   // Bounds. Pending actions past kMaxPendingActions: the oldest one not in flight is decided
-  // wasted early. The recent ring keeps kRecentActions; the per-origin summary kMaxOrigins (LRU).
+  // wasted early. The log's ring keeps kRecentActions; its per-origin summary kMaxOrigins (LRU).
   static constexpr size_t kMaxPendingActions = 2000;
-  static constexpr size_t kRecentActions = 100;
-  static constexpr size_t kMaxOrigins = 1000;
+  static constexpr size_t kRecentActions = ActionLog::kRecentActions;
+  static constexpr size_t kMaxOrigins = ActionLog::kMaxOrigins;
   static constexpr size_t kMaxLoadingPages = 64;
 
   using ActionId = uint64_t;
@@ -126,27 +125,23 @@ class ActionAccounting {
   void Finish(TimeTicks now);
 
   size_t pending_actions() const { return actions_.size(); }
-  // The last kRecentActions actions, oldest first: {time_ms, motivation, action, origin, url,
-  // likelihood, page, outcome ("pending", "used", "late", "wasted", or for a preconnect whose
-  // sockets differ the best of them), sockets: {taken, used, late, wasted} for preconnects}.
-  nlohmann::json RecentToJson() const;
+  // The last kRecentActions actions, oldest first (ActionLog::RecentToJson); an action's
+  // outcome is "pending", "used", "late", "wasted", or for a preconnect whose sockets differ
+  // the best of them.
+  nlohmann::json RecentToJson() const { return log_.RecentToJson(); }
   // {"preresolved", "preconnected", "fetched_ahead", "outcome"} for `origin`, see
   // Predictor::SpeculativeFor.
-  nlohmann::json SpeculativeFor(const SchemeHostPort& origin) const;
-  // For the Memory view: an estimate of the heap bytes of the pending actions, the recent
-  // actions, the per-origin summary and the loads tracked, not counting
-  // sizeof(ActionAccounting). See net/base/memory_usage_estimator.h.
+  nlohmann::json SpeculativeFor(const SchemeHostPort& origin) const {
+    return log_.SpeculativeFor(origin);
+  }
+  // For the Memory view: an estimate of the heap bytes of the pending actions, the log (recent
+  // actions, per-origin summary) and the loads tracked, not counting sizeof(ActionAccounting).
+  // See net/base/memory_usage_estimator.h.
   size_t EstimateMemoryUsage() const;
 
  private:
   using Outcome = PredictorPolicy::Outcome;
   struct Action;
-  struct OriginRecord {
-    bool preresolved = false;
-    uint64_t preconnected = 0;  // sockets taken
-    uint64_t fetched_ahead = 0;
-    const char* outcome = nullptr;  // the last decided outcome
-  };
 
   Action* Find(ActionId id);
   // Records one unit's outcome for `action` (stats, policy, NetLog, the ring and the origin).
@@ -159,8 +154,8 @@ class ActionAccounting {
   Action* OldestPreconnectWithSockets(const SchemeHostPort& group);
   Action* OldestPreconnectWithJobs(const SchemeHostPort& group);
   void EnforceBound(TimeTicks now);
-  OriginRecord& RecordFor(const SchemeHostPort& origin);
-  void UpdateRecent(const Action& action);
+  // The action's state as the log shows it.
+  static ActionLog::State StateOf(const Action& action);
   Url CurrentPage() const;
 
   const PredictorConfig& config_;
@@ -174,13 +169,7 @@ class ActionAccounting {
   std::map<ActionId, std::unique_ptr<Action>> actions_;  // pending, oldest first
   ActionId starting_preconnect_ = 0;  // the action whose jobs the pool is starting now
 
-  struct RecentEntry;
-  std::deque<RecentEntry> recent_;
-
-  // Per-origin summary, LRU (most recent at the front).
-  std::list<std::pair<SchemeHostPort, OriginRecord>> origins_;
-  std::map<SchemeHostPort, std::list<std::pair<SchemeHostPort, OriginRecord>>::iterator>
-      origin_index_;
+  ActionLog log_;
 
   // Navigations not yet complete, oldest first, and the last navigation.
   std::deque<Url> loading_;

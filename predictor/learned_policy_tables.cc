@@ -1,5 +1,7 @@
 // LearnedPolicy's tables as JSON (the internals page) and as rows (persistence).
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "net/base/memory_usage_estimator.h"
 #include "predictor/learned_policy.h"
@@ -60,12 +62,29 @@ nlohmann::json LearnedPolicy::TablesToJson() const {
   for (const auto& [okey, s] : setup_) {
     setup.push_back({{"origin", okey}, {"setup_ms", s.ms}, {"samples", s.samples}});
   }
+  // Each origin's state now, which picks the row (cold or warm) its needs are predicted from;
+  // most recently used first. Not saved: after a restart the pool is empty, every origin cold.
+  std::vector<std::pair<TimeTicks, const std::string*>> uses;
+  for (const auto& [okey, at] : last_use_) uses.push_back({at, &okey});
+  std::sort(uses.begin(), uses.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : *a.second < *b.second;
+  });
+  nlohmann::json warm = nlohmann::json::array();
+  for (const auto& [at, okey] : uses) {
+    const TimeDelta idle = std::max(TimeDelta::zero(), now - at);
+    warm.push_back(
+        {{"origin", *okey},
+         {"state", idle <= kWarmWindow ? "warm" : "cold"},
+         {"idle_ms", ToMilliseconds(idle)},
+         {"warm_for_ms", ToMilliseconds(std::max(TimeDelta::zero(), kWarmWindow - idle))}});
+  }
   const double fh = hover_.Factor(now, config_.learned_half_life_days);
   return {{"referrers", LevelJson(pages_, now)},
           {"sites", LevelJson(sites_, now)},
           {"omnibox", omnibox},
           {"startup", startup},
           {"setup", setup},
+          {"warm", warm},
           {"hover",
            {{"hovers", hover_.n * fh},
             {"clicks", hover_.c[0] * fh},

@@ -239,3 +239,38 @@ TEST_CASE("context target: destroying the target cancels a pre-resolve's callbac
   env.Advance(1s);
   CHECK(result == OK);
 }
+
+TEST_CASE("context predictor: /api/predictor shows what learned learns: warm state, budget") {
+  // The live world's predictor (fetch --page, netstack internals) over the simulated stack:
+  // GetInfoAsJson is what the internals page's Predictor view renders.
+  SimPredictorEnv env(SimTestEnv::Options(SimTestEnv::WorkedExample()), "learned");
+  const Url page = U("https://a.test/");
+  env.predictor->OnNavigation(page);
+  env.predictor->OnResourceRequested(page, page);
+  REQUIRE(env.Fetch("https://a.test/").result == OK);
+  env.predictor->OnNavigationComplete(page);
+  auto row_of = [&](const nlohmann::json& tables) {
+    for (const nlohmann::json& row : tables["warm"])
+      if (row["origin"] == "https://a.test:443") return row;
+    return nlohmann::json();
+  };
+  nlohmann::json info = env.predictor->GetInfoAsJson();
+  REQUIRE(info["policy"] == "learned");
+  nlohmann::json warm = row_of(info["tables"]);
+  REQUIRE(warm.is_object());
+  CHECK(warm["state"] == "warm");
+  CHECK(warm["warm_for_ms"].get<double>() > 0);
+  // The page's learned origins and the adaptive budget, as the queue uses it.
+  bool learned_row = false;
+  for (const nlohmann::json& row : info["tables"]["referrers"])
+    learned_row |= row["origin"] == "https://a.test:443";
+  CHECK(learned_row);
+  CHECK(info["tables"]["budget"]["budget"] == info["queue"]["budget"]);
+  CHECK(info["tables"]["budget"]["cap"].get<int>() >= 1);
+  // Past the 300 s window the origin is cold: the next load is predicted from the cold rows.
+  env.Advance(301s);
+  env.predictor->OnNavigation(U("https://b.test/"));
+  warm = row_of(env.predictor->GetInfoAsJson()["tables"]);
+  CHECK(warm["state"] == "cold");
+  CHECK(warm["warm_for_ms"] == 0);
+}

@@ -1,11 +1,13 @@
-// LearnedPolicy: the model's numbers (shrinkage, decay, the cost rule, learned setup time), its
-// hover, omnibox and startup rules, bounds, and a comparison with the chrome policy on a
-// synthetic stream.
+// LearnedPolicy's model: the numbers of its estimates (shrinkage page -> site -> prior, decay,
+// warm and cold state per origin, the cost rule, learned setup time) and a comparison with the
+// chrome policy on a synthetic stream. User events: learned_policy_events_test.cc; bounds and
+// persistence: learned_policy_state_test.cc.
 #include "predictor/learned_policy.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <map>
 
 #include "predictor/chrome_policy.h"
 #include "predictor/policy_util.h"
@@ -16,19 +18,6 @@ namespace netstack {
 namespace {
 
 using namespace policy_test;
-
-// The worked numbers below assume a waste price of 150 ms (the default is tuned separately).
-PredictorConfig LearnedConfig() {
-  PredictorConfig config;
-  config.policy = "learned";
-  config.learned_waste_cost_ms = 150;
-  return config;
-}
-
-constexpr double kDay = 86400;
-
-// Times far enough apart that every load is cold (its origin unused for over 300 s).
-TimeTicks Cold(int i) { return At(1000.0 * i); }
 
 TEST_CASE("learned: an unknown page preconnects 1 socket to its own origin", "[predictor]") {
   LearnedPolicy p(LearnedConfig());
@@ -255,170 +244,6 @@ TEST_CASE("learned: setup time per origin is an EWMA of new connections' waits",
   CHECK(p.SetupMs(o) == Approx(0.7 * 91 + 0.3 * 230));
 }
 
-TEST_CASE("learned: a hover preconnects the target's own origin, scaled by P(click | hover)",
-          "[predictor]") {
-  LearnedPolicy p(LearnedConfig());
-  const Url target = U("https://b.test/");
-  const SchemeHostPort self = target.scheme_host_port();
-  const SchemeHostPort cdn = O("https://cdn.test/");
-  for (int i = 0; i < 5; ++i) LoadPage(p, target, {{self, 1}, {cdn, 1}}, Cold(i), 300);
-  CHECK(p.ClickProbability(Cold(5)) == Approx(0.5));
-  for (int i = 0; i < 10; ++i) {  // hover, click 200 ms later
-    std::vector<Hint> ignored;
-    p.OnHover(target, Cold(6 + i), &ignored);
-    LoadPage(p, target, {{self, 1}, {cdn, 1}}, Cold(6 + i) + Milliseconds(200), 300);
-  }
-  CHECK(p.ClickProbability(Cold(20)) == Approx(11.0 / 12.0).epsilon(1e-2));
-  std::vector<Hint> hints;
-  p.OnHover(target, Cold(20), &hints);
-  CHECK(PreconnectSockets(hints, self) == 1);
-  // The subresource origins wait for the navigation: it preconnects them a document load ahead.
-  CHECK(HintsFor(hints, cdn, SpeculativeAction::kPreconnect).empty());
-  CHECK_FALSE(HasPreresolve(hints, cdn));
-  for (const Hint& h : hints) CHECK(h.motivation == HintMotivation::kMouseOver);
-  // Hovers that are never clicked teach the opposite.
-  for (int i = 0; i < 40; ++i) {
-    std::vector<Hint> ignored;
-    p.OnHover(U("https://c.test/" + std::to_string(i)), Cold(21) + Seconds(10 * i), &ignored);
-  }
-  CHECK(p.ClickProbability(Cold(22)) < 0.3);
-  hints.clear();
-  p.OnHover(target, Cold(22), &hints);
-  CHECK(PreconnectSockets(hints, self) == 0);
-}
-
-TEST_CASE("learned: omnibox confidence has a prior, actions follow the cost rule", "[predictor]") {
-  LearnedPolicy p(LearnedConfig());
-  const Url url = U("https://news.test/");
-  const SchemeHostPort origin = url.scheme_host_port();
-  CHECK(p.OmniboxConfidence(0, 0) == Approx(0.2));
-  std::vector<Hint> hints;
-  p.OnOmnibox("n", url, At(0), &hints);  // 0.2: pre-resolve only
-  REQUIRE(hints.size() == 1);
-  CHECK(hints[0].action == SpeculativeAction::kPreresolve);
-  // 1 hit: 1.5 / 3.5; no fetch ahead below 1.5 (decayed) hits.
-  p.OnOmnibox("n", url, At(100), &hints);
-  p.OnNavigation(url, At(100.5), &hints);
-  hints.clear();
-  p.OnOmnibox("n", url, At(200), &hints);
-  CHECK(HintsFor(hints, origin, SpeculativeAction::kFetchAhead).empty());
-  // 2 hits: 2.5 / 4.5 = 0.556 >= 0.5: fetch ahead; x 200 ms >= 0.444 x 150 ms: preconnect.
-  p.OnOmnibox("n", url, At(300), &hints);
-  p.OnNavigation(url, At(300.5), &hints);
-  hints.clear();
-  p.OnOmnibox("n", url, At(400), &hints);
-  CHECK(HintsFor(hints, origin, SpeculativeAction::kFetchAhead).size() == 1);
-  CHECK(PreconnectSockets(hints, origin) == 1);
-  // 2 hits, 3 misses: 2.5 / 7.5 = 0.333: neither; a pre-resolve (>= 0.2).
-  for (int i = 0; i < 3; ++i) {
-    p.OnOmnibox("n", url, At(500 + i), &hints);
-    p.OnNavigation(U("https://other.test/"), At(500.5 + i), &hints);
-  }
-  hints.clear();
-  p.OnOmnibox("n", url, At(600), &hints);
-  CHECK(HintsFor(hints, origin, SpeculativeAction::kFetchAhead).empty());
-  CHECK(PreconnectSockets(hints, origin) == 0);
-  CHECK(HasPreresolve(hints, origin));
-}
-
-TEST_CASE("learned: startup list is the decayed share of starts needing each origin",
-          "[predictor]") {
-  LearnedPolicy p(LearnedConfig());
-  const Url page = U("https://a.test/");
-  const SchemeHostPort mail = O("https://mail.test/");
-  const SchemeHostPort late = O("https://late.test/");
-  const SchemeHostPort mid = O("https://mid.test/");
-  std::vector<Hint> hints;
-  p.OnStartup(At(0), &hints);
-  CHECK(hints.empty());
-  p.OnConnectionNeeded(page, mail, SocketSource::kNew, false, 300.0, At(1));
-  // Inside startup_window (30 s) but past kStartupHorizon (10 s): a socket preconnected at the
-  // start would have closed unused by then.
-  p.OnConnectionNeeded(page, mid, SocketSource::kNew, false, 300.0, At(20));
-  p.OnConnectionNeeded(page, late, SocketSource::kNew, false, 300.0, At(40));
-  p.OnStartup(At(100), &hints);  // n = 1, c = 1: 1 / (1 + 1) = 0.5; 0.5 x 300 >= 0.5 x 150
-  CHECK(PreconnectSockets(hints, mail) == 1);
-  CHECK(hints[0].motivation == HintMotivation::kStartupList);
-  CHECK(HintsFor(hints, late, SpeculativeAction::kPreconnect).empty());
-  CHECK_FALSE(HasPreresolve(hints, late));
-  CHECK(HintsFor(hints, mid, SpeculativeAction::kPreconnect).empty());
-  CHECK_FALSE(HasPreresolve(hints, mid));
-  // Two starts without it: 1 / (3 + 1) = 0.25: a pre-resolve.
-  p.OnStartup(At(200), &hints);
-  hints.clear();
-  p.OnStartup(At(300), &hints);
-  CHECK(PreconnectSockets(hints, mail) == 0);
-  CHECK(HasPreresolve(hints, mail));
-}
-
-TEST_CASE("learned: bounded tables and loads", "[predictor]") {
-  PredictorConfig config = LearnedConfig();
-  config.max_referrers = 5;
-  config.learned_max_origins_per_page = 3;
-  LearnedPolicy p(config);
-  for (int i = 0; i < 20; ++i) {
-    std::vector<std::pair<SchemeHostPort, int>> needs;
-    for (int j = 0; j < 6; ++j) needs.push_back({O("https://o" + std::to_string(j) + ".test/"), 1});
-    LoadPage(p, U("https://a.test/p" + std::to_string(i)), needs, At(i));
-    LoadPage(p, U("https://s" + std::to_string(i) + ".test/"), needs, At(i));
-  }
-  CHECK(p.pages().size() == 5);
-  CHECK(p.sites().size() == 5);
-  for (const auto& key : p.pages().KeysByRecentUse()) {
-    CHECK(p.pages().Find(key)->origins.size() <= 3);
-  }
-  std::vector<Hint> hints;
-  for (int i = 0; i < 100; ++i)
-    p.OnNavigation(U("https://x.test/" + std::to_string(i)), At(50), &hints);
-  CHECK(p.active_loads() == LearnedPolicy::kMaxActiveLoads);
-}
-
-TEST_CASE("learned: the adaptive budget probes and keeps only improvements", "[predictor]") {
-  AdaptiveBudget b(/*cap=*/4);
-  CHECK(b.budget() == 3);
-  auto feed = [](AdaptiveBudget& budget, double wait_ms) {
-    for (int i = 0; i < AdaptiveBudget::kWindowNavigations; ++i) {
-      budget.OnConnectionWait(wait_ms);
-      budget.OnNavigationComplete();
-    }
-  };
-  auto window = [&](double wait_ms) { feed(b, wait_ms); };
-  window(100);  // baseline at 3, probe 4
-  CHECK(b.budget() == 4);
-  window(80);  // better: kept; 5 is above the cap, so the next probe goes down to 3
-  CHECK(b.budget() == 3);
-  CHECK(b.kept() == 1);
-  window(90);  // worse than 80: back to 4, re-measure
-  CHECK(b.budget() == 4);
-  CHECK(b.reverted() == 1);
-  window(85);  // baseline at 4, probe (direction now up, capped) -> 3
-  CHECK(b.budget() == 3);
-  // A window with no connection needed says nothing.
-  for (int i = 0; i < AdaptiveBudget::kWindowNavigations; ++i) b.OnNavigationComplete();
-  CHECK(b.budget() == 3);
-  AdaptiveBudget one(1);
-  for (int i = 0; i < 5; ++i) {
-    for (int j = 0; j < AdaptiveBudget::kWindowNavigations; ++j) {
-      one.OnConnectionWait(10.0 * i);
-      one.OnNavigationComplete();
-    }
-    CHECK(one.budget() == 1);
-  }
-  // Never below 1.
-  AdaptiveBudget low(8, 1);
-  for (int i = 0; i < 20; ++i) {
-    feed(low, 100 + i);  // always worse
-    CHECK(low.budget() >= 1);
-    CHECK(low.budget() <= 8);
-  }
-  // The policy's budget starts at its cap (min of learned_budget_cap and max_in_flight).
-  LearnedPolicy p(LearnedConfig());
-  CHECK(p.Budget(At(0)) == 8);
-  PredictorConfig capped = LearnedConfig();
-  capped.learned_budget_cap = 5;
-  CHECK(LearnedPolicy(capped).Budget(At(0)) == 5);
-}
-
 // A synthetic stream: page P always needs its own origin once and a CDN twice; each load also
 // needs one ad origin never seen again. Hinted sockets beyond what the load then needed are
 // waste; hinted sockets up to it are covered.
@@ -461,79 +286,6 @@ TEST_CASE("learned: covers what chrome covers with fewer wasted sockets", "[pred
                          << " wasted " << l.wasted);
   CHECK(l.covered >= c.covered);
   CHECK(l.wasted * 4 < c.wasted);
-}
-
-TEST_CASE("learned: a load and the startup window count at most kMaxLoadOrigins origins",
-          "[predictor]") {
-  LearnedPolicy p(LearnedConfig());
-  const Url page = U("https://a.test/");
-  std::vector<Hint> hints;
-  p.OnStartup(At(0), &hints);
-  p.OnNavigation(page, At(1), &hints);
-  const size_t many = LearnedPolicy::kMaxLoadOrigins + 50;
-  for (size_t i = 0; i < many; ++i) {
-    p.OnConnectionNeeded(page, O("https://o" + std::to_string(i) + ".test/"), SocketSource::kNew,
-                         false, 100.0, At(2));
-  }
-  CHECK(p.load_origins(page) == LearnedPolicy::kMaxLoadOrigins);
-  CHECK(p.startup_origins() == LearnedPolicy::kMaxLoadOrigins);
-  // An origin already counted still counts further connections; new ones are dropped.
-  p.OnConnectionNeeded(page, O("https://o0.test/"), SocketSource::kNew, false, 100.0, At(2));
-  CHECK(p.load_origins(page) == LearnedPolicy::kMaxLoadOrigins);
-  p.OnNavigationComplete(page, At(3));
-  CHECK(p.load_origins(page) == 0);
-  CHECK(p.pages().Find(PageKey(page))->origins.size() <= p.pages().max_origins());
-}
-
-TEST_CASE("learned: rows loaded after a long gap between processes have decayed", "[predictor]") {
-  LearnedPolicy original(LearnedConfig());  // half-life 7 days
-  const Url page = U("https://a.test/");
-  const SchemeHostPort cdn = O("https://cdn.test/");
-  for (int i = 0; i < 3; ++i) LoadPage(original, page, {{cdn, 1}}, At(i));
-  std::vector<PredictorRow> rows = original.SaveRows();
-  const Time saved_at = TimeFromUnixSeconds(1700000000);
-  rows.push_back(MakeSavedAtRow(saved_at));
-
-  // The next process starts 14 days (two half-lives) later by the wall clock; its monotonic
-  // clock knows nothing of that.
-  const TimeTicks now = At(5);
-  const Time wall_now = saved_at + Seconds(static_cast<int64_t>(14 * kDay));
-  Time found;
-  REQUIRE(FindSavedAt(rows, &found));
-  CHECK(found == saved_at);
-  LearnedPolicy fresh(LearnedConfig()), late(LearnedConfig());
-  size_t skipped = 99;
-  fresh.LoadRows(rows, now, &skipped);
-  CHECK(skipped == 0);  // the meta row is accepted, not skipped
-  late.LoadRows(rows, LoadTimeAfterGap(now, wall_now, saved_at), &skipped);
-  CHECK(skipped == 0);
-  const auto* f = fresh.pages().Find(PageKey(page));
-  const auto* l = late.pages().Find(PageKey(page));
-  REQUIRE(f);
-  REQUIRE(l);
-  CHECK(fresh.pages().Factor(*f, now) == Approx(1.0));
-  CHECK(late.pages().Factor(*l, now) == Approx(0.25));
-  auto p_of = [&](const LearnedPolicy& p) {
-    for (const auto& est : p.EstimateFor(page, now, nullptr)) {
-      if (est.origin == cdn) return est.p[0];
-    }
-    return -1.0;
-  };
-  CHECK(p_of(late) < p_of(fresh));
-}
-
-TEST_CASE("learned: the wall-clock gap is clamped", "[predictor]") {
-  const Time saved = TimeFromUnixSeconds(1700000000);
-  const TimeTicks now = At(100);
-  // A clock set back: as if no time passed.
-  CHECK(LoadTimeAfterGap(now, saved - Seconds(3600), saved) == now);
-  CHECK(LoadTimeAfterGap(now, saved + Seconds(60), saved) == now - Seconds(60));
-  // A corrupt, ancient stamp decays no further than the oldest age a row may carry.
-  CHECK(LoadTimeAfterGap(now, saved, TimeFromUnixMicros(INT64_MIN)) == now - kMaxRowAge);
-  // A meta row without a usable stamp is not a saved_at.
-  Time found;
-  CHECK_FALSE(FindSavedAt({{"meta", "saved_at", "", {{"wall_us", "x"}}}}, &found));
-  CHECK_FALSE(FindSavedAt({}, &found));
 }
 
 }  // namespace

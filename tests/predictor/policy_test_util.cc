@@ -14,6 +14,15 @@ TimeTicks At(double seconds) {
   return TimeTicks{} + Seconds(1000) + TimeDelta(static_cast<int64_t>(seconds * 1e6));
 }
 
+TimeTicks Cold(int i) { return At(1000.0 * i); }
+
+PredictorConfig LearnedConfig() {
+  PredictorConfig config;
+  config.policy = "learned";
+  config.learned_waste_cost_ms = 150;
+  return config;
+}
+
 std::vector<Hint> LoadPage(PredictorPolicy& policy, const Url& page,
                            const std::vector<std::pair<SchemeHostPort, int>>& needs, TimeTicks now,
                            double wait_ms) {

@@ -8,6 +8,7 @@
 
 #include "net/base/url.h"
 #include "predictor/hint.h"
+#include "predictor/predictor_config.h"
 #include "predictor/predictor_policy.h"
 #include "tests/support/test_url.h"
 
@@ -20,6 +21,15 @@ using test::U;
 SchemeHostPort O(const std::string& text);
 // A time `seconds` after an arbitrary non-zero start.
 TimeTicks At(double seconds);
+
+// Seconds in a day (decay half-lives are days).
+constexpr double kDay = 86400;
+// A time `i` x 1000 s after At(0): loads that far apart are cold (their origins unused for over
+// the learned policy's 300 s warm window).
+TimeTicks Cold(int i);
+// The learned policy's configuration the learned_policy*_test.cc worked numbers assume: a
+// waste price of 150 ms (the default is tuned separately, predictor_config.h).
+PredictorConfig LearnedConfig();
 
 // One load of `page` at `now`: OnNavigation (its hints returned), then for each (origin,
 // connections) that many OnConnectionNeeded (kNew, `wait_ms` each), then OnNavigationComplete.

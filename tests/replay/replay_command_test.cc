@@ -13,6 +13,7 @@
 
 #include "tests/replay/replay_command_run.h"
 #include "tools/netstack/replay_options.h"
+#include "tools/replay/report/report_text.h"
 
 namespace netstack {
 namespace {
@@ -180,6 +181,47 @@ TEST_CASE("Compare predictor=off with chrome: both sides' figures and the time s
   CHECK(summary["a"]["totals"]["predictor"]["tables"].is_null());
   std::remove(session.c_str());
   std::remove(json.c_str());
+}
+
+TEST_CASE("Compare --report: the oracle ceiling as --json's compare.ceiling gives it",
+          "[replay][command][predictor]") {
+  std::string session = Write("ceiling.jsonl", kSession);
+  std::string json = Temp("ceiling.jsonl.out"), html = Temp("ceiling.html");
+  for (const char* a : {"predictor=off", "predictor=chrome"}) {
+    INFO(a);
+    CommandRun run =
+        Run({session, "--compare", a, "predictor=learned", "--json", json, "--report", html});
+    INFO(run.err);
+    REQUIRE(run.code == 0);
+    const nlohmann::json ceiling = JsonLines(json).back()["compare"]["ceiling"];
+    const nlohmann::json saved = JsonLines(json).back()["compare"]["saved_ms"];
+    REQUIRE(ceiling["total_ms"].get<double>() > 0);
+    const std::string page = ReadFile(html);
+    size_t at = page.find("<h3 id=\"ceiling\">Oracle ceiling</h3>");
+    REQUIRE(at != std::string::npos);
+    auto row = [&](const std::string& key, const std::string& value) {
+      return "<tr><th>" + key + "</th><td class=\"n\">" + value + "</td></tr>";
+    };
+    const std::string section = page.substr(at, page.find("</table>", at) - at);
+    CHECK(section.find(row("ceiling, total", FormatMs(ceiling["total_ms"]))) != std::string::npos);
+    CHECK(section.find(row("ceiling, per navigation", FormatMs(ceiling["per_navigation_ms"]))) !=
+          std::string::npos);
+    CHECK(section.find(row("saved by predictor=learned (A - B page load), total",
+                           FormatMs(saved["total"]))) != std::string::npos);
+    CHECK(section.find(row("share of the ceiling predictor=learned took",
+                           FormatFixed(100 * ceiling["share"].get<double>(), 1) + " %")) !=
+          std::string::npos);
+    const bool relative = ceiling["relative_to"] == "a";
+    CHECK(relative == (std::string(a) == "predictor=chrome"));
+    CHECK(section.find(row("relative to", relative ? "A (predictor=chrome)" : "off")) !=
+          std::string::npos);
+  }
+  // A report without --compare has no ceiling.
+  REQUIRE(Run({session, "--report", html}).code == 0);
+  CHECK(ReadFile(html).find("Oracle ceiling") == std::string::npos);
+  std::remove(session.c_str());
+  std::remove(json.c_str());
+  std::remove(html.c_str());
 }
 
 TEST_CASE("Malformed traces and outputs: one line naming where, exit 2", "[replay][command]") {

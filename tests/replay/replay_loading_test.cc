@@ -8,6 +8,7 @@
 namespace netstack {
 namespace {
 
+using test::FastConfig;
 using test::MakeEntry;
 using test::MakePage;
 using test::Navigate;
@@ -15,19 +16,6 @@ using test::Recorder;
 using test::Wait;
 
 constexpr double kHourMs = 3'600'000;
-
-// DNS 20 ms, RTT 40 ms, TLS 1.3: a new HTTPS connection takes 100 ms. Server 100 ms.
-ReplayConfig FastConfig(const std::string& predictor) {
-  ReplayConfig config;
-  std::string error;
-  for (const std::string& set :
-       std::vector<std::string>{"down_kbps=0", "up_kbps=0", "dns_ms=20", "rtt_ms=40", "tls=1.3",
-                                "server_ms=100", "predictor=" + predictor}) {
-    INFO(set);
-    REQUIRE(config.Set(set, &error));
-  }
-  return config;
-}
 
 // A document and a script on another origin that its parse reveals (10 ms after it ends).
 std::shared_ptr<const TracePage> Page(const std::string& host, const std::string& path) {

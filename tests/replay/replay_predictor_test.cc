@@ -6,8 +6,11 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
+#include "predictor/predictor.h"
 #include "tests/replay/replay_test_util.h"
 #include "tools/replay/replay_engine.h"
 #include "tools/replay/report/replay_json_writer.h"
@@ -15,6 +18,7 @@
 namespace netstack {
 namespace {
 
+using test::FastConfig;
 using test::MakeEntry;
 using test::MakePage;
 using test::Navigate;
@@ -22,20 +26,6 @@ using test::Recorder;
 using test::Wait;
 
 constexpr double kHourMs = 3'600'000;
-
-// DNS 20 ms, RTT 40 ms, TLS 1.3: a new HTTPS connection takes 100 ms, less than a hover's
-// 200 ms lead. Unlimited bandwidth, server 100 ms.
-ReplayConfig FastConfig(const std::string& predictor) {
-  ReplayConfig config;
-  std::string error;
-  for (std::string set :
-       {"down_kbps=0", "up_kbps=0", "dns_ms=20", "rtt_ms=40", "tls=1.3", "server_ms=100"}) {
-    INFO(set);
-    REQUIRE(config.Set(set, &error));
-  }
-  REQUIRE(config.Set("predictor=" + predictor, &error));
-  return config;
-}
 
 SessionEvent Event(SessionEvent::Type type, double t, const std::string& url,
                    const std::string& text = "") {
@@ -137,6 +127,56 @@ TEST_CASE("A hover too close to the click: the preconnect is late but still help
   CHECK(chrome.recorder.pages[0].preconnect_late == 1);
   CHECK(off.recorder.pages[0].load_ms - chrome.recorder.pages[0].load_ms == Approx(50));
   CHECK(chrome.totals.predictor.connections_late >= 1);
+}
+
+TEST_CASE("The page line counts a background request's preconnect apart, as the stats do",
+          "[replay][predictor]") {
+  // A document, then a script (critical) and a ping (IDLE: background) it reveals, each on an
+  // origin the session's hints preconnected a second before the navigation.
+  TraceEntry script = MakeEntry("https://cdn.a.test/app.js", 5000, 10, "script");
+  TraceEntry ping = MakeEntry("https://beacon.a.test/ping", 0, 10, "ping");
+  script.parent = ping.parent = 0;
+  script.gap_ms = ping.gap_ms = 10;
+  auto page = MakePage("a.test", {MakeEntry("https://a.test/", 5000, 0, "document"), script, ping});
+  std::vector<SessionEvent> hinted = {Hint(0, "preconnect", "https://cdn.a.test/"),
+                                      Hint(0, "preconnect", "https://beacon.a.test/"),
+                                      Navigate(page, 1000)};
+  Run run;
+  ReplayEvents(FastConfig("chrome"), hinted, &run);
+  REQUIRE(run.recorder.pages.size() == 1);
+  const PageResult& p = run.recorder.pages[0];
+  REQUIRE(run.recorder.Get(0, 2).placement->priority == IDLE);
+  REQUIRE(run.recorder.Get(0, 1).connection.socket_source == SocketSource::kPreconnected);
+  REQUIRE(run.recorder.Get(0, 2).connection.socket_source == SocketSource::kPreconnected);
+  // The ping's preconnected socket is no critical-path saving: counted apart.
+  CHECK(p.preconnected == 1);
+  CHECK(p.preconnected_background == 1);
+  CHECK(p.connections_needed_background == 1);
+  CHECK(p.preconnect_late_background == 0);
+  // The page line and the predictor's accounting agree, critical and background.
+  const PredictorStats& s = run.totals.predictor;
+  CHECK(s.connections_ready == static_cast<uint64_t>(p.preconnected));
+  CHECK(s.connections_needed == static_cast<uint64_t>(p.connections_needed));
+  CHECK(s.connections_ready_background == static_cast<uint64_t>(p.preconnected_background));
+  CHECK(s.connections_needed_background == static_cast<uint64_t>(p.connections_needed_background));
+  const nlohmann::json line = p.ToJson()["preconnect"];
+  CHECK(line["ready"] == p.preconnected);
+  CHECK(line["needed"] == p.connections_needed);
+  CHECK(line["ready_background"] == 1);
+  CHECK(line["late_background"] == 0);
+  CHECK(line["needed_background"] == 1);
+  PageResult back;
+  std::string error;
+  REQUIRE(PageResultFromJson(p.ToJson(JsonNumbers::kExact), &back, &error));
+  CHECK(back.preconnected_background == 1);
+  CHECK(back.connections_needed_background == 1);
+
+  // Without a predictor the ping still needs its connection, counted apart from the page's.
+  Run off;
+  ReplayEvents(FastConfig("off"), {Navigate(page, 1000)}, &off);
+  CHECK(off.recorder.pages[0].connections_needed == 2);
+  CHECK(off.recorder.pages[0].connections_needed_background == 1);
+  CHECK(off.recorder.pages[0].preconnected_background == 0);
 }
 
 TEST_CASE("The startup list is acted on at the second startup", "[replay][predictor]") {
@@ -334,6 +374,45 @@ TEST_CASE("A fetched-ahead document the navigation is served from (max-age) is u
   CHECK(fa.used == 1);
   CHECK(fa.wasted == 0);
   CHECK(fa.warmed == 0);
+}
+
+// What `replay --internals` serves as /api/predictor (its Monitor's predictor), at the run's end.
+class PredictorInfo : public ReplayEngine::Monitor {
+ public:
+  void OnStackCreated(UrlRequestContext*, Predictor* p, NetLog*, const Clock&) override {
+    predictor = p;
+  }
+  void BeforeEvent(const SessionEvent&, uint64_t, const ReplayTotals&) override {}
+  void OnRunEnd(const ReplayTotals&) override {
+    if (predictor) info = predictor->GetInfoAsJson();
+  }
+  void OnStackDestroyed() override { predictor = nullptr; }
+  Predictor* predictor = nullptr;
+  nlohmann::json info;
+};
+
+TEST_CASE("replay --internals shows what learned learns: warm state, origins, budget",
+          "[replay][predictor]") {
+  // The same Predictor::GetInfoAsJson as the live world's (context_target_test.cc): the page's
+  // origins, each origin's warm state on the replay's clock, the adaptive budget.
+  PredictorInfo monitor;
+  ReplayEngine engine(FastConfig("learned"));
+  engine.SetMonitor(&monitor);
+  test::VectorSource source({Navigate(Page("a.test"), 0)});
+  std::string error;
+  REQUIRE(engine.Run(&source, &error));
+  const nlohmann::json& tables = monitor.info["tables"];
+  REQUIRE(monitor.info["policy"] == "learned");
+  std::map<std::string, std::string> states;
+  for (const nlohmann::json& row : tables["warm"]) states[row["origin"]] = row["state"];
+  CHECK(states["https://a.test:443"] == "warm");
+  CHECK(states["https://cdn.a.test:443"] == "warm");
+  std::set<std::string> learned;
+  for (const nlohmann::json& row : tables["referrers"]) learned.insert(row["origin"]);
+  CHECK(learned.count("https://cdn.a.test:443") == 1);
+  CHECK(tables["budget"]["budget"] == monitor.info["queue"]["budget"]);
+  // The totals carry the same tables.
+  CHECK(engine.totals().predictor_tables["warm"] == tables["warm"]);
 }
 
 }  // namespace

@@ -103,6 +103,18 @@ ReplayConfig ExampleConfig() {
   return config;
 }
 
+ReplayConfig FastConfig(const std::string& predictor) {
+  ReplayConfig config;
+  std::string error;
+  for (const std::string& set :
+       std::vector<std::string>{"down_kbps=0", "up_kbps=0", "dns_ms=20", "rtt_ms=40", "tls=1.3",
+                                "server_ms=100", "predictor=" + predictor}) {
+    INFO(set);
+    REQUIRE(config.Set(set, &error));
+  }
+  return config;
+}
+
 const RequestRecord& Recorder::Get(uint64_t page, int entry) const {
   for (const RequestRecord& r : requests)
     if (r.entry->page == page && r.entry->entry == entry) return r;

@@ -199,6 +199,7 @@ int WriteReplayOutputs(const ReplayOutputSpec& o, ReplayPassSource* source, FILE
   }
   int code = finish_outputs(0);
   if (report) {
+    report->SetCompareSummary(s, a.totals.predictor_policy);
     size_t pairs = std::min(keep_a.pages().size(), keep_b.pages().size());
     for (size_t i = 0; i < pairs; ++i)
       report->AddComparedPage(keep_a.pages()[i], keep_b.pages()[i]);

@@ -236,9 +236,15 @@ void ReplayPageRun::FinishEntry(int index) {
     // A socket used before has no setup: only new connections add to the wait.
     if (source != SocketSource::kNone && source != SocketSource::kReused)
       result_.connect_wait_ms += r.phases.connect_wait_ms();
-    if (source == SocketSource::kPreconnected) ++result_.preconnected;
-    if (source == SocketSource::kPreconnectedLate) ++result_.preconnect_late;
-    if (IsConnectJobSocket(source) || IsPreconnectSocket(source)) ++result_.connections_needed;
+    // Critical and background apart, as the predictor's accounting counts them (the pool's
+    // Assignment::background: IDLE priority is off the page's critical path).
+    const bool background = r.placement && r.placement->priority == IDLE;
+    if (source == SocketSource::kPreconnected)
+      ++(background ? result_.preconnected_background : result_.preconnected);
+    if (source == SocketSource::kPreconnectedLate)
+      ++(background ? result_.preconnect_late_background : result_.preconnect_late);
+    if (IsConnectJobSocket(source) || IsPreconnectSocket(source))
+      ++(background ? result_.connections_needed_background : result_.connections_needed);
     if (page_->page->entries[index].pushed) ++result_.pushed;
     delegate_->OnRequestDone(this, r);
   }

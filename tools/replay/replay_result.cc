@@ -91,8 +91,12 @@ nlohmann::json PageResult::ToJson(JsonNumbers numbers) const {
                  {"ttfb_ms", Ms(ttfb_ms)}, {"receive_ms", Ms(receive_ms)}};
   j["bytes"] = bytes;
   j["connect_wait_ms"] = Ms(connect_wait_ms);
-  j["preconnect"] = {
-      {"ready", preconnected}, {"late", preconnect_late}, {"needed", connections_needed}};
+  j["preconnect"] = {{"ready", preconnected},
+                     {"late", preconnect_late},
+                     {"needed", connections_needed},
+                     {"ready_background", preconnected_background},
+                     {"late_background", preconnect_late_background},
+                     {"needed_background", connections_needed_background}};
   j["pushed"] = pushed;
   j["oracle"] = {{"setup_ms", Ms(oracle_setup_ms)},
                  {"critical_requests", oracle_critical_requests}};
@@ -218,6 +222,9 @@ bool PageResultFromJson(const nlohmann::json& j, PageResult* page, std::string* 
   in.Int("preconnect.ready", &p.preconnected);
   in.Int("preconnect.late", &p.preconnect_late);
   in.Int("preconnect.needed", &p.connections_needed);
+  in.Int("preconnect.ready_background", &p.preconnected_background);
+  in.Int("preconnect.late_background", &p.preconnect_late_background);
+  in.Int("preconnect.needed_background", &p.connections_needed_background);
   in.Int("pushed", &p.pushed);
   in.Double("oracle.setup_ms", &p.oracle_setup_ms);
   in.Int("oracle.critical_requests", &p.oracle_critical_requests);

@@ -57,10 +57,15 @@ struct PageResult {
   // (LoadTimingPhases::connect_wait_ms(), DNS + connect + TLS as each request saw it), summed:
   // what the predictor tries to remove.
   double connect_wait_ms = 0;
-  // Requests whose socket source was kPreconnected (ready in time) or kPreconnectedLate; and
-  // requests that needed a new connection (a connect job's socket or a preconnected one: kNew,
-  // kPreconnected, kPreconnectedLate), so preconnected / connections_needed is the page's recall.
+  // Critical requests (any priority but IDLE) whose socket source was kPreconnected (ready in
+  // time) or kPreconnectedLate; and critical requests that needed a new connection (a connect
+  // job's socket or a preconnected one: kNew, kPreconnected, kPreconnectedLate), so
+  // preconnected / connections_needed is the page's recall, as the predictor's stats count it.
   int preconnected = 0, preconnect_late = 0, connections_needed = 0;
+  // The same for the page's background requests (IDLE priority: pings, beacons, prefetches),
+  // off its critical path and counted apart, like PredictorStats' *_background.
+  int preconnected_background = 0, preconnect_late_background = 0,
+      connections_needed_background = 0;
   // Requests of entries the recording marks pushed (TraceEntry::pushed), replayed as ordinary
   // requests issued at their recorded start.
   int pushed = 0;
@@ -80,7 +85,9 @@ struct PageResult {
   }
   const char* page_load_metric() const { return has_onload() ? "onload" : "last_end"; }
 
-  // {"kind": "page", ...} with "oracle": {"setup_ms", "critical_requests"}; with kExact also
+  // {"kind": "page", ...} with "preconnect": {"ready", "late", "needed" (critical requests),
+  // "ready_background", "late_background", "needed_background"}, "oracle": {"setup_ms",
+  // "critical_requests"}; with kExact also
   // "started_epoch_ms" (net/http/request_record_json.h).
   nlohmann::json ToJson(JsonNumbers numbers = JsonNumbers::kRounded) const;
 };

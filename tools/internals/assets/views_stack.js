@@ -322,11 +322,18 @@ NS.makeView('predictor', 'Predictor', () => [], async () => {
     NS.objectTable(tables.omnibox, ['text', 'url', 'hits', 'misses', 'confidence'],
                    {id: 'omnibox-table'}),
   ];
-  // A policy's other tables (the learned policy has its own).
+  // A policy's other tables (the learned policy has its own): arrays of rows as tables, objects
+  // (the learned policy's budget, hover and outcome counters) as field/value tables.
   for (const [name, rows] of Object.entries(tables)) {
-    if (name === 'referrers' || name === 'omnibox' || !Array.isArray(rows)) continue;
-    out.push(NS.el('h3', null, 'Table: ' + name));
-    out.push(NS.objectTable(rows, [], {}));
+    if (name === 'referrers' || name === 'omnibox') continue;
+    const id = 'predictor-table-' + name;
+    if (Array.isArray(rows)) {
+      out.push(NS.el('h3', null, 'Table: ' + name));
+      out.push(NS.objectTable(rows, [], {id: id}));
+    } else if (rows && typeof rows === 'object') {
+      out.push(NS.el('h3', null, 'Table: ' + name));
+      out.push(NS.keyValueTable(rows, {id: id}));
+    }
   }
   out.push(NS.el('h3', null, 'Statistics'));
   out.push(NS.keyValueTable(p.stats || {}, {id: 'predictor-stats'}));

@@ -95,6 +95,10 @@ struct ReplayReport::Comparison {
     double a, b;
   };
   std::string label_a, label_b;
+  // SetCompareSummary's: the figures the JSON and the text give, and A's policy.
+  bool has_summary = false;
+  CompareSummary summary;
+  std::string a_policy;
   ReportHistogram load_a{1, 6}, load_b{1, 6};
   ReportHistogram faster{0.1, 7}, slower{0.1, 7};  // |b - a| where b < a, b > a
   uint64_t pages = 0, equal = 0, percent_pages = 0;
@@ -119,6 +123,13 @@ void ReplayReport::SetComparison(std::string label_a, std::string label_b) {
   if (!comparison_) comparison_ = std::make_unique<Comparison>();
   comparison_->label_a = std::move(label_a);
   comparison_->label_b = std::move(label_b);
+}
+
+void ReplayReport::SetCompareSummary(const CompareSummary& summary, const std::string& a_policy) {
+  if (!comparison_) SetComparison("A", "B");
+  comparison_->has_summary = true;
+  comparison_->summary = summary;
+  comparison_->a_policy = a_policy;
 }
 
 void ReplayReport::AddComparedPage(const PageResult& a, const PageResult& b) {
@@ -305,7 +316,9 @@ void ReplayReport::AppendComparison(std::string* out) const {
           FormatMs((c.sum_b - c.sum_a) / n) + " per page on average (" + mean_pct +
           " % per page); " + b + " was faster on " + FormatCount(c.faster.total()) +
           " pages, slower on " + FormatCount(c.slower.total()) + ", equal on " +
-          FormatCount(c.equal) + ".</p>\n<div class=\"grid2\">";
+          FormatCount(c.equal) + ".</p>\n";
+  AppendCeiling(out);
+  *out += "<div class=\"grid2\">";
   AppendHistogramBlock(("pages faster under " + b + " (by how much)").c_str(), c.faster, false,
                        out);
   AppendHistogramBlock(("pages slower under " + b + " (by how much)").c_str(), c.slower, false,
@@ -323,6 +336,31 @@ void ReplayReport::AppendComparison(std::string* out) const {
     *out += "<p class=\"note\">" + FormatCount(c.pages - c.pairs.size()) +
             " more pairs are in the figures above but not listed.</p>\n";
   }
+}
+
+void ReplayReport::AppendCeiling(std::string* out) const {
+  const Comparison& c = *comparison_;
+  if (!c.has_summary) return;
+  const CompareSummary& s = c.summary;
+  // The same figures as --json's compare.ceiling and the text's "ceiling" line, so the three
+  // outputs of one comparison never disagree.
+  const std::string a = HtmlEscape(c.label_a);
+  *out +=
+      "<h3 id=\"ceiling\">Oracle ceiling</h3>\n<p class=\"note\">What an oracle with every "
+      "connection ready in time could save: the connection setup (DNS, connect, TLS) on " +
+      a + "'s critical paths over the paired pages, " +
+      (s.ceiling_relative_to_a
+           ? "beyond " + a + ", which ran with predictor=" + HtmlEscape(c.a_policy)
+           : std::string("against predictor=off")) +
+      " (docs/replay.md, &quot;The oracle ceiling&quot;).</p>\n<table>\n";
+  AppendRow(out, "ceiling, total", FormatMs(s.ceiling_ms));
+  AppendRow(out, "ceiling, per navigation", FormatMs(s.ceiling_per_navigation()));
+  AppendRow(out, "relative to", s.ceiling_relative_to_a ? "A (" + c.label_a + ")" : "off");
+  AppendRow(out, "saved by " + c.label_b + " (A - B page load), total", FormatMs(-s.total_diff));
+  AppendRow(out, "saved by " + c.label_b + ", per navigation", FormatMs(-s.mean_diff));
+  AppendRow(out, "share of the ceiling " + c.label_b + " took",
+            s.ceiling_ms > 0 ? FormatFixed(100 * s.ceiling_share(), 1) + " %" : "-");
+  *out += "</table>\n";
 }
 
 void ReplayReport::AppendDistributions(std::string* out) const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tools/replay/replay_result.h"
+#include "tools/replay/report/replay_compare.h"
 #include "tools/replay/report/report_histogram.h"
 #include "tools/replay/report/report_waterfall.h"
 
@@ -53,6 +54,11 @@ class ReplayReport : public ReplayObserver {
   // observer was attached to.
   void SetComparison(std::string label_a, std::string label_b);
   void AddComparedPage(const PageResult& a, const PageResult& b);
+  // The comparison's statistics as `--json`'s "compare" and the text summary give them
+  // (CompareSummary, after SetCeiling), and A's predictor policy: the comparison section then
+  // has the oracle ceiling (total, per navigation, relative to off or to A), what B saved, and
+  // the share of the ceiling B took. Without this call the section has no ceiling.
+  void SetCompareSummary(const CompareSummary& summary, const std::string& a_policy);
 
   // ReplayObserver. Requests of a page may interleave with other pages' (pages in flight at
   // the same time); each page's requests come before its OnPage.
@@ -76,6 +82,7 @@ class ReplayReport : public ReplayObserver {
   void AppendSummary(const ReplayTotals& totals, std::string* out) const;
   void AppendConfig(std::string* out) const;
   void AppendComparison(std::string* out) const;
+  void AppendCeiling(std::string* out) const;
   void AppendDistributions(std::string* out) const;
   void AppendPagesTable(std::string* out) const;
   void AppendWaterfalls(std::string* out) const;
