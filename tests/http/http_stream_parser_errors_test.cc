@@ -113,9 +113,10 @@ TEST_CASE("parser errors: repeated Content-Length as Chrome") {
   }
   // A name that starts as "Content-Length" and goes on is another field: split at any byte, the
   // first Content-Length still counts (here against a Transfer-Encoding that is not chunked).
-  CheckFails("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nContent-Lengthg:\r\nTransfer-Encoding: gzip"
-             "\r\n\r\n",
-             ERR_INVALID_HTTP_RESPONSE);
+  CheckFails(
+      "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nContent-Lengthg:\r\nTransfer-Encoding: gzip"
+      "\r\n\r\n",
+      ERR_INVALID_HTTP_RESPONSE);
   // Chunked framing wins; the Content-Lengths do not matter then (Chrome skips the check).
   Result chunked = Feed(
       "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n"
