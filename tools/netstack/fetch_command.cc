@@ -155,7 +155,7 @@ class FetchJob : public UrlRequest::Delegate {
     // Copies of URLs and strings: only -w pays for them.
     if (options_.write_out.empty()) return WriteOutValues();
     return WriteOutValuesFromRecord(record_, content_type_, header_bytes_, http_version_,
-                                    request_bytes_, static_cast<int64_t>(options_.data.size()));
+                                    sent_.head_bytes, sent_.last_body_bytes);
   }
 
  private:
@@ -172,7 +172,7 @@ class FetchJob : public UrlRequest::Delegate {
                         : v.minor == 0 ? std::to_string(v.major)
                                        : std::to_string(v.major) + "." + std::to_string(v.minor);
       }
-      if (wire_log_) request_bytes_ = wire_log_->TakeRequestBytes(r.net_log().source().id);
+      if (wire_log_) sent_ = wire_log_->TakeSent(r.net_log().source().id);
     }
     if (result == OK && write_failed_) {
       record_.error = ERR_FAILED;
@@ -194,7 +194,7 @@ class FetchJob : public UrlRequest::Delegate {
   std::string content_type_;
   std::string http_version_;
   int64_t header_bytes_ = 0;
-  int64_t request_bytes_ = 0;
+  FetchWireLog::Sent sent_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "net/base/string_util.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
@@ -87,12 +88,12 @@ FetchWireLog::FetchWireLog(NetLog* net_log, bool verbose, FILE* out)
 
 FetchWireLog::~FetchWireLog() { net_log_->RemoveObserver(this); }
 
-int64_t FetchWireLog::TakeRequestBytes(uint32_t source_id) {
-  auto it = request_bytes_.find(source_id);
-  if (it == request_bytes_.end()) return 0;
-  const int64_t bytes = it->second;
-  request_bytes_.erase(it);
-  return bytes;
+FetchWireLog::Sent FetchWireLog::TakeSent(uint32_t source_id) {
+  auto it = sent_.find(source_id);
+  if (it == sent_.end()) return Sent();
+  const Sent sent = it->second;
+  sent_.erase(it);
+  return sent;
 }
 
 int FetchWireLog::ParamsNeed(NetLogEventType type) const {
@@ -186,10 +187,17 @@ void FetchWireLog::OnAddEntry(const NetLogEntry& e) {
       lines.insert(lines.begin(), JsonText(e.params, "line"));
       lines.front().resize(lines.front().size() >= 2 ? lines.front().size() - 2 : 0);
     }
-    int64_t bytes = 2;  // the empty line
-    for (const std::string& line : lines) bytes += WireBytes(line);
-    request_bytes_[e.source.id] += bytes;
-    Bound(&request_bytes_, kMaxTracked);
+    Sent& sent = sent_[e.source.id];
+    sent.head_bytes += 2;  // the empty line
+    sent.last_body_bytes = 0;
+    for (const std::string& line : lines) {
+      sent.head_bytes += WireBytes(line);
+      constexpr std::string_view kLength = "content-length: ";
+      if (line.size() > kLength.size() &&
+          EqualsCaseInsensitiveAscii(std::string_view(line).substr(0, kLength.size()), kLength))
+        sent.last_body_bytes = std::strtoll(line.c_str() + kLength.size(), nullptr, 10);
+    }
+    Bound(&sent_, kMaxTracked);
   }
   if (!verbose_) return;
   const std::string lines = VerboseLines(e, &addresses_);

@@ -26,9 +26,15 @@ class FetchWireLog : public NetLog::Observer {
   FetchWireLog(const FetchWireLog&) = delete;
   FetchWireLog& operator=(const FetchWireLog&) = delete;
 
-  // The bytes of the request heads sent for the request whose NetLog source is `source_id`
-  // (every hop; an HTTP/2 head counted as its HTTP/1.1 text), and forgets them. 0 when none.
-  int64_t TakeRequestBytes(uint32_t source_id);
+  // What was sent for one request (its NetLog source): the bytes of its request heads, every
+  // hop's (an HTTP/2 head counted as its HTTP/1.1 text), and the body the last hop's head
+  // announced (its Content-Length; 0 when none: a 303 turned a POST into a GET).
+  struct Sent {
+    int64_t head_bytes = 0;
+    int64_t last_body_bytes = 0;
+  };
+  // Returns what was sent for `source_id` and forgets it; zeros when nothing was.
+  Sent TakeSent(uint32_t source_id);
 
   // The lines -v prints for one NetLog entry (each ending in '\n'), "" for an entry it skips.
   // `addresses` keeps connect attempts' addresses by source until the connect ends. Exposed
@@ -47,7 +53,7 @@ class FetchWireLog : public NetLog::Observer {
   NetLog* const net_log_;
   const bool verbose_;
   FILE* const out_;
-  std::map<uint32_t, int64_t> request_bytes_;
+  std::map<uint32_t, Sent> sent_;
   std::map<uint32_t, std::string> addresses_;
 };
 

@@ -22,7 +22,7 @@ struct WriteOutValues {
   int64_t size_download = 0;  // the body as carried (before content decoding), as curl counts
   int64_t size_header = 0;    // the final response's status line and headers, CRLFs included
   int64_t size_request = 0;   // the request heads sent, every hop's
-  int64_t size_upload = 0;    // the request body
+  int64_t size_upload = 0;    // the body the last hop sent (0 once a 303 made it a GET)
   int num_connects = 0;       // new connections the last hop opened (0 or 1)
   int num_redirects = 0;
   std::string url;            // the URL as given
