@@ -200,6 +200,29 @@ TEST_CASE("-w prints curl variables per URL, unknown ones warn, and -s with -S",
   CHECK(run.process.err.find("ERR_CONNECTION_REFUSED") != std::string::npos);
 }
 
+TEST_CASE("-e teaches the profile's predictor that the referrer needs the URL's origin",
+          "[fetch][curl][predictor]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  START_OR_SKIP(nginx);
+  TempDir taught, fresh;
+  const std::string page = nginx.HttpUrl("/page.html");
+  NetstackRun run = RunNetstack(
+      {"fetch", "--profile", taught.path(), "--json", "-e", page, nginx.HttpUrl("/small.txt")});
+  INFO(run.Describe());
+  CHECK_FETCH_OK(run, 1u);
+  // A page load of the referrer in each profile: only the taught one starts with learned rows.
+  auto rows_loaded = [&](const std::string& profile) {
+    NetstackRun load = RunNetstack({"fetch", "--profile", profile, "--page", "--json", page});
+    INFO(load.Describe());
+    REQUIRE(load.exit_code() == 0);
+    REQUIRE(!load.records.empty());
+    return JsonInt(load.records.back(), "predictor/rows_loaded");
+  };
+  CHECK(rows_loaded(taught.path()) > 0);
+  CHECK(rows_loaded(fresh.path()) == 0);
+}
+
 TEST_CASE("bad curl flag values exit 2 with one line", "[fetch][curl][usage]") {
   REQUIRE_NETSTACK_BINARY();
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{

@@ -76,15 +76,19 @@ namespace {
 // One URL's fetch: owns its UrlRequest and output file, and turns the result into a record.
 class FetchJob : public UrlRequest::Delegate {
  public:
-  // `wire_log` (null without -v or -w) counts the request heads for %{size_request}.
+  // `wire_log` (null without -v or -w) counts the request heads for %{size_request};
+  // `predictor` (null without -e) learns that `referer` needs this URL.
   FetchJob(size_t index, const FetchOptions& options, UrlRequestContext* context,
-           FetchWireLog* wire_log, std::function<void(FetchJob*)> on_done)
+           FetchWireLog* wire_log, Predictor* predictor, const Url* referer,
+           std::function<void(FetchJob*)> on_done)
       : index_(index),
         options_(options),
         context_(context),
         wire_log_(wire_log),
+        predictor_(predictor),
+        referer_(referer),
         on_done_(std::move(on_done)) {
-    record_.speculative = nullptr;  // plain fetches do not inform the predictor
+    record_.speculative = nullptr;  // plain fetches act for no page (-e only teaches it)
   }
 
   ~FetchJob() override {
@@ -114,6 +118,13 @@ class FetchJob : public UrlRequest::Delegate {
     params.follow_redirects = !options_.no_follow;
     params.max_redirects = options_.max_redirects;
     request_ = std::make_unique<UrlRequest>(context_, params, this);
+    // -e: what a page load of the referrer tells the predictor, for this one request: the
+    // navigation (its hints may preconnect what the referrer is known to need), the request,
+    // then (OnComplete) how it was served and the load's end, when the learned policy learns.
+    if (predictor_) {
+      predictor_->OnNavigation(*referer_);
+      predictor_->OnResourceRequested(*referer_, params.request.url);
+    }
     request_->Start();
   }
 
@@ -136,6 +147,11 @@ class FetchJob : public UrlRequest::Delegate {
 
   void OnComplete(UrlRequest* request, int result) override {
     FillRecord(*request, result);
+    if (predictor_) {
+      predictor_->OnResourceServed(*referer_, request->original_url(), record_.cache,
+                                   record_.connection.socket_source);
+      predictor_->OnNavigationComplete(*referer_);
+    }
     on_done_(this);
   }
 
@@ -184,6 +200,8 @@ class FetchJob : public UrlRequest::Delegate {
   const FetchOptions& options_;
   UrlRequestContext* const context_;
   FetchWireLog* const wire_log_;
+  Predictor* const predictor_;
+  const Url* const referer_;
   std::function<void(FetchJob*)> on_done_;
   std::unique_ptr<UrlRequest> request_;
   FILE* output_ = nullptr;
@@ -278,6 +296,20 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   for (const std::string& warning : write_out_warnings)
     std::fprintf(stderr, "netstack: warning: %s\n", TerminalSafe(warning).c_str());
 
+  // -e: the learned predictor of the profile hears of the referrer's "load" of each URL and
+  // saves what it learned (docs/fetch.md "-e"); --private keeps it in memory only.
+  std::unique_ptr<PagePredictor> referer_predictor;
+  Url referer;
+  if (!options.referer.empty() && options.internals_port < 0 && options.predictor.policy != "off") {
+    std::string ignored;
+    Url::Parse(options.referer, &referer, &ignored);  // checked by ValidateCurlOptions
+    opened.profile = OpenPredictorProfile(options, std::move(opened.profile));
+    referer_predictor = std::make_unique<PagePredictor>(
+        options.predictor, stack.get(),
+        opened.profile ? opened.profile->predictor_db_path() : std::string(), stderr);
+  }
+  Predictor* const predictor = referer_predictor ? referer_predictor->predictor() : nullptr;
+
   // When the body goes to stdout, the per-URL lines go to stderr so they don't mix.
   bool body_to_stdout = false;
   for (const std::string& out : options.outputs) body_to_stdout |= out == "-";
@@ -358,8 +390,8 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
       active.remove_if([done](const std::unique_ptr<FetchJob>& j) { return j.get() == done; });
     finished.clear();
     while (active.size() < static_cast<size_t>(options.parallel) && next < options.urls.size()) {
-      active.push_back(
-          std::make_unique<FetchJob>(next++, options, stack->context(), wire_log.get(), on_done));
+      active.push_back(std::make_unique<FetchJob>(next++, options, stack->context(), wire_log.get(),
+                                                  predictor, &referer, on_done));
       active.back()->Start();
     }
     // Idle keep-alive sockets and DNS sockets keep the loop alive: stop it explicitly.
@@ -380,7 +412,7 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     report_record(job->record(), job->write_out_values());
   }
   for (; next < options.urls.size(); ++next) {
-    FetchJob never_started(next, options, stack->context(), nullptr, nullptr);
+    FetchJob never_started(next, options, stack->context(), nullptr, nullptr, nullptr, nullptr);
     never_started.Abandon();
     report_record(never_started.record(), never_started.write_out_values());
   }
@@ -406,6 +438,11 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
                    TerminalSafe(har_error).c_str());
       any_failed = true;
     }
+  }
+  if (referer_predictor) {
+    referer_predictor->Save();
+    referer_predictor->Finish();
+    referer_predictor.reset();
   }
   wire_log.reset();  // before the stack's NetLog goes
   if (!FinishFetchStack(&opened)) any_failed = true;

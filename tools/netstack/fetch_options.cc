@@ -305,6 +305,9 @@ bool ValidatePageOptions(FetchOptions* o, std::string* message) {
                  " needs --page (the predictor acts on page loads) or --internals";
       return false;
     }
+    // -e: the referring page "loaded" the URL, and the learned predictor learns it (fetch_command).
+    o->predictor = PredictorConfig();
+    if (!o->referer.empty()) o->predictor.policy = "learned";
     return true;
   }
   if (o->page && o->urls.size() != 1) {
