@@ -131,7 +131,7 @@ TEST_CASE("curl and netstack fetch agree on everyday invocations", "[fetch][curl
   }
 }
 
-TEST_CASE("curl and netstack fetch agree on a refused connection with -s and -sS",
+TEST_CASE("curl and netstack fetch agree on a refused connection with -s and with -sS",
           "[fetch][curl]") {
   REQUIRE_NETSTACK_BINARY();
   std::string why;

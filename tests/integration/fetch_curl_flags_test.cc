@@ -40,8 +40,9 @@ std::vector<std::string> FieldLines(const std::string& head, const std::string& 
   return out;
 }
 
-TEST_CASE("-X sends any method with the body of -d, and the server sees every header given",
-          "[fetch][curl]") {
+TEST_CASE(
+    "curl flags: -X sends any method with the body of -d and the server sees every header given",
+    "[fetch][curl]") {
   REQUIRE_NETSTACK_BINARY();
   FaultHttpServer server;
   server.set_handler([](const FaultHttpServer::Request&) -> std::optional<std::string> {
@@ -99,7 +100,8 @@ TEST_CASE("-X sends any method with the body of -d, and the server sees every he
   CHECK(got.Header("authorization") == "Basic dXNlcjpwYTpzcw==");  // user:pa:ss
 }
 
-TEST_CASE("-i writes the head before the body, -v prints the exchange on stderr", "[fetch][curl]") {
+TEST_CASE("curl flags: -i writes the head before the body and -v prints the exchange on stderr",
+          "[fetch][curl]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;
   nginx.AddServerConfig("    location /plain/ { gzip off; alias " + nginx.dir() + "/www/; }");
@@ -143,7 +145,8 @@ TEST_CASE("-i writes the head before the body, -v prints the exchange on stderr"
   CHECK(run.process.out.find("200 OK  ") != std::string::npos);
 }
 
-TEST_CASE("-w prints curl variables per URL, unknown ones warn, and -s with -S", "[fetch][curl]") {
+TEST_CASE("curl flags: -w prints curl variables per URL and unknown ones warn and -s with -S",
+          "[fetch][curl]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;
   START_OR_SKIP(nginx);
@@ -200,8 +203,9 @@ TEST_CASE("-w prints curl variables per URL, unknown ones warn, and -s with -S",
   CHECK(run.process.err.find("ERR_CONNECTION_REFUSED") != std::string::npos);
 }
 
-TEST_CASE("-e teaches the profile's predictor that the referrer needs the URL's origin",
-          "[fetch][curl][predictor]") {
+TEST_CASE(
+    "curl flags: -e teaches the profile predictor that the referrer needs the origin of the URL",
+    "[fetch][curl][predictor]") {
   REQUIRE_NETSTACK_BINARY();
   NginxFixture nginx;
   START_OR_SKIP(nginx);

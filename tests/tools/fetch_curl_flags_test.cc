@@ -29,7 +29,9 @@ std::string HeaderValue(const FetchOptions& o, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("-X: any token, the Fetch standard's six upper-cased, others as typed") {
+TEST_CASE(
+    "curl flags: -X takes any token with the Fetch standard's six upper-cased and others as "
+    "typed") {
   std::string method, msg;
   for (const char* m : {"PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND", "M-SEARCH"}) {
     REQUIRE(NormalizeMethod(m, &method, &msg));
@@ -62,7 +64,7 @@ TEST_CASE("-X: any token, the Fetch standard's six upper-cased, others as typed"
   CHECK(NormalizeMethod(std::string(kMaxMethodLength, 'X'), &method, &msg));
 }
 
-TEST_CASE("-X through the flags: PUT with -d, a bad token is a usage error") {
+TEST_CASE("curl flags: -X PUT with -d and a bad token is a usage error") {
   FetchOptions o;
   std::string msg;
   REQUIRE(Parse({"-X", "put", "-d", "a=1", "http://a.test/"}, &o, &msg));
@@ -86,7 +88,9 @@ TEST_CASE("-X through the flags: PUT with -d, a bad token is a usage error") {
   CHECK(msg == "-I conflicts with -X PUT");
 }
 
-TEST_CASE("-H: a name given again is joined (Cookie too), a bare name with a semicolon is empty") {
+TEST_CASE(
+    "curl flags: a -H name given again is joined (Cookie too) and a bare name with a semicolon is "
+    "empty") {
   FetchOptions o;
   std::string msg;
   REQUIRE(Parse({"-H", "X-Multi: a", "-H", "Accept: text/html", "-H", "x-multi: b", "-H",
@@ -105,7 +109,7 @@ TEST_CASE("-H: a name given again is joined (Cookie too), a bare name with a sem
   CHECK(msg.find("expected 'Name: value'") != std::string::npos);
 }
 
-TEST_CASE("-A, -e, -u become headers unless -H gave them") {
+TEST_CASE("curl flags: -A and -e and -u become headers unless -H gave them") {
   FetchOptions o;
   std::string msg;
   REQUIRE(Parse({"-A", "agent/1", "-e", "http://ref.test/page", "-u", "Aladdin:open sesame",
@@ -154,7 +158,9 @@ TEST_CASE("curl flags: bad values are one-line usage errors") {
   }
 }
 
-TEST_CASE("-w @FILE reads the format, bounded, and -L, --compressed, -s, -S are accepted") {
+TEST_CASE(
+    "curl flags: -w @FILE reads the format within its bound and -L --compressed -s -S are "
+    "accepted") {
   test::TempDir dir;
   const std::string path = dir.path() + "/format";
   std::ofstream(path) << "%{http_code}\\n";
@@ -175,7 +181,9 @@ TEST_CASE("-w @FILE reads the format, bounded, and -L, --compressed, -s, -S are 
   CHECK(msg.find("over 64 KiB (the bound on a -w format)") != std::string::npos);
 }
 
-TEST_CASE("-v lines: connect, TLS, request and response heads as curl prints them") {
+TEST_CASE(
+    "curl flags: the -v lines of connect and TLS and the request and response heads as curl prints "
+    "them") {
   std::map<uint32_t, std::string> addresses;
   auto entry = [](NetLogEventType type, NetLogEventPhase phase, uint32_t id,
                   nlohmann::json params) {

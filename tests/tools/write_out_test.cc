@@ -63,7 +63,7 @@ TEST_CASE("write-out: curl's variables from a record") {
   CHECK(Render("%{cache} %{socket_reused}", v) == "miss 0");
 }
 
-TEST_CASE("write-out: no TLS, a reused socket, a cache hit, a failure") {
+TEST_CASE("write-out: no TLS and a reused socket and a cache hit and a failure") {
   RequestRecord r = TlsRecord();
   r.phases.tls_ms = 0;
   r.connection.socket_source = SocketSource::kReused;
@@ -89,7 +89,7 @@ TEST_CASE("write-out: no TLS, a reused socket, a cache hit, a failure") {
         "000 0 0.000000 connection refused");
 }
 
-TEST_CASE("write-out: escapes, %%, literal text and curl's unknown-variable warning") {
+TEST_CASE("write-out: escapes and %% and literal text and the unknown-variable warning of curl") {
   WriteOutValues v;
   v.status = 404;
   v.url_effective = "http://a.test/";
