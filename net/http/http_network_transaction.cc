@@ -49,7 +49,10 @@ int HttpNetworkTransaction::Start(HttpRequestInfo info, CompletionCallback callb
   message_.headers = info_.extra_headers;
   AddDefaultRequestHeaders(&message_.headers);
   message_.body = info_.body;
-  if (info_.method == "POST")
+  // Any method may carry a body (curl's -X PUT -d, DELETE with a body); POST, PUT and PATCH say
+  // Content-Length: 0 without one, as curl and browsers do.
+  if (!info_.body.empty() || info_.method == "POST" || info_.method == "PUT" ||
+      info_.method == "PATCH")
     message_.headers.SetHeaderIfMissing("Content-Length", std::to_string(info_.body.size()));
   timing_ = LoadTimingInfo();
   timing_.request_start = context_->scheduler().Now();

@@ -71,7 +71,7 @@ TEST_CASE("fetch options: bad input is refused with a message naming it") {
       {{"--resolve", "a.test:80:nothost", "http://a.test/"}, "--resolve"},
       {{"--dns-server", "dns.example", "http://a.test/"}, "--dns-server"},
       {{"-H", "NoColon", "http://a.test/"}, "NoColon"},
-      {{"-X", "DELETE", "http://a.test/"}, "DELETE"},
+      {{"-X", "DE LETE", "http://a.test/"}, "DE LETE"},
       {{"-o", "a", "-o", "b", "http://a.test/"}, "more -o"},
       {{"-d", "@/nonexistent/file", "http://a.test/"}, "/nonexistent/file"},
       {{"--parallel", "0", "http://a.test/"}, "parallel"},

@@ -23,12 +23,14 @@
 #include "tools/netstack/cache_loop.h"
 #include "tools/netstack/fetch_cache.h"
 #include "tools/netstack/fetch_record.h"
+#include "tools/netstack/fetch_wire_log.h"
 #include "tools/netstack/live_internals.h"
 #include "tools/netstack/output_file.h"
 #include "tools/netstack/page_command.h"
 #include "tools/netstack/page_har.h"
 #include "tools/netstack/page_predictor.h"
 #include "tools/netstack/terminal_text.h"
+#include "tools/netstack/write_out.h"
 
 namespace netstack {
 
@@ -74,10 +76,19 @@ namespace {
 // One URL's fetch: owns its UrlRequest and output file, and turns the result into a record.
 class FetchJob : public UrlRequest::Delegate {
  public:
+  // `wire_log` (null without -v or -w) counts the request heads for %{size_request};
+  // `predictor` (null without -e) learns that `referer` needs this URL.
   FetchJob(size_t index, const FetchOptions& options, UrlRequestContext* context,
+           FetchWireLog* wire_log, Predictor* predictor, const Url* referer,
            std::function<void(FetchJob*)> on_done)
-      : index_(index), options_(options), context_(context), on_done_(std::move(on_done)) {
-    record_.speculative = nullptr;  // plain fetches do not inform the predictor
+      : index_(index),
+        options_(options),
+        context_(context),
+        wire_log_(wire_log),
+        predictor_(predictor),
+        referer_(referer),
+        on_done_(std::move(on_done)) {
+    record_.speculative = nullptr;  // plain fetches act for no page (-e only teaches it)
   }
 
   ~FetchJob() override {
@@ -107,7 +118,23 @@ class FetchJob : public UrlRequest::Delegate {
     params.follow_redirects = !options_.no_follow;
     params.max_redirects = options_.max_redirects;
     request_ = std::make_unique<UrlRequest>(context_, params, this);
+    // -e: what a page load of the referrer tells the predictor, for this one request: the
+    // navigation (its hints may preconnect what the referrer is known to need), the request,
+    // then (OnComplete) how it was served and the load's end, when the learned policy learns.
+    if (predictor_) {
+      predictor_->OnNavigation(*referer_);
+      predictor_->OnResourceRequested(*referer_, params.request.url);
+    }
     request_->Start();
+  }
+
+  // -i: the final response's head goes before its body, where the body goes (the -o target,
+  // else stdout), CRLFs and all, as curl writes it.
+  void OnResponseStarted(UrlRequest* request) override {
+    if (!options_.include || !request->response_headers()) return;
+    const std::string head = request->response_headers()->ToHttpString();
+    OnReadData(request, head.data(), static_cast<int>(head.size()));
+    if (!output_) std::fwrite(head.data(), 1, head.size(), stdout);
   }
 
   void OnReadData(UrlRequest*, const char* data, int len) override {
@@ -120,6 +147,11 @@ class FetchJob : public UrlRequest::Delegate {
 
   void OnComplete(UrlRequest* request, int result) override {
     FillRecord(*request, result);
+    if (predictor_) {
+      predictor_->OnResourceServed(*referer_, request->original_url(), record_.cache,
+                                   record_.connection.socket_source);
+      predictor_->OnNavigationComplete(*referer_);
+    }
     on_done_(this);
   }
 
@@ -134,11 +166,30 @@ class FetchJob : public UrlRequest::Delegate {
 
   const RequestRecord& record() const { return record_; }
   bool failed() const { return record_.error != OK; }
+  // -w's values (filled when the fetch ends, or from the record of an abandoned one).
+  WriteOutValues write_out_values() const {
+    // Copies of URLs and strings: only -w pays for them.
+    if (options_.write_out.empty()) return WriteOutValues();
+    return WriteOutValuesFromRecord(record_, content_type_, header_bytes_, http_version_,
+                                    sent_.head_bytes, sent_.last_body_bytes);
+  }
 
  private:
   void FillRecord(const UrlRequest& r, int result) {
     // Only the --json object and the HAR carry the headers; the human line never shows them.
     FillRequestRecord(r, /*with_headers=*/options_.json || !options_.har_path.empty(), &record_);
+    if (!options_.write_out.empty()) {
+      if (const auto& headers = r.response_headers()) {
+        headers->GetNormalizedHeader("Content-Type", &content_type_);
+        header_bytes_ = static_cast<int64_t>(headers->ToHttpString().size());
+        const HttpVersion v = headers->version();
+        // curl's spellings: "2" for h2, "1.1", and "1" for HTTP/1.0.
+        http_version_ = r.connection_info().protocol == "h2" || v.major >= 2 ? "2"
+                        : v.minor == 0 ? std::to_string(v.major)
+                                       : std::to_string(v.major) + "." + std::to_string(v.minor);
+      }
+      if (wire_log_) sent_ = wire_log_->TakeSent(r.net_log().source().id);
+    }
     if (result == OK && write_failed_) {
       record_.error = ERR_FAILED;
       record_.error_message = "cannot write " + options_.outputs[index_] + ": " + write_error_;
@@ -148,12 +199,20 @@ class FetchJob : public UrlRequest::Delegate {
   const size_t index_;
   const FetchOptions& options_;
   UrlRequestContext* const context_;
+  FetchWireLog* const wire_log_;
+  Predictor* const predictor_;
+  const Url* const referer_;
   std::function<void(FetchJob*)> on_done_;
   std::unique_ptr<UrlRequest> request_;
   FILE* output_ = nullptr;
   bool write_failed_ = false;
   std::string write_error_;
   RequestRecord record_;
+  // What -w needs beyond the record.
+  std::string content_type_;
+  std::string http_version_;
+  int64_t header_bytes_ = 0;
+  FetchWireLog::Sent sent_;
 };
 
 }  // namespace
@@ -227,6 +286,30 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
     if (!internals) return 2;
   }
 
+  // -v's lines and -w's request bytes come from the NetLog (fetch_wire_log.h).
+  std::unique_ptr<FetchWireLog> wire_log;
+  if (options.verbose || !options.write_out.empty())
+    wire_log = std::make_unique<FetchWireLog>(stack->net_log(), options.verbose, stderr);
+  // -w: parsed once; curl's warning for each unknown variable, before anything is fetched.
+  std::vector<std::string> write_out_warnings;
+  const WriteOutFormat write_out(options.write_out, &write_out_warnings);
+  for (const std::string& warning : write_out_warnings)
+    std::fprintf(stderr, "netstack: warning: %s\n", TerminalSafe(warning).c_str());
+
+  // -e: the learned predictor of the profile hears of the referrer's "load" of each URL and
+  // saves what it learned (docs/fetch.md "-e"); --private keeps it in memory only.
+  std::unique_ptr<PagePredictor> referer_predictor;
+  Url referer;
+  if (!options.referer.empty() && options.internals_port < 0 && options.predictor.policy != "off") {
+    std::string ignored;
+    Url::Parse(options.referer, &referer, &ignored);  // checked by ValidateCurlOptions
+    opened.profile = OpenPredictorProfile(options, std::move(opened.profile));
+    referer_predictor = std::make_unique<PagePredictor>(
+        options.predictor, stack.get(),
+        opened.profile ? opened.profile->predictor_db_path() : std::string(), stderr);
+  }
+  Predictor* const predictor = referer_predictor ? referer_predictor->predictor() : nullptr;
+
   // When the body goes to stdout, the per-URL lines go to stderr so they don't mix.
   bool body_to_stdout = false;
   for (const std::string& out : options.outputs) body_to_stdout |= out == "-";
@@ -255,7 +338,9 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   // The run's start on the wall clock (the HAR's page date) and the wall clock at TimeTicks zero.
   const double tick_offset_ms = static_cast<double>(stack->time_tick_offset_ms());
   const double run_start_epoch_ms = tick_offset_ms + ToMilliseconds(stack->scheduler().Now());
-  auto report_record = [&](const RequestRecord& rec) {
+  // -w's text or the record line (neither with -s alone), then a failure's error line (unless
+  // -s without -S).
+  auto report_record = [&](const RequestRecord& rec, const WriteOutValues& values) {
     if (har) {
       HarEntryContext context;
       context.pageref = "page_1";
@@ -265,13 +350,20 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
       har->AddEntry(rec, context);
     }
     std::string line;
-    if (options.json) {
+    if (!options.write_out.empty()) {
+      write_out.Render(values, &line);
+      // After the body when it went to stdout, as curl prints it.
+      std::fflush(report);
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      flush_soon();
+    } else if (options.json) {
       AppendRequestRecordJson(rec, &line);
-    } else {
+    } else if (!options.silent) {
       line = FetchRecordToLine(rec);
     }
     // A human error line on stderr would only repeat the one below.
-    if (options.json || rec.error == OK || report != stderr) {
+    if (options.write_out.empty() && !line.empty() &&
+        (options.json || rec.error == OK || report != stderr)) {
       std::fputs(line.c_str(), report);
       std::fputc('\n', report);
       flush_soon();
@@ -281,12 +373,14 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
       // Every failure is also one line on stderr, in one format scripts can grep; the lines
       // before it go out first, so a combined stream keeps the order.
       std::fflush(report);
+      std::fflush(stdout);
+      if (options.silent && !options.show_error) return;
       std::fprintf(stderr, "netstack: %s: %s (%s)\n", TerminalSafe(rec.url).c_str(),
                    TerminalSafe(rec.error_message).c_str(), ErrorToString(rec.error).c_str());
     }
   };
   auto on_done = [&](FetchJob* job) {
-    report_record(job->record());
+    report_record(job->record(), job->write_out_values());
     // Freed on the next task: the job may be inside its request's callback now.
     finished.push_back(job);
     stack->scheduler().PostTask(start_more);
@@ -296,7 +390,8 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
       active.remove_if([done](const std::unique_ptr<FetchJob>& j) { return j.get() == done; });
     finished.clear();
     while (active.size() < static_cast<size_t>(options.parallel) && next < options.urls.size()) {
-      active.push_back(std::make_unique<FetchJob>(next++, options, stack->context(), on_done));
+      active.push_back(std::make_unique<FetchJob>(next++, options, stack->context(), wire_log.get(),
+                                                  predictor, &referer, on_done));
       active.back()->Start();
     }
     // Idle keep-alive sockets and DNS sockets keep the loop alive: stop it explicitly.
@@ -314,12 +409,12 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
   for (auto& job : active) {
     if (std::find(finished.begin(), finished.end(), job.get()) != finished.end()) continue;
     job->Abandon();
-    report_record(job->record());
+    report_record(job->record(), job->write_out_values());
   }
   for (; next < options.urls.size(); ++next) {
-    FetchJob never_started(next, options, stack->context(), nullptr);
+    FetchJob never_started(next, options, stack->context(), nullptr, nullptr, nullptr, nullptr);
     never_started.Abandon();
-    report_record(never_started.record());
+    report_record(never_started.record(), never_started.write_out_values());
   }
   // Reported: their requests must not complete (and report again) in the loop runs below.
   active.clear();
@@ -344,6 +439,12 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
       any_failed = true;
     }
   }
+  if (referer_predictor) {
+    referer_predictor->Save();
+    referer_predictor->Finish();
+    referer_predictor.reset();
+  }
+  wire_log.reset();  // before the stack's NetLog goes
   if (!FinishFetchStack(&opened)) any_failed = true;
   return any_failed ? 1 : 0;
 }

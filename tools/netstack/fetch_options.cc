@@ -1,6 +1,7 @@
 #include "tools/netstack/fetch_options.h"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,38 +16,11 @@
 
 #include "net/base/net_error.h"
 #include "net/base/string_util.h"
+#include "tools/netstack/fetch_curl_flags.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
 namespace {
-
-constexpr size_t kMaxHeaderLine = 64 * 1024;
-
-bool ValidToken(const std::string& s) {
-  if (s.empty()) return false;
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return std::isalnum(c) || std::strchr("!#$%&'*+-.^_`|~", c);
-  });
-}
-
-bool ParseHeaderLine(const std::string& line, std::pair<std::string, std::string>* out,
-                     std::string* message) {
-  size_t colon = line.find(':');
-  if (colon == std::string::npos || line.size() > kMaxHeaderLine) {
-    *message = "bad header \"" + line + "\": expected 'Name: value'";
-    return false;
-  }
-  std::string name = line.substr(0, colon);
-  std::string value = line.substr(colon + 1);
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
-  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
-  if (!ValidToken(name) || value.find_first_of("\r\n") != std::string::npos) {
-    *message = "bad header \"" + line + "\": invalid name or a line break in the value";
-    return false;
-  }
-  *out = {name, value};
-  return true;
-}
 
 bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* message) {
   // HOST:PORT:ADDR, where ADDR may be an IPv6 literal with or without brackets.
@@ -197,14 +171,35 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_option("url", o->url_texts, "URLs to fetch, in order")->required();
   cmd->add_option("-o,--output", o->outputs, "write the n-th URL's body to FILE (- = stdout)")
       ->allow_extra_args(false);
-  cmd->add_option("-H,--header", o->header_lines, "extra request header 'Name: value'")
+  cmd->add_option("-H,--header", o->header_lines,
+                  "extra request header 'Name: value' ('Name;': empty value; a name given again "
+                  "is joined with commas)")
       ->allow_extra_args(false);
-  cmd->add_option("-X,--request", o->method, "request method: GET, HEAD or POST");
-  cmd->add_option("-d,--data", o->data, "request body (POST); @FILE reads it from FILE");
+  cmd->add_option("-X,--request", o->method,
+                  "request method: any token (GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, ...)");
+  cmd->add_option("-d,--data", o->data,
+                  "request body (POST unless -X; form Content-Type unless -H); @FILE reads FILE");
   cmd->add_flag("-I,--head", o->head, "HEAD request");
+  cmd->add_option("-A,--user-agent", o->user_agent, "User-Agent to send");
+  cmd->add_option("-e,--referer", o->referer, "Referer to send");
+  cmd->add_option("-u,--user", o->user, "user:password for Basic authentication");
   cmd->add_option("--max-redirs", o->max_redirects, "follow at most N redirects")
       ->check(CLI::Range(0, 20));
-  cmd->add_flag("--no-follow", o->no_follow, "do not follow redirects");
+  CLI::Option* no_follow = cmd->add_flag("--no-follow", o->no_follow, "do not follow redirects");
+  cmd->add_flag("-L,--location", o->location,
+                "follow redirects (the default, accepted for curl's sake)")
+      ->excludes(no_follow);
+  cmd->add_flag("--compressed", o->compressed,
+                "accepted for curl's sake: gzip, deflate and br are always offered and decoded");
+  cmd->add_flag("-s,--silent", o->silent, "no record lines and no error lines (see -S)");
+  cmd->add_flag("-S,--show-error", o->show_error, "with -s, still print the error lines");
+  cmd->add_flag("-i,--include", o->include,
+                "write the response's status line and headers before its body");
+  cmd->add_flag("-v,--verbose", o->verbose,
+                "print connection and TLS (*), request (>) and response (<) lines on stderr");
+  cmd->add_option("-w,--write-out", o->write_out_text,
+                  "after each URL print FORMAT (curl's %{variables}; @FILE reads it) instead of "
+                  "the record line");
   cmd->add_option("--parallel", o->parallel, "fetches in flight at once")
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", o->json, "one JSON object per line per URL");
@@ -283,7 +278,6 @@ void AddStackOptions(CLI::App* cmd, FetchOptions* o) {
 
 namespace {
 
-// -Y and -y as curl combines them: either one turns the rate check on.
 bool ValidateLimitOptions(FetchOptions* o, std::string* message) {
   o->speed_limit = 0;
   if (!o->speed_limit_text.empty() &&
@@ -311,6 +305,9 @@ bool ValidatePageOptions(FetchOptions* o, std::string* message) {
                  " needs --page (the predictor acts on page loads) or --internals";
       return false;
     }
+    // -e: the referring page "loaded" the URL, and the learned predictor learns it (fetch_command).
+    o->predictor = PredictorConfig();
+    if (!o->referer.empty()) o->predictor.policy = "learned";
     return true;
   }
   if (o->page && o->urls.size() != 1) {
@@ -373,8 +370,9 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
   for (const std::string& line : o->header_lines) {
     std::pair<std::string, std::string> header;
     if (!ParseHeaderLine(line, &header, message)) return false;
-    o->headers.push_back(std::move(header));
+    AddOrJoinHeader(&o->headers, header.first, header.second);
   }
+  if (!ValidateCurlOptions(o, message)) return false;
   o->resolves.clear();
   for (const std::string& text : o->resolve_texts) {
     ResolveOverride r;
@@ -395,13 +393,14 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
     o->data = std::move(body);
   }
   if (!ValidateLimitOptions(o, message)) return false;
-  std::transform(o->method.begin(), o->method.end(), o->method.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  if (o->method.empty()) o->method = o->head ? "HEAD" : !o->data.empty() ? "POST" : "GET";
-  if (o->method != "GET" && o->method != "HEAD" && o->method != "POST") {
-    *message = "unsupported method \"" + o->method + "\" (GET, HEAD or POST)";
+  if (o->method.empty()) {
+    o->method = o->head ? "HEAD" : !o->data.empty() ? "POST" : "GET";
+  } else if (!NormalizeMethod(o->method, &o->method, message)) {
     return false;
   }
+  // curl's -d: a form body unless the user said what it is.
+  if (!o->data.empty() && !HasRequestHeader(o->headers, "Content-Type"))
+    o->headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
   if (o->json && std::find(o->outputs.begin(), o->outputs.end(), "-") != o->outputs.end()) {
     *message = "--json and -o - both want stdout: write the body to a file";
     return false;

@@ -22,12 +22,30 @@ struct FetchOptions {
   std::vector<Url> urls;  // parsed from url_texts by Validate
   std::vector<std::string> outputs;
   std::vector<std::string> header_lines;
-  std::vector<std::pair<std::string, std::string>> headers;  // parsed from header_lines
-  std::string method;  // empty: GET, or POST with -d, or HEAD with -I
+  // Parsed from header_lines, -A, -e, -u and -d's Content-Type: one entry per name (a name
+  // given again has its values joined, RFC 9110 section 5.3), in the order first given.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Any RFC 9110 token; empty: GET, or POST with -d, or HEAD with -I. Validate normalizes
+  // the Fetch standard's six (DELETE, GET, HEAD, OPTIONS, POST, PUT) to upper case.
+  std::string method;
   std::string data;
   bool head = false;
   int max_redirects = 20;
   bool no_follow = false;
+  // curl's everyday flags (docs/fetch.md "curl's flags").
+  std::string user_agent;   // -A: User-Agent, unless -H gave one
+  std::string referer;      // -e: Referer, unless -H gave one
+  std::string user;         // -u user:password: Basic Authorization, unless -H gave one
+  bool location = false;    // -L: follow redirects (the default; conflicts with --no-follow)
+  bool compressed = false;  // --compressed: accepted; gzip, deflate and br are always offered
+  bool silent = false;      // -s: no record lines, no error lines (unless -S)
+  bool show_error = false;  // -S: with -s, still the error lines
+  bool include = false;     // -i: the response head before the body, where the body goes
+  bool verbose = false;     // -v: connection, TLS, request and response lines on stderr
+  // -w FORMAT or -w @FILE as given, and the format itself (FILE's text for @FILE) after
+  // Validate; printed on stdout after each URL in place of the record line.
+  std::string write_out_text;
+  std::string write_out;
   bool insecure = false;
   // curl's HTTP version flags: at most one. Default (and --http2): h2 offered in ALPN on https,
   // HTTP/1.1 on http. --http1.1: HTTP/1.1 only. --http2-prior-knowledge: h2 on http too (h2c).
@@ -92,6 +110,9 @@ constexpr int64_t kDefaultMemoryCacheSize = 10 * 1024 * 1024;
 
 // The largest request body -d @FILE reads (ERR past it, exit 2).
 constexpr int64_t kMaxRequestBodyBytes = 64 * 1024 * 1024;
+// The longest method -X takes, and the largest -w format (@FILE included).
+constexpr size_t kMaxMethodLength = 64;
+constexpr int64_t kMaxWriteOutBytes = 64 * 1024;
 
 // A CLI11 check for a number of seconds: a finite decimal number within [min, max] (no nan,
 // inf, or overflow), else a one-line message naming the value and the range.
