@@ -47,10 +47,16 @@ void ApplyDirective(std::string_view item, CacheControl* cc) {
   } else if (is("only-if-cached")) {
     cc->only_if_cached = true;
   } else if (is("max-age")) {
-    // An unusable max-age makes the response stale rather than fresh by accident.
-    delta(&cc->max_age, TimeDelta::zero());
+    // An unusable or repeated max-age makes the response stale rather than fresh by accident.
+    if (cc->max_age) {
+      cc->max_age = TimeDelta::zero();
+    } else {
+      delta(&cc->max_age, TimeDelta::zero());
+    }
   } else if (is("stale-while-revalidate")) {
     delta(&cc->stale_while_revalidate, std::nullopt);
+  } else if (is("stale-if-error")) {
+    delta(&cc->stale_if_error, std::nullopt);
   } else if (is("min-fresh")) {
     delta(&cc->min_fresh, std::nullopt);
   } else if (is("max-stale")) {

@@ -44,10 +44,13 @@ struct CacheControl {
   bool only_if_cached = false;  // request
   // Over kMaxCacheControlDirectives: the rest was not read, and no_store and no_cache are set.
   bool too_many_directives = false;
-  // First occurrence wins (RFC 9111 4.2.1). An unparsable max-age counts as 0 (stale); other
-  // unparsable values are ignored. Values past kMaxDeltaSeconds are clamped.
+  // A max-age that is not delta-seconds (negative, a fraction, empty, "10s"; the quoted form
+  // "10" is accepted, RFC 9111 5.2) or that is repeated (RFC 9111 4.2.1 allows treating the
+  // response as stale; Chrome does) counts as 0: stale. For the other deltas the first
+  // occurrence wins and an unparsable value is ignored. Values past kMaxDeltaSeconds are clamped.
   std::optional<TimeDelta> max_age;
   std::optional<TimeDelta> stale_while_revalidate;  // response: RFC 5861
+  std::optional<TimeDelta> stale_if_error;          // response and request: RFC 5861
   std::optional<TimeDelta> min_fresh;               // request
   // Request: "max-stale" with no value accepts any staleness (TimeDelta::max()).
   std::optional<TimeDelta> max_stale;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <unordered_set>
 
 #include "net/base/net_error.h"
 #include "net/http/http_date.h"
@@ -37,6 +36,13 @@ bool HasFirstHeader(const HttpResponseHeaders& headers, std::string_view name, s
   return false;
 }
 
+size_t CountHeaderLines(const HttpResponseHeaders& headers, std::string_view name) {
+  return std::count_if(headers.headers().begin(), headers.headers().end(),
+                       [name](const HttpResponseHeaders::Header& h) {
+                         return EqualsCaseInsensitiveAscii(h.name, name);
+                       });
+}
+
 // The Age header in seconds (first value); 0 when absent or invalid.
 TimeDelta GetAgeValue(const HttpResponseHeaders& headers) {
   size_t iter = 0;
@@ -67,40 +73,64 @@ bool IsSafeMethod(std::string_view method) {
   return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE";
 }
 
-RequestCachePolicy GetRequestCachePolicy(std::string_view method,
-                                         const HttpRequestHeaders& headers) {
+RequestCachePolicy GetRequestCachePolicy(std::string_view method, const HttpRequestHeaders& headers,
+                                         RequestCacheMode cache_mode) {
   RequestCachePolicy policy;
   CacheControl cc = ParseRequestCacheControl(headers);
-  policy.only_if_cached = cc.only_if_cached;
+  policy.only_if_cached = cc.only_if_cached || cache_mode == RequestCacheMode::kOnlyIfCached;
+  auto bypass = [&policy](std::string why) {
+    policy.mode = RequestCachePolicy::Mode::kBypass;
+    policy.reason = std::move(why);
+    return policy;
+  };
   if (!IsSafeMethod(method)) {
+    // Whatever the cache mode: what an unsafe request changed must not be served stale after.
     policy.mode = RequestCachePolicy::Mode::kInvalidate;
     policy.reason = "unsafe method " + std::string(method);
     return policy;
   }
-  if (method != "GET") {
-    // HEAD must neither be answered from a GET entry nor poison it; OPTIONS/TRACE are not
-    // cacheable.
-    policy.mode = RequestCachePolicy::Mode::kBypass;
-    policy.reason = "method " + std::string(method);
-    return policy;
-  }
+  // OPTIONS/TRACE responses are not cacheable.
+  if (method != "GET" && method != "HEAD") return bypass("method " + std::string(method));
+  if (cache_mode == RequestCacheMode::kNoStore) return bypass("cache mode no-store");
   if (cc.no_store) {
-    policy.mode = RequestCachePolicy::Mode::kBypass;
-    policy.reason =
-        cc.too_many_directives ? TooManyDirectivesReason("request") : "request no-store";
-    return policy;
+    return bypass(cc.too_many_directives ? TooManyDirectivesReason("request") : "request no-store");
   }
   // The caller's own range or conditional request: the cache does not combine them with its
   // stored response (Chrome's "external validation"/range handling is not implemented).
   for (const char* name : {"range", "if-none-match", "if-modified-since", "if-match",
                            "if-unmodified-since", "if-range"}) {
-    if (headers.HasHeader(name)) {
-      policy.mode = RequestCachePolicy::Mode::kBypass;
-      policy.reason = std::string("request has ") + name;
-      return policy;
-    }
+    if (headers.HasHeader(name)) return bypass(std::string("request has ") + name);
+  }
+  if (method == "HEAD") {
+    // A HEAD is never answered from the GET entry (its headers would be a GET's, its age
+    // unchecked), but its 200 may freshen that entry (RFC 9111 4.3.5).
+    policy.mode = RequestCachePolicy::Mode::kHead;
+    policy.reason = "method HEAD";
+    return policy;
+  }
+  if (cache_mode == RequestCacheMode::kReload) {
+    policy.mode = RequestCachePolicy::Mode::kReload;
+    policy.reason = "cache mode reload";
   }
   return policy;
+}
+
+void AddCacheModeRequestHeaders(RequestCacheMode mode, HttpRequestHeaders* headers) {
+  auto add = [headers](const char* name, const char* value) {
+    if (!headers->HasHeader(name)) headers->SetHeader(name, value);
+  };
+  switch (mode) {
+    case RequestCacheMode::kNoStore:
+    case RequestCacheMode::kReload:
+      add("Pragma", "no-cache");
+      add("Cache-Control", "no-cache");
+      break;
+    case RequestCacheMode::kNoCache:
+      add("Cache-Control", "max-age=0");
+      break;
+    default:
+      break;
+  }
 }
 
 bool IsHeuristicallyCacheableStatus(int code) {
@@ -182,8 +212,12 @@ TimeDelta FreshnessLifetime(const HttpResponseHeaders& headers, const CacheContr
   if (HasFirstHeader(headers, "expires", &expires_value)) {
     *source = FreshnessSource::kExpires;
     Time expires;
-    // An invalid Expires (including "0") means already expired (RFC 9111 5.3).
-    if (!ParseHttpDate(expires_value, &expires) || expires <= date) return TimeDelta::zero();
+    // An invalid Expires (including "0") means already expired (RFC 9111 5.3); so do two
+    // Expires lines (4.2.1 allows treating them as stale: which one is right is unknowable).
+    if (CountHeaderLines(headers, "expires") > 1 || !ParseHttpDate(expires_value, &expires) ||
+        expires <= date) {
+      return TimeDelta::zero();
+    }
     return std::min(expires - date, kMaxDelta);
   }
   Time last_modified;
@@ -229,6 +263,7 @@ FreshnessInfo GetFreshnessInfo(const HttpResponseInfo& info, Time now) {
   out.heuristic = out.source == FreshnessSource::kHeuristic;
   out.age = GetCurrentAge(headers, info.request_time, info.response_time, now);
   out.stale_while_revalidate = cc.stale_while_revalidate.value_or(TimeDelta::zero());
+  out.stale_if_error = cc.stale_if_error.value_or(TimeDelta::zero());
   out.no_cache = cc.no_cache;
   out.must_revalidate = cc.must_revalidate;
   out.immutable = cc.immutable;
@@ -243,6 +278,7 @@ nlohmann::json FreshnessInfo::ToJson() const {
           {"remaining_s", ToSecondsDouble(remaining())},
           {"source", FreshnessSourceName(source)},
           {"heuristic", heuristic},
+          {"stale_if_error_s", ToSecondsDouble(stale_if_error)},
           {"stale_while_revalidate_s", ToSecondsDouble(stale_while_revalidate)},
           {"no_cache", no_cache},
           {"must_revalidate", must_revalidate},
@@ -262,6 +298,7 @@ void FreshnessInfo::WriteNetLogParams(NetLogParams& params) const {
       .Add("no_cache", no_cache)
       .Add("remaining_s", ToSecondsDouble(remaining()))
       .Add("source", FreshnessSourceName(source))
+      .Add("stale_if_error_s", ToSecondsDouble(stale_if_error))
       .Add("stale_while_revalidate_s", ToSecondsDouble(stale_while_revalidate));
 }
 
@@ -298,18 +335,33 @@ const char* CacheActionName(CacheAction action) {
 }
 
 CacheDecision DecideCacheUse(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
-                             Time now) {
+                             Time now, RequestCacheMode cache_mode) {
   CacheDecision d;
   const CacheControl req = ParseRequestCacheControl(request);
   std::string mismatch;
   if (!stored.headers || !VaryMatches(stored, request, &mismatch)) {
-    d.action = req.only_if_cached ? CacheAction::kMiss : CacheAction::kNetwork;
+    const bool only_if_cached = req.only_if_cached || cache_mode == RequestCacheMode::kOnlyIfCached;
+    d.action = only_if_cached ? CacheAction::kMiss : CacheAction::kNetwork;
     d.reason = stored.headers ? "vary mismatch: " + mismatch : "no stored headers";
     return d;
   }
   d.freshness = GetFreshnessInfo(stored, now);
   const FreshnessInfo& f = d.freshness;
   const bool fresh = f.is_fresh();
+
+  // The Fetch standard's modes that ignore staleness, and the one that always validates.
+  if (cache_mode == RequestCacheMode::kForceCache ||
+      cache_mode == RequestCacheMode::kOnlyIfCached) {
+    d.action = fresh ? CacheAction::kUse : CacheAction::kUseStale;
+    d.reason =
+        std::string(fresh ? "fresh" : "stale") + ", cache mode " + RequestCacheModeName(cache_mode);
+    return d;
+  }
+  if (cache_mode == RequestCacheMode::kNoCache) {
+    d.action = CacheAction::kValidate;
+    d.reason = "cache mode no-cache";
+    return d;
+  }
 
   // Whether the stored response may be served at all without asking the server: never for a
   // no-cache response, never stale under must-revalidate.
@@ -361,6 +413,27 @@ CacheDecision DecideCacheUse(const HttpResponseInfo& stored, const HttpRequestHe
   return validate("stale");
 }
 
+bool IsStaleIfErrorStatus(int code) {
+  return code == 500 || code == 502 || code == 503 || code == 504;
+}
+
+bool MayServeStaleOnError(const FreshnessInfo& f, const HttpRequestHeaders& request,
+                          std::string* reason) {
+  auto no = [reason](const char* why) {
+    if (reason) *reason = why;
+    return false;
+  };
+  if (f.no_cache) return no("response no-cache");
+  if (f.must_revalidate) return no("must-revalidate");
+  const TimeDelta window =
+      std::max(f.stale_if_error,
+               ParseRequestCacheControl(request).stale_if_error.value_or(TimeDelta::zero()));
+  if (window <= TimeDelta::zero()) return no("no stale-if-error");
+  if (f.age - f.lifetime > window) return no("stale beyond stale-if-error");
+  if (reason) *reason = "within stale-if-error";
+  return true;
+}
+
 bool AddValidationHeaders(const HttpResponseHeaders& stored, HttpRequestHeaders* request) {
   std::string etag, last_modified;
   bool added = false;
@@ -372,62 +445,6 @@ bool AddValidationHeaders(const HttpResponseHeaders& stored, HttpRequestHeaders*
     added |= request->SetHeader("If-Modified-Since", TrimHttpWhitespace(last_modified));
   }
   return added;
-}
-
-bool IsNonUpdatedHeader(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"connection",
-                                                "proxy-connection",
-                                                "keep-alive",
-                                                "te",
-                                                "trailer",
-                                                "transfer-encoding",
-                                                "upgrade",
-                                                "content-length",
-                                                "content-encoding",
-                                                "content-range",
-                                                "content-type",
-                                                "proxy-authenticate",
-                                                "proxy-authorization"};
-  return std::any_of(std::begin(kNames), std::end(kNames),
-                     [name](std::string_view n) { return EqualsCaseInsensitiveAscii(n, name); });
-}
-
-std::shared_ptr<HttpResponseHeaders> MergeNotModified(const HttpResponseHeaders& stored,
-                                                      const HttpResponseHeaders& not_modified) {
-  // Names the 304 marks as connection-specific are not stored either (RFC 9110 7.6.1). Sets, so
-  // that the merge is linear in the headers of both however many names and lines there are.
-  std::unordered_set<std::string> connection_named;
-  size_t iter = 0;
-  std::string token;
-  while (not_modified.EnumerateHeader(&iter, "connection", &token))
-    connection_named.insert(ToLowerAscii(token));
-  auto excluded = [&](const std::string& lower) {
-    return IsNonUpdatedHeader(lower) || connection_named.count(lower) > 0;
-  };
-  // Every stored header the 304 replaces is dropped, then the 304's are appended in its order,
-  // so a repeated header (two Cache-Control lines) replaces as a whole.
-  std::unordered_set<std::string> replaced;
-  std::vector<const HttpResponseHeaders::Header*> added;
-  for (const HttpResponseHeaders::Header& h : not_modified.headers()) {
-    std::string lower = ToLowerAscii(h.name);
-    if (excluded(lower)) continue;
-    replaced.insert(std::move(lower));
-    added.push_back(&h);
-  }
-  auto merged = std::make_shared<HttpResponseHeaders>(stored.version(), stored.response_code(),
-                                                      stored.reason());
-  for (const HttpResponseHeaders::Header& h : stored.headers()) {
-    if (replaced.count(ToLowerAscii(h.name)) == 0) merged->AddHeader(h.name, h.value);
-  }
-  for (const HttpResponseHeaders::Header* h : added) merged->AddHeader(h->name, h->value);
-  return merged;
-}
-
-std::shared_ptr<HttpResponseHeaders> HeadersForStorage(const HttpResponseHeaders& headers) {
-  auto stored = std::make_shared<HttpResponseHeaders>(headers);
-  stored->RemoveHeader("set-cookie");
-  stored->RemoveHeader("set-cookie2");
-  return stored;
 }
 
 std::vector<std::string> GetInvalidatedKeys(std::string_view method, const Url& url,

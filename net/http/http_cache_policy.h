@@ -16,9 +16,11 @@
 #include "net/base/net_log_params.h"
 #include "net/base/url.h"
 #include "net/http/http_cache_control.h"
+#include "net/http/http_cache_headers.h"
 #include "net/http/http_request_headers.h"
 #include "net/http/http_response_headers.h"
 #include "net/http/http_response_info.h"
+#include "net/http/http_transaction.h"
 
 namespace netstack {
 
@@ -29,15 +31,26 @@ bool IsSafeMethod(std::string_view method);
 struct RequestCachePolicy {
   enum class Mode {
     kNormal,      // GET: look up, use or validate, store the response
-    kBypass,      // neither read nor written (HEAD, OPTIONS, request no-store, Range, If-*)
+    kBypass,      // neither read nor written (OPTIONS, request no-store, Range, If-*)
     kInvalidate,  // an unsafe method: bypass, then invalidate (GetInvalidatedKeys)
+    kReload,      // cache mode reload: not read, the network, the response stored
+    kHead,        // HEAD: the network, then a 200 freshens or invalidates the stored GET
   };
   Mode mode = Mode::kNormal;
   bool only_if_cached = false;
   std::string reason;  // why not kNormal ("method HEAD", "request no-store", ...)
 };
-RequestCachePolicy GetRequestCachePolicy(std::string_view method,
-                                         const HttpRequestHeaders& headers);
+// In order: an unsafe method -> kInvalidate (in every cache mode); request no-store, a Range or
+// If-* header, an OPTIONS/TRACE, or cache mode no-store -> kBypass; HEAD -> kHead; cache mode
+// reload -> kReload; else kNormal. only_if_cached is the request's directive or the mode's.
+RequestCachePolicy GetRequestCachePolicy(std::string_view method, const HttpRequestHeaders& headers,
+                                         RequestCacheMode cache_mode = RequestCacheMode::kDefault);
+
+// The request headers the Fetch standard's cache modes add to what is sent (HTTP-network-or-cache
+// fetch, step 8.22-8.23), each only when the request has none of that name: no-store and reload
+// add "Pragma: no-cache" and "Cache-Control: no-cache" (caches further along must not answer
+// either); no-cache adds "Cache-Control: max-age=0". Other modes add nothing.
+void AddCacheModeRequestHeaders(RequestCacheMode mode, HttpRequestHeaders* headers);
 
 // Whether the response to a GET may be stored (RFC 9111 section 3 for a private cache): a
 // final status other than 206 and 304, no no-store in request or response (a Cache-Control
@@ -61,7 +74,8 @@ struct FreshnessInfo {
   FreshnessSource source = FreshnessSource::kNone;
   bool heuristic = false;  // source == kHeuristic
   TimeDelta stale_while_revalidate{};
-  bool no_cache = false;  // always validated
+  TimeDelta stale_if_error{};  // RFC 5861, the response's directive (0 when none)
+  bool no_cache = false;       // always validated
   bool must_revalidate = false;
   bool immutable = false;
   bool has_validator = false;  // ETag or Last-Modified: a stale response can be revalidated
@@ -70,16 +84,18 @@ struct FreshnessInfo {
   // Time left before it turns stale; negative: stale for that long.
   TimeDelta remaining() const { return lifetime - age; }
   // {"fresh": bool, "lifetime_s", "age_s", "remaining_s" (may be negative), "source",
-  //  "heuristic", "stale_while_revalidate_s", "no_cache", "must_revalidate", "immutable",
-  //  "has_validator"}, seconds as numbers with a fraction.
+  //  "heuristic", "stale_while_revalidate_s", "stale_if_error_s", "no_cache", "must_revalidate",
+  //  "immutable", "has_validator"}, seconds as numbers with a fraction.
   nlohmann::json ToJson() const;
   // The same fields into `params`'s innermost open object (a NetLog event's "freshness").
   void WriteNetLogParams(NetLogParams& params) const;
 };
 
-// The freshness lifetime of `headers`, received at `response_time`: max-age, else Expires - Date
-// (an invalid Expires, "0" included, means already expired), else for heuristically cacheable
-// statuses (or public) 10% of Date - Last-Modified, else 0. Date defaults to response_time.
+// The freshness lifetime of `headers`, received at `response_time`: max-age (repeated or
+// malformed: 0), else Expires - Date (an Expires that is not a valid HTTP-date, "0" or a "UTC"
+// zone included, or more than one Expires line, means already expired: RFC 9111 4.2.1, 5.3), else
+// for heuristically cacheable statuses (or public) 10% of Date - Last-Modified, else 0. Date
+// defaults to response_time.
 TimeDelta GetFreshnessLifetime(const HttpResponseHeaders& headers, Time response_time,
                                FreshnessSource* source = nullptr);
 
@@ -121,32 +137,25 @@ struct CacheDecision {
 // reload behaviour); fresh -> kUse; stale: must-revalidate -> kValidate, within request
 // max-stale -> kUseStale, within stale-while-revalidate -> kUseStaleAndRevalidate, else
 // kValidate. With only-if-cached, anything that may be served without validation is (kUse or
-// kUseStale) and the rest is kMiss.
+// kUseStale) and the rest is kMiss. Cache modes (after the Vary check): no-cache -> kValidate;
+// force-cache and only-if-cached -> kUse or kUseStale whatever the directives (the Fetch
+// standard's "not paying attention to staleness").
 CacheDecision DecideCacheUse(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
-                             Time now);
+                             Time now, RequestCacheMode cache_mode = RequestCacheMode::kDefault);
+
+// 500, 502, 503, 504: the statuses RFC 5861 (section 4) lets stale-if-error answer.
+bool IsStaleIfErrorStatus(int code);
+
+// Whether a stale stored response (freshness `f`, now) may answer in place of an error (a status
+// above, or a network error) under stale-if-error (RFC 5861): its staleness is within the larger
+// of the response's and the request's stale-if-error windows, and neither no-cache nor
+// must-revalidate forbids serving it unvalidated (RFC 9111 4.2.4). *reason says why not.
+bool MayServeStaleOnError(const FreshnessInfo& f, const HttpRequestHeaders& request,
+                          std::string* reason = nullptr);
 
 // Adds If-None-Match (the stored ETag) and If-Modified-Since (the stored Last-Modified, when it
 // is a valid date) to *request. Returns false, changing nothing, when there is neither.
 bool AddValidationHeaders(const HttpResponseHeaders& stored, HttpRequestHeaders* request);
-
-// Headers a 304 does not update in the stored response (RFC 9111 3.2), beside those named by
-// the 304's Connection: the hop-by-hop ones (Connection, Proxy-Connection, Keep-Alive, TE,
-// Trailer, Transfer-Encoding, Upgrade), the ones describing the stored body's bytes
-// (Content-Length, Content-Encoding, Content-Range, Content-Type: the stored body keeps its
-// framing and coding whatever a 304 says, and servers are known to send default Content-Types
-// on 304s, which is why Chrome keeps the stored one too), and connection authentication
-// (Proxy-Authenticate, Proxy-Authorization).
-bool IsNonUpdatedHeader(std::string_view name);
-
-// The stored headers updated with a 304's (RFC 9111 3.2): every header of `not_modified` not
-// excluded above replaces all stored headers of that name; the stored status line is kept.
-std::shared_ptr<HttpResponseHeaders> MergeNotModified(const HttpResponseHeaders& stored,
-                                                      const HttpResponseHeaders& not_modified);
-
-// The headers as stored: `headers` without Set-Cookie and Set-Cookie2. Cookies are state, not
-// part of the representation: a hit must not set them again, and the profile's cache files must
-// not keep them (Chrome persists responses "sans cookies" too).
-std::shared_ptr<HttpResponseHeaders> HeadersForStorage(const HttpResponseHeaders& headers);
 
 // The cache keys an unsafe request's response invalidates (RFC 9111 4.4): none for safe
 // methods or a status outside 200-399; else the target URL, then the Location and

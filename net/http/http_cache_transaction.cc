@@ -42,19 +42,27 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
   key_ = info_.url.spec();
   sent_headers_ = info_.extra_headers;
   AddDefaultRequestHeaders(&sent_headers_);
-  policy_ = GetRequestCachePolicy(info_.method, sent_headers_);
+  policy_ = GetRequestCachePolicy(info_.method, sent_headers_, info_.cache_mode);
+  // What the Fetch standard's modes add to the request as sent (not to what the cache matches).
+  AddCacheModeRequestHeaders(info_.cache_mode, &info_.extra_headers);
+  AddCacheModeRequestHeaders(info_.cache_mode, &network_info_.extra_headers);
   if (policy_.mode != RequestCachePolicy::Mode::kNormal) {
-    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this](NetLogParams& p) {
-      p.Add("action", "bypass").Add("key", key_).Add("reason", policy_.reason);
+    const bool reload = policy_.mode == RequestCachePolicy::Mode::kReload;
+    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this, reload](NetLogParams& p) {
+      p.Add("action", reload ? "network" : "bypass").Add("key", key_).Add("reason", policy_.reason);
     });
     if (policy_.only_if_cached) {
-      error_detail_ =
-          "only-if-cached, but the cache does not serve this request (" + policy_.reason + ")";
-      return ERR_CACHE_MISS;
+      headers_ticks_ = start_ticks_;
+      return OnlyIfCachedMiss("only-if-cached, but the cache does not serve this request (" +
+                              policy_.reason + ")");
     }
-    return StartBypass(std::move(callback));
+    if (!reload) return StartBypass(std::move(callback));
+    // Not read; the response is stored as a miss's would be.
+    disposition_ = CacheDisposition::kMiss;
+    next_state_ = State::kSendNetwork;
+  } else {
+    next_state_ = State::kOpenEntry;
   }
-  next_state_ = State::kOpenEntry;
   int rv = DoLoop(OK);
   if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
   return rv;
@@ -64,22 +72,34 @@ int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
   bypass_ = true;
   disposition_ = CacheDisposition::kBypass;
   network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
+  request_time_ = cache_->clock().Now();
   int rv = network_->Start(info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (!weak) return;
     rv = weak->OnBypassHeaders(rv);
+    if (rv == ERR_IO_PENDING) return;  // the HEAD's update of the stored GET calls back
     CompletionCallback cb = std::move(weak->callback_);
     weak->callback_ = nullptr;
     if (cb) cb(rv);  // May destroy the transaction.
   });
-  if (rv == ERR_IO_PENDING) {
-    callback_ = std::move(callback);
-    return rv;
-  }
-  return OnBypassHeaders(rv);
+  if (rv != ERR_IO_PENDING) rv = OnBypassHeaders(rv);
+  // Pending on the network, or on the HEAD's update of the stored GET.
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
 }
 
 int HttpCacheTransaction::OnBypassHeaders(int rv) {
   if (rv != OK) return rv;
+  if (policy_.mode == RequestCachePolicy::Mode::kHead) {
+    if (network_->response_headers()->response_code() != 200) return OK;
+    head_update_ = std::make_unique<HttpCacheHeadUpdate>(cache_, net_log_);
+    return head_update_->Start(key_, sent_headers_, network_->response_headers(), request_time_,
+                               cache_->clock().Now(), [weak = weak_factory_.GetWeakPtr()](int rv) {
+                                 if (!weak) return;
+                                 CompletionCallback cb = std::move(weak->callback_);
+                                 weak->callback_ = nullptr;
+                                 if (cb) cb(rv);  // May destroy the transaction.
+                               });
+  }
   if (policy_.mode != RequestCachePolicy::Mode::kInvalidate) return OK;
   for (const std::string& key :
        GetInvalidatedKeys(info_.method, info_.url, *network_->response_headers())) {
@@ -157,10 +177,8 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
   disposition_ = CacheDisposition::kMiss;
   if (rv != OK || !entry_) {
     entry_.reset();
-    if (policy_.only_if_cached) {
-      error_detail_ = "only-if-cached, and nothing is stored for " + key_;
-      return ERR_CACHE_MISS;
-    }
+    if (policy_.only_if_cached)
+      return OnlyIfCachedMiss("only-if-cached, and nothing is stored for " + key_);
     action_ = CacheAction::kNetwork;
     disposition_ = CacheDisposition::kMiss;
     next_state_ = State::kSendNetwork;
@@ -182,7 +200,8 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
     return FallBackToNetwork("damaged entry: " + error);
   }
 
-  CacheDecision decision = DecideCacheUse(stored_, sent_headers_, cache_->clock().Now());
+  CacheDecision decision =
+      DecideCacheUse(stored_, sent_headers_, cache_->clock().Now(), info_.cache_mode);
   action_ = decision.action;
   if (mode_ == Mode::kBackgroundRevalidation &&
       (action_ == CacheAction::kUse || action_ == CacheAction::kUseStale ||
@@ -198,9 +217,8 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
   switch (action_) {
     case CacheAction::kMiss:
       entry_.reset();
-      error_detail_ = "only-if-cached, and the stored response for " + key_ +
-                      " cannot be used: " + decision.reason;
-      return ERR_CACHE_MISS;
+      return OnlyIfCachedMiss("only-if-cached, and the stored response for " + key_ +
+                              " cannot be used: " + decision.reason);
     case CacheAction::kUse:
       disposition_ = CacheDisposition::kHit;
       next_state_ = State::kReadFirstChunk;
@@ -251,9 +269,56 @@ int HttpCacheTransaction::DoReadFirstChunkComplete(int rv) {
   raw_bytes_read_ = rv;
   raw_pending_ = std::string_view(raw_buf_.data(), static_cast<size_t>(rv));
   raw_eof_ = rv == 0;
-  if (!response_headers_) response_headers_ = stored_.headers;
+  // Served with its current age, never the stored Age as it was (RFC 9111 4.2.3, 5.1).
+  const Time now = cache_->clock().Now();
+  response_headers_ = HeadersForServing(
+      *stored_.headers,
+      GetCurrentAge(*stored_.headers, stored_.request_time, stored_.response_time, now));
   headers_ticks_ = cache_->scheduler().Now();
   return OK;
+}
+
+int HttpCacheTransaction::OnlyIfCachedMiss(const std::string& detail) {
+  entry_.reset();
+  if (info_.cache_mode == RequestCacheMode::kOnlyIfCached) {
+    // The Fetch standard's mode: a network error.
+    error_detail_ = detail;
+    return ERR_CACHE_MISS;
+  }
+  // The request's Cache-Control: only-if-cached: a 504 (RFC 9111 5.2.1.7), made here.
+  auto headers = std::make_shared<HttpResponseHeaders>(HttpVersion{1, 1}, 504, "Gateway Timeout");
+  headers->AddHeader("Content-Length", "0");
+  response_headers_ = std::move(headers);
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [&](NetLogParams& p) {
+    p.Add("action", "504").Add("key", key_).Add("reason", SanitizeUtf8(detail));
+  });
+  disposition_ = CacheDisposition::kMiss;
+  action_ = CacheAction::kMiss;
+  source_ = Source::kNone;
+  raw_eof_ = true;
+  headers_ticks_ = cache_->scheduler().Now();
+  return OK;
+}
+
+bool HttpCacheTransaction::ServeStaleOnError(const std::string& error) {
+  if (!entry_ || !stored_.headers || mode_ == Mode::kBackgroundRevalidation) return false;
+  std::string reason;
+  const bool serve = MayServeStaleOnError(GetFreshnessInfo(stored_, cache_->clock().Now()),
+                                          sent_headers_, &reason);
+  net_log_.AddEvent(NetLogEventType::HTTP_CACHE_VALIDATE_RESULT, [&](NetLogParams& p) {
+    p.Add("error", SanitizeUtf8(error))
+        .Add("reason", reason)
+        .Add("result", serve ? "stale-if-error" : "error");
+  });
+  if (!serve) return false;
+  // The failed exchange is dropped (its socket with it); the stored response answers.
+  network_.reset();
+  validating_ = false;
+  error_detail_.clear();
+  action_ = CacheAction::kUseStale;
+  disposition_ = CacheDisposition::kStale;
+  next_state_ = State::kReadFirstChunk;
+  return true;
 }
 
 int HttpCacheTransaction::FallBackToNetwork(const std::string& reason) {
@@ -268,9 +333,8 @@ int HttpCacheTransaction::FallBackToNetwork(const std::string& reason) {
   raw_bytes_read_ = 0;
   action_ = CacheAction::kNetwork;
   if (policy_.only_if_cached) {
-    error_detail_ =
-        "only-if-cached, and the stored response for " + key_ + " cannot be used: " + reason;
-    return ERR_CACHE_MISS;
+    return OnlyIfCachedMiss("only-if-cached, and the stored response for " + key_ +
+                            " cannot be used: " + reason);
   }
   disposition_ = CacheDisposition::kMiss;
   next_state_ = State::kSendNetwork;
@@ -298,12 +362,14 @@ int HttpCacheTransaction::DoSendNetworkComplete(int rv) {
   if (rv != OK) {
     // The stored response (if any) is left as it was: a failed validation proves nothing.
     error_detail_ = network_->error_detail();
+    if (ServeStaleOnError(ErrorToString(rv))) return OK;
     entry_.reset();
     return rv;
   }
   response_time_ = cache_->clock().Now();
-  if (validating_ && network_->response_headers()->response_code() == 304)
-    return HandleNotModified();
+  const int code = network_->response_headers()->response_code();
+  if (validating_ && code == 304) return HandleNotModified();
+  if (IsStaleIfErrorStatus(code) && ServeStaleOnError("status " + std::to_string(code))) return OK;
   HandleNetworkResponse();
   return OK;
 }
@@ -401,139 +467,6 @@ void HttpCacheTransaction::HandleNetworkResponse() {
     return;
   }
   writer_ = std::make_unique<HttpCacheWriter>(cache_, info, net_log_);
-}
-
-int HttpCacheTransaction::Read(char* buf, int len, CompletionCallback callback) {
-  if (bypass_) return network_->Read(buf, len, std::move(callback));
-  if (!response_headers_) return ERR_FAILED;  // Read before Start succeeded.
-  if (body_result_ <= 0) return body_result_;
-  user_buf_ = buf;
-  user_len_ = len;
-  int rv = DoReadBody();
-  if (rv == ERR_IO_PENDING) read_callback_ = std::move(callback);
-  return rv;
-}
-
-int HttpCacheTransaction::DoReadBody() {
-  for (;;) {
-    if (!decoder_) {
-      // Not decoding: the identity coding, which passes the bytes through under the bound.
-      std::string coding;
-      if (decode_content_) response_headers_->GetNormalizedHeader("content-encoding", &coding);
-      std::string error;
-      int rv = ContentDecoder::Create(coding, cache_->params().max_body_bytes, &decoder_, &error);
-      if (rv != OK) {
-        error_detail_ = error;
-        return FinishBody(rv);
-      }
-    }
-    if (decoder_->passes_through() && raw_pending_.empty() && !raw_eof_) {
-      // Nothing to decode: the raw bytes are the body, read straight into the caller's buffer.
-      int rv = ReadRaw(user_buf_, std::min(user_len_, kRawBufferBytes));
-      if (rv == ERR_IO_PENDING) {
-        direct_read_pending_ = true;
-        return rv;
-      }
-      rv = HandleDirectResult(rv);
-      if (rv != 0) return rv;
-      continue;  // the end: Finish below
-    }
-    int rv = decoder_->Decode(&raw_pending_, user_buf_, static_cast<size_t>(user_len_));
-    if (rv > 0) return rv;
-    if (rv < 0) {
-      error_detail_ = decoder_->error_message();
-      return FinishBody(rv);
-    }
-    if (raw_eof_) {
-      rv = decoder_->Finish();
-      if (rv != OK) error_detail_ = decoder_->error_message();
-      return FinishBody(rv);
-    }
-    raw_buf_.Allocate();
-    rv = ReadRaw(raw_buf_.data(), kRawBufferBytes);
-    if (rv == ERR_IO_PENDING) return rv;
-    rv = HandleRawResult(rv);
-    if (rv < 0) return FinishBody(rv);
-  }
-}
-
-int HttpCacheTransaction::ReadRaw(char* buf, int len) {
-  auto callback = [weak = weak_factory_.GetWeakPtr()](int rv) {
-    if (weak) weak->OnRawReadComplete(rv);
-  };
-  if (source_ == Source::kEntry) return entry_->ReadBody(raw_bytes_read_, buf, len, callback);
-  if (source_ == Source::kNetwork) return network_->Read(buf, len, callback);
-  return 0;
-}
-
-int HttpCacheTransaction::HandleDirectResult(int rv) {
-  if (rv <= 0) {
-    rv = HandleRawResult(rv);
-    return rv < 0 ? FinishBody(rv) : 0;
-  }
-  raw_bytes_read_ += rv;
-  direct_bytes_ += rv;
-  // The bound a pass-through ContentDecoder applies (on what it copied and what came here),
-  // with its message.
-  const int64_t max_body_bytes = cache_->params().max_body_bytes;
-  if (decoder_->output_bytes() + direct_bytes_ > max_body_bytes) {
-    error_detail_ = "response body over " + std::to_string(max_body_bytes) + " bytes";
-    return FinishBody(ERR_RESPONSE_BODY_TOO_BIG);
-  }
-  if (writer_) writer_->Append(user_buf_, rv);
-  return rv;
-}
-
-int HttpCacheTransaction::HandleRawResult(int rv) {
-  if (rv < 0) {
-    if (source_ == Source::kNetwork) {
-      error_detail_ = network_->error_detail();
-    } else {
-      error_detail_ = "the stored body of " + key_ + " became unreadable";
-      net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA, [this, rv](NetLogParams& p) {
-        p.Add("bytes", raw_bytes_read_).Add("net_error", rv);
-      });
-    }
-    return rv;
-  }
-  if (rv == 0) {
-    raw_eof_ = true;
-    return OK;
-  }
-  raw_bytes_read_ += rv;
-  raw_pending_ = std::string_view(raw_buf_.data(), static_cast<size_t>(rv));
-  if (writer_) writer_->Append(raw_buf_.data(), rv);
-  return OK;
-}
-
-void HttpCacheTransaction::OnRawReadComplete(int rv) {
-  if (direct_read_pending_) {
-    direct_read_pending_ = false;
-    rv = HandleDirectResult(rv);
-    if (rv == 0) rv = DoReadBody();
-  } else {
-    rv = HandleRawResult(rv);
-    rv = rv < 0 ? FinishBody(rv) : DoReadBody();
-  }
-  if (rv == ERR_IO_PENDING) return;
-  CompletionCallback cb = std::move(read_callback_);
-  read_callback_ = nullptr;
-  if (cb) cb(rv);  // May destroy this.
-}
-
-int HttpCacheTransaction::FinishBody(int rv) {
-  body_result_ = rv;
-  body_end_ticks_ = cache_->scheduler().Now();
-  if (source_ == Source::kEntry && rv == 0) {
-    net_log_.AddEvent(NetLogEventType::HTTP_CACHE_READ_DATA,
-                      [this](NetLogParams& p) { p.Add("bytes", raw_bytes_read_); });
-  }
-  // The writer commits only a body that ended cleanly.
-  if (writer_) {
-    writer_->Finish(rv);
-    writer_.reset();
-  }
-  return rv;
 }
 
 std::shared_ptr<const HttpResponseHeaders> HttpCacheTransaction::response_headers() const {

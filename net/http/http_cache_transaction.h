@@ -9,7 +9,10 @@
 //         └ needs validation -> conditional request (If-None-Match / If-Modified-Since)
 //              ├ 304 -> stored headers merged and rewritten, stored body served  "revalidated"
 //              └ other -> the new response is served and replaces the entry      "miss"
-//   HEAD, OPTIONS, TRACE, GET with no-store/Range/If-*: the network only             "bypass"
+//         └ the network fails or answers 5xx, stale-if-error allows -> stored  "stale"
+//   HEAD: the network only; its 200 freshens or invalidates the stored GET        "bypass"
+//   OPTIONS, TRACE, GET with no-store/Range/If-*, cache mode no-store: the network  "bypass"
+//   cache mode reload: the network, the response stored                             "miss"
 //   other methods: the network, then a 2xx/3xx invalidates the URL and same-origin
 //   Location/Content-Location entries                                                "bypass"
 //
@@ -35,6 +38,7 @@
 #include "net/base/request_priority.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/content_decoder.h"
+#include "net/http/http_cache_head_update.h"
 #include "net/http/http_cache_policy.h"
 #include "net/http/http_cache_writer.h"
 #include "net/http/http_network_transaction.h"
@@ -110,6 +114,12 @@ class HttpCacheTransaction : public HttpTransaction {
   int StartBypass(CompletionCallback callback);
   // The bypassed request's headers arrived (or it failed): invalidates for unsafe methods.
   int OnBypassHeaders(int rv);
+  // only-if-cached with nothing usable: under the request's directive a 504 made here (OK),
+  // under cache mode only-if-cached ERR_CACHE_MISS (`detail` in error_detail()).
+  int OnlyIfCachedMiss(const std::string& detail);
+  // The network failed (`error`: a net error or a 5xx status) while validating: serves the
+  // stored response instead when stale-if-error allows (RFC 5861), setting the next state.
+  bool ServeStaleOnError(const std::string& error);
   // Handles a 304 to the conditional request; returns the next step's result.
   int HandleNotModified();
   // Handles any other network response: storage decision, entry creation.
@@ -164,6 +174,9 @@ class HttpCacheTransaction : public HttpTransaction {
   std::unique_ptr<HttpTransaction> network_;
   Time request_time_{};
   Time response_time_{};
+
+  // A HEAD's 200 applied to the stored GET (RFC 9111 4.3.5), while it runs.
+  std::unique_ptr<HttpCacheHeadUpdate> head_update_;
 
   // Stores the response being received (a miss or a replacement), when storable.
   std::unique_ptr<HttpCacheWriter> writer_;

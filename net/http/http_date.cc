@@ -74,8 +74,8 @@ class Cursor {
     return true;
   }
 
-  // One of `names` (case-insensitive), followed by something that is not a letter; *index is
-  // its position.
+  // One of `names` (exactly: HTTP-date is case-sensitive, RFC 9110 5.6.7), followed by something
+  // that is not a letter; *index is its position.
   template <size_t N>
   bool TakeName(const std::string_view (&names)[N], size_t* index) {
     size_t len = 0;
@@ -84,7 +84,7 @@ class Cursor {
       ++len;
     }
     for (size_t i = 0; i < N; ++i) {
-      if (EqualsCaseInsensitiveAscii(s_.substr(0, len), names[i])) {
+      if (s_.substr(0, len) == names[i]) {
         s_.remove_prefix(len);
         *index = i;
         return true;
@@ -93,14 +93,11 @@ class Cursor {
     return false;
   }
 
+  // "GMT", the only zone an HTTP-date has ("UTC", "+0000" or "gmt" make it invalid).
   bool TakeZone() {
-    for (std::string_view zone : {"GMT", "UTC"}) {
-      if (EqualsCaseInsensitiveAscii(s_.substr(0, 3), zone)) {
-        s_.remove_prefix(3);
-        return true;
-      }
-    }
-    return false;
+    if (s_.substr(0, 3) != "GMT") return false;
+    s_.remove_prefix(3);
+    return true;
   }
 
   // "HH:MM:SS".

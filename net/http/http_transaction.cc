@@ -1,5 +1,7 @@
 #include "net/http/http_transaction.h"
 
+#include <utility>
+
 namespace netstack {
 
 const char* CacheDispositionName(CacheDisposition disposition) {
@@ -16,6 +18,36 @@ const char* CacheDispositionName(CacheDisposition disposition) {
       return "stale";
   }
   return "bypass";
+}
+
+namespace {
+
+constexpr std::pair<RequestCacheMode, const char*> kCacheModeNames[] = {
+    {RequestCacheMode::kDefault, "default"},
+    {RequestCacheMode::kNoStore, "no-store"},
+    {RequestCacheMode::kReload, "reload"},
+    {RequestCacheMode::kNoCache, "no-cache"},
+    {RequestCacheMode::kForceCache, "force-cache"},
+    {RequestCacheMode::kOnlyIfCached, "only-if-cached"},
+};
+
+}  // namespace
+
+const char* RequestCacheModeName(RequestCacheMode mode) {
+  for (const auto& [m, name] : kCacheModeNames) {
+    if (m == mode) return name;
+  }
+  return "default";
+}
+
+bool ParseRequestCacheMode(std::string_view text, RequestCacheMode* mode) {
+  for (const auto& [m, name] : kCacheModeNames) {
+    if (text == name) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace netstack

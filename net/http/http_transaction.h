@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "net/base/load_timing_info.h"
 #include "net/base/net_error.h"
@@ -20,6 +21,24 @@
 #include "net/socket/socket_source.h"
 
 namespace netstack {
+
+// The request's cache mode, with the meanings of the Fetch standard's RequestCache
+// (https://fetch.spec.whatwg.org/#concept-request-cache-mode), as HttpCacheTransaction applies
+// them. Only GET (and HEAD's freshening) consult it; unsafe methods invalidate in every mode.
+enum class RequestCacheMode {
+  kDefault,       // RFC 9111: fresh -> stored, stale -> validated, miss -> network and store
+  kNoStore,       // the cache is neither read nor written
+  kReload,        // the network, never a stored response; the response is stored
+  kNoCache,       // a stored response is always validated first (a conditional request)
+  kForceCache,    // any stored response, however stale, unvalidated; else the network
+  kOnlyIfCached,  // any stored response, however stale; else ERR_CACHE_MISS, never the network
+};
+
+// "default" | "no-store" | "reload" | "no-cache" | "force-cache" | "only-if-cached".
+const char* RequestCacheModeName(RequestCacheMode mode);
+// The inverse of RequestCacheModeName (exact, lower case). False, leaving *mode alone, for
+// anything else.
+bool ParseRequestCacheMode(std::string_view text, RequestCacheMode* mode);
 
 struct HttpRequestInfo {
   Url url;
@@ -33,6 +52,8 @@ struct HttpRequestInfo {
   // its record's phases count from, and so what the socket pool computes its connect wait from
   // (load_timing_phases.h). Unset: the hop's own start.
   TimeTicks request_start{};
+  // How the HTTP cache may answer this request (`fetch --cache-mode`). Ignored without a cache.
+  RequestCacheMode cache_mode = RequestCacheMode::kDefault;
 };
 
 // What a hop learned about its connection, for output and the internals page. All defaults

@@ -65,6 +65,7 @@ void UrlRequest::StartHop() {
   info.extra_headers = extra_headers_;
   info.speculative = params_.request.speculative;
   info.request_start = start_time_;
+  info.cache_mode = params_.request.cache_mode;
   transaction_ = context_->http_transaction_factory()->CreateTransaction(params_.priority, net_log_,
                                                                          /*decode_content=*/true);
   int rv = transaction_->Start(std::move(info), [weak = weak_factory_.GetWeakPtr()](int rv) {

@@ -49,8 +49,17 @@ TEST_CASE("Cache-Control parsing", "[cache_policy]") {
   CHECK(cc("MAX-AGE=60").max_age == Seconds(60));
   CHECK(cc("max-age=\"60\"").max_age == Seconds(60));  // quoted form accepted
   CHECK(cc("max-age = 60").max_age == Seconds(60));
-  CHECK(cc("max-age=60, max-age=10").max_age == Seconds(60));  // first wins
-  CHECK(cc("max-age=abc").max_age == Seconds(0));              // invalid: stale
+  // Repeated (even with one value): stale, as RFC 9111 4.2.1 allows and Chrome does.
+  CHECK(cc("max-age=60, max-age=10").max_age == Seconds(0));
+  CHECK(cc("max-age=60, max-age=60").max_age == Seconds(0));
+  CHECK(ParseResponseCacheControl(
+            *Headers("200 OK", "Cache-Control: max-age=60\r\nCache-Control: max-age=60\r\n"))
+            .max_age == Seconds(0));
+  CHECK(cc("max-age").max_age == Seconds(0));
+  CHECK(cc("max-age=").max_age == Seconds(0));
+  CHECK(cc("max-age=1.5").max_age == Seconds(0));
+  CHECK(cc("max-age=\"-1\"").max_age == Seconds(0));
+  CHECK(cc("max-age=abc").max_age == Seconds(0));  // invalid: stale
   CHECK(cc("max-age=-5").max_age == Seconds(0));
   CHECK(cc("max-age=99999999999999999999").max_age == Seconds(kMaxDeltaSeconds));  // clamped
   CHECK_FALSE(cc("public").max_age);
@@ -63,6 +72,9 @@ TEST_CASE("Cache-Control parsing", "[cache_policy]") {
   CHECK(cc("max-age=3600, immutable").immutable);
   CHECK(cc("stale-while-revalidate=30").stale_while_revalidate == Seconds(30));
   CHECK_FALSE(cc("stale-while-revalidate=x").stale_while_revalidate);  // invalid: ignored
+  CHECK(cc("max-age=1, stale-if-error=600").stale_if_error == Seconds(600));
+  CHECK(cc("stale-if-error=\"60\"").stale_if_error == Seconds(60));
+  CHECK_FALSE(cc("stale-if-error=-1").stale_if_error);
   // Several lines combine.
   auto two = ParseResponseCacheControl(
       *Headers("200 OK", "Cache-Control: public\r\nCache-Control: max-age=5, no-cache\r\n"));
@@ -104,7 +116,8 @@ TEST_CASE("request classification: what the cache touches", "[cache_policy]") {
       {"GET", {{"Range", "bytes=0-10"}}, Mode::kBypass},
       {"GET", {{"If-None-Match", "\"x\""}}, Mode::kBypass},
       {"GET", {{"If-Modified-Since", DateAt(0)}}, Mode::kBypass},
-      {"HEAD", {}, Mode::kBypass},
+      {"HEAD", {}, Mode::kHead},  // network, then freshens the stored GET
+      {"HEAD", {{"Cache-Control", "no-store"}}, Mode::kBypass},
       {"OPTIONS", {}, Mode::kBypass},
       {"TRACE", {}, Mode::kBypass},
       {"POST", {}, Mode::kInvalidate},
@@ -121,6 +134,16 @@ TEST_CASE("request classification: what the cache touches", "[cache_policy]") {
   }
   CHECK(
       GetRequestCachePolicy("GET", Request({{"Cache-Control", "only-if-cached"}})).only_if_cached);
+  // Cache modes.
+  auto mode = [](const char* method, RequestCacheMode m) {
+    return GetRequestCachePolicy(method, Request({}), m).mode;
+  };
+  CHECK(mode("GET", RequestCacheMode::kNoStore) == Mode::kBypass);
+  CHECK(mode("GET", RequestCacheMode::kReload) == Mode::kReload);
+  CHECK(mode("GET", RequestCacheMode::kNoCache) == Mode::kNormal);
+  CHECK(mode("GET", RequestCacheMode::kForceCache) == Mode::kNormal);
+  CHECK(mode("POST", RequestCacheMode::kNoStore) == Mode::kInvalidate);
+  CHECK(GetRequestCachePolicy("GET", Request({}), RequestCacheMode::kOnlyIfCached).only_if_cached);
   CHECK(IsSafeMethod("GET"));
   CHECK_FALSE(IsSafeMethod("get"));  // methods are case-sensitive
 }
@@ -189,10 +212,15 @@ TEST_CASE("freshness lifetime: max-age, Expires, heuristic", "[cache_policy]") {
       {"200 OK", "Expires: soon\r\n", 0, FreshnessSource::kExpires},
       {"200 OK", "Date: " + DateAt(0) + "\r\nExpires: " + DateAt(-10) + "\r\n", 0,
        FreshnessSource::kExpires},
-      // Two Expires: the first is used.
+      // Two Expires: stale (RFC 9111 4.2.1).
       {"200 OK",
        "Date: " + DateAt(0) + "\r\nExpires: " + DateAt(10) + "\r\nExpires: " + DateAt(99) + "\r\n",
-       10, FreshnessSource::kExpires},
+       0, FreshnessSource::kExpires},
+      // Not an HTTP-date: "UTC" for "GMT", lower case names.
+      {"200 OK",
+       "Date: " + DateAt(0) + "\r\nExpires: " + DateAt(3600).replace(26, 3, "UTC") + "\r\n", 0,
+       FreshnessSource::kExpires},
+      {"200 OK", "Expires: tue, 14 nov 2023 23:13:20 gmt\r\n", 0, FreshnessSource::kExpires},
       // Heuristic: 10% of Date - Last-Modified.
       {"200 OK", "Date: " + DateAt(0) + "\r\nLast-Modified: " + DateAt(-10000) + "\r\n", 1000,
        FreshnessSource::kHeuristic},
@@ -387,69 +415,46 @@ TEST_CASE("validation headers from the stored validators", "[cache_policy]") {
   CHECK_FALSE(AddValidationHeaders(*Headers("200 OK", "Last-Modified: yesterday\r\n"), &r));
 }
 
-TEST_CASE("304 merge replaces end-to-end headers and keeps framing", "[cache_policy]") {
-  auto stored =
-      Headers("200 OK", "Date: " + DateAt(-100) +
-                            "\r\nCache-Control: max-age=10\r\n"
-                            "Cache-Control: public\r\nContent-Type: text/html\r\n"
-                            "Content-Encoding: gzip\r\nContent-Length: 123\r\nETag: \"a\"\r\n"
-                            "X-Keep: 1\r\nX-Drop: stored\r\n");
-  auto not_modified = Headers("304 Not Modified",
-                              "Date: " + DateAt(0) +
-                                  "\r\nCache-Control: max-age=600\r\n"
-                                  "Content-Length: 0\r\nContent-Type: text/plain\r\n"
-                                  "Content-Encoding: identity\r\nConnection: keep-alive, X-Drop\r\n"
-                                  "Keep-Alive: timeout=5\r\nTransfer-Encoding: chunked\r\n"
-                                  "X-Drop: new\r\nETag: \"a\"\r\nX-New: yes\r\n");
-  auto merged = MergeNotModified(*stored, *not_modified);
-  REQUIRE(merged);
-  CHECK(merged->response_code() == 200);
-  CHECK(merged->reason() == "OK");
-  std::string v;
-  CHECK(merged->GetNormalizedHeader("date", &v));
-  CHECK(v == DateAt(0));
-  // Both stored Cache-Control lines are replaced by the 304's one.
-  CHECK(merged->GetNormalizedHeader("cache-control", &v));
-  CHECK(v == "max-age=600");
-  // Framing and coding of the stored body are kept.
-  CHECK(merged->GetContentLength() == 123);
-  CHECK(merged->GetNormalizedHeader("content-type", &v));
-  CHECK(v == "text/html");
-  CHECK(merged->GetNormalizedHeader("content-encoding", &v));
-  CHECK(v == "gzip");
-  // Hop-by-hop headers, and those the 304's Connection names, are not taken.
-  CHECK_FALSE(merged->HasHeader("connection"));
-  CHECK_FALSE(merged->HasHeader("keep-alive"));
-  CHECK_FALSE(merged->HasHeader("transfer-encoding"));
-  CHECK(merged->GetNormalizedHeader("x-drop", &v));
-  CHECK(v == "stored");
-  CHECK(merged->GetNormalizedHeader("x-keep", &v));
-  CHECK(v == "1");
-  CHECK(merged->GetNormalizedHeader("x-new", &v));
-  CHECK(v == "yes");
-  CHECK(merged->GetNormalizedHeader("etag", &v));
-  CHECK(v == "\"a\"");
-
-  for (const char* name : {"Content-Length", "TRANSFER-ENCODING", "content-encoding", "Upgrade",
-                           "TE", "Trailer", "Proxy-Connection", "Content-Range"}) {
-    INFO(name);
-    CHECK(IsNonUpdatedHeader(name));
-  }
-  for (const char* name : {"Cache-Control", "Expires", "Date", "ETag", "Last-Modified", "Vary"}) {
-    INFO(name);
-    CHECK_FALSE(IsNonUpdatedHeader(name));
-  }
+TEST_CASE("stale-if-error: the window, and what forbids it", "[cache_policy]") {
+  auto info = [](const std::string& cc, int64_t age_s) {
+    FreshnessInfo f =
+        GetFreshnessInfo(Stored("Cache-Control: " + cc + "\r\n"), kT0 + Seconds(age_s));
+    return f;
+  };
+  CHECK(MayServeStaleOnError(info("max-age=10, stale-if-error=60", 70), Request({})));
+  CHECK_FALSE(MayServeStaleOnError(info("max-age=10, stale-if-error=60", 71), Request({})));
+  CHECK_FALSE(MayServeStaleOnError(info("max-age=10", 20), Request({})));
+  // The request may offer a window of its own.
+  CHECK(MayServeStaleOnError(info("max-age=10", 20),
+                             Request({{"Cache-Control", "stale-if-error=30"}})));
+  std::string reason;
+  CHECK_FALSE(MayServeStaleOnError(info("max-age=10, stale-if-error=60, must-revalidate", 20),
+                                   Request({}), &reason));
+  CHECK(reason == "must-revalidate");
+  CHECK_FALSE(MayServeStaleOnError(info("no-cache, stale-if-error=60", 20), Request({})));
+  for (int code : {500, 502, 503, 504}) CHECK(IsStaleIfErrorStatus(code));
+  for (int code : {200, 404, 501, 505}) CHECK_FALSE(IsStaleIfErrorStatus(code));
 }
 
-TEST_CASE("headers are stored without cookies", "[cache_policy]") {
-  auto stored = HeadersForStorage(*Headers(
-      "200 OK", "Set-Cookie: a=1\r\nX-Keep: 1\r\nset-cookie: b=2\r\nSet-Cookie2: c=3\r\n"));
-  REQUIRE(stored);
-  CHECK(stored->response_code() == 200);
-  CHECK_FALSE(stored->HasHeader("set-cookie"));
-  CHECK_FALSE(stored->HasHeader("set-cookie2"));
-  CHECK(stored->HasHeader("x-keep"));
-  CHECK(stored->headers().size() == 1);
+TEST_CASE("cache modes in DecideCacheUse", "[cache_policy]") {
+  HttpResponseInfo stale = Stored("Cache-Control: max-age=10, must-revalidate\r\nETag: \"e\"\r\n");
+  const Time later = kT0 + Seconds(100);
+  CHECK(DecideCacheUse(stale, Request({}), later).action == CacheAction::kValidate);
+  CHECK(DecideCacheUse(stale, Request({}), later, RequestCacheMode::kForceCache).action ==
+        CacheAction::kUseStale);
+  CHECK(DecideCacheUse(stale, Request({}), later, RequestCacheMode::kOnlyIfCached).action ==
+        CacheAction::kUseStale);
+  CHECK(DecideCacheUse(stale, Request({}), kT0, RequestCacheMode::kForceCache).action ==
+        CacheAction::kUse);
+  CHECK(DecideCacheUse(stale, Request({}), kT0, RequestCacheMode::kNoCache).action ==
+        CacheAction::kValidate);
+  HttpRequestHeaders h;
+  AddCacheModeRequestHeaders(RequestCacheMode::kReload, &h);
+  CHECK(h.GetHeader("cache-control") == "no-cache");
+  CHECK(h.GetHeader("pragma") == "no-cache");
+  HttpRequestHeaders given = Request({{"Cache-Control", "max-age=5"}});
+  AddCacheModeRequestHeaders(RequestCacheMode::kNoCache, &given);
+  CHECK(given.GetHeader("cache-control") == "max-age=5");  // the caller's own is kept
 }
 
 TEST_CASE("unsafe methods invalidate the target and same-origin locations", "[cache_policy]") {

@@ -113,6 +113,7 @@ class FetchJob : public UrlRequest::Delegate {
     params.request.url = options_.urls[index_];
     params.request.method = options_.method;
     params.request.body = options_.data;
+    params.request.cache_mode = options_.cache_mode;
     for (const auto& [name, value] : options_.headers)
       params.request.extra_headers.SetHeader(name, value);
     params.follow_redirects = !options_.no_follow;

@@ -205,6 +205,9 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_flag("--json", o->json, "one JSON object per line per URL");
   cmd->add_flag("--page", o->page,
                 "load the URL as a page: the document, then its subresources; print a waterfall");
+  cmd->add_option("--cache-mode", o->cache_mode_text,
+                  "how the cache may answer (Fetch's modes): default, no-store, reload, no-cache, "
+                  "force-cache or only-if-cached");
   cmd->add_option("--har", o->har_path,
                   "write the fetches (or the --page load) as HAR 1.2 to FILE");
   cmd->add_option("--internals", o->internals_port,
@@ -424,6 +427,21 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
   if (!ParseEvictionPolicy(o->cache_eviction_text.empty() ? "lru" : o->cache_eviction_text,
                            &o->cache_eviction)) {
     *message = "bad --cache-eviction \"" + o->cache_eviction_text + "\": expected lru or frequency";
+    return false;
+  }
+  o->cache_mode = RequestCacheMode::kDefault;
+  if (!o->cache_mode_text.empty() && !ParseRequestCacheMode(o->cache_mode_text, &o->cache_mode)) {
+    *message = "bad --cache-mode \"" + TerminalSafe(o->cache_mode_text) +
+               "\": expected default, no-store, reload, no-cache, force-cache or only-if-cached";
+    return false;
+  }
+  if (o->no_cache && o->cache_mode != RequestCacheMode::kDefault) {
+    *message =
+        "--cache-mode " + o->cache_mode_text + " conflicts with --no-cache (there is no cache)";
+    return false;
+  }
+  if (o->page && o->cache_mode != RequestCacheMode::kDefault) {
+    *message = "--cache-mode " + o->cache_mode_text + " is not applied to --page loads yet";
     return false;
   }
   return ValidatePageOptions(o, message);

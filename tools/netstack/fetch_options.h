@@ -12,6 +12,7 @@
 #include "cache/backend.h"
 #include "net/base/ip_address.h"
 #include "net/base/url.h"
+#include "net/http/http_transaction.h"
 #include "net/http/url_request_context_builder.h"
 #include "predictor/predictor_config.h"
 
@@ -84,6 +85,8 @@ struct FetchOptions {
   int64_t cache_size = 0;           // parsed from cache_size_text; 0: the backend's default
   std::string cache_eviction_text;  // "" (not given) means lru
   EvictionPolicy cache_eviction = EvictionPolicy::kSizeWeightedLru;
+  std::string cache_mode_text;  // --cache-mode as given; "" means default
+  RequestCacheMode cache_mode = RequestCacheMode::kDefault;  // parsed by Validate
   // --page (docs/fetch.md "Page loads"): load one URL as a page, its subresources included.
   bool page = false;
   // --har FILE (docs/fetch.md "--har"): the fetches, or the --page load, as HAR 1.2 (a file, not
