@@ -21,8 +21,9 @@ SchemeHostPort O(const std::string& text);
 // A time `seconds` after an arbitrary non-zero start.
 TimeTicks At(double seconds);
 
-// One load of `page` at `now`: OnNavigation (its hints returned), then for each (origin,
-// connections) that many OnConnectionNeeded (kNew, `wait_ms` each), then OnNavigationComplete.
+// One load of `page` at `now`: OnNavigation (its hints returned), the document requested and
+// served over the network, then for each (origin, connections) that many OnConnectionNeeded
+// (kNew, `wait_ms` each), then OnNavigationComplete.
 std::vector<Hint> LoadPage(PredictorPolicy& policy, const Url& page,
                            const std::vector<std::pair<SchemeHostPort, int>>& needs, TimeTicks now,
                            double wait_ms = 100);

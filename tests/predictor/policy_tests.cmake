@@ -5,6 +5,7 @@ netstack_test(predictor_policy_tests
   ${CMAKE_CURRENT_LIST_DIR}/policy_test_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/chrome_policy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/learned_warm_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/loading_policy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/loading_tables_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/tables_test.cc
