@@ -304,12 +304,21 @@ void LearnedPolicy::Touch(const Url& page, const SchemeHostPort& origin, int con
       need->second.connections += connections;
     }
   }
-  Used(origin, now);
+  // A request alone does not make an origin warm: the HTTP cache may answer it, and the pool's
+  // socket lives 300 s from its last network use (OnResourceServed says which it was).
+  if (connections > 0) Used(origin, now);
 }
 
 void LearnedPolicy::OnResourceRequested(const Url& page, const Url& url, TimeTicks now) {
   Saw(now);
   Touch(page, url.scheme_host_port(), 0, now);
+}
+
+void LearnedPolicy::OnResourceServed(const Url& page, const Url& url, bool network, TimeTicks now) {
+  Saw(now);
+  // Answered over a connection (a miss, a revalidation, no cache): the origin's socket or h2
+  // session was just used, so it stays open for the pool's idle timeout.
+  if (network) Used(url.scheme_host_port(), now);
 }
 
 void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& origin,
@@ -331,6 +340,7 @@ void LearnedPolicy::OnConnectionNeeded(const Url& page, const SchemeHostPort& or
   // critical path: a socket preconnected for it saves the page nothing, so it is not a need to
   // learn (the origin is still used: warm).
   Touch(page, origin, background ? 0 : 1, now);
+  Used(origin, now);  // a new connection, even a background one's, is open now
   const double wait_ms = std::max(0.0, connect_wait_ms);
   budget_.OnConnectionWait(wait_ms);
   // Later connections of a load often got a socket late-bound from a job started for an earlier

@@ -71,6 +71,8 @@ class LearnedPolicy : public PredictorPolicy {
   void OnStartup(TimeTicks now, std::vector<Hint>* out) override;
   void OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) override;
   void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) override;
+  // A response over the network makes its origin warm; a cache hit does not (its socket idles).
+  void OnResourceServed(const Url& page, const Url& url, bool network, TimeTicks now) override;
   void OnConnectionNeeded(const Url& page, const SchemeHostPort& origin, SocketSource source,
                           bool background, double connect_wait_ms, TimeTicks now) override;
   void OnNavigationComplete(const Url& page, TimeTicks now) override;
@@ -99,7 +101,8 @@ class LearnedPolicy : public PredictorPolicy {
   // P(need >= k | the state of that origin at `now`); `known` says whether the page or its
   // site has been seen.
   std::vector<Estimate> EstimateFor(const Url& page, TimeTicks now, bool* known) const;
-  // 1 (warm) if `origin` was used within kWarmWindow before `now`, else 0 (cold).
+  // 1 (warm) if `origin` was used over the network (a new connection, or a response not from
+  // the cache) within kWarmWindow before `now`, else 0 (cold).
   int StateAt(const SchemeHostPort& origin, TimeTicks now) const;
   // Sockets worth preconnecting: the largest k with p[j] x saved >= (1 - p[j]) x waste for
   // every j <= k (0..kMaxK).

@@ -197,6 +197,11 @@ void Predictor::OnResourceServed(const Url& page, const Url& url, CacheDispositi
                                  SocketSource connection) {
   if (impl_->finished_) return;
   impl_->accounting_.OnResourceServed(page, url, cache, connection, impl_->Now());
+  if (policy_) {
+    policy_->OnResourceServed(page, url,
+                              cache != CacheDisposition::kHit && cache != CacheDisposition::kStale,
+                              impl_->Now());
+  }
 }
 
 void Predictor::OnNavigationComplete(const Url& page) {

@@ -50,6 +50,9 @@ class PredictorPolicy {
   virtual void OnNavigation(const Url& page, TimeTicks now, std::vector<Hint>* out) = 0;
   // A request of `page`'s load (the document included) is issued.
   virtual void OnResourceRequested(const Url& page, const Url& url, TimeTicks now) = 0;
+  // A request of `page`'s load was answered; `network` is false when the HTTP cache answered it
+  // without the network (a fresh or stale hit). Default: ignored.
+  virtual void OnResourceServed(const Url& page, const Url& url, bool network, TimeTicks now) {}
   // A request of `page`'s load needed a new connection to `origin` (not a reused socket).
   // `source` says how it got one (the pool's SocketSource: kNew, kPreconnected,
   // kPreconnectedLate or kUnusedIdle, never kReused); `connect_wait_ms` is how long the request

@@ -29,6 +29,7 @@ std::vector<Hint> LoadPage(PredictorPolicy& policy, const Url& page,
   std::vector<Hint> hints;
   policy.OnNavigation(page, now, &hints);
   policy.OnResourceRequested(page, page, now);
+  policy.OnResourceServed(page, page, /*network=*/true, now);
   for (const auto& [origin, count] : needs) {
     for (int i = 0; i < count; ++i) {
       policy.OnConnectionNeeded(page, origin, SocketSource::kNew, /*background=*/false, wait_ms,

@@ -31,8 +31,9 @@ TimeTicks Cold(int i);
 // waste price of 150 ms (the default is tuned separately, predictor_config.h).
 PredictorConfig LearnedConfig();
 
-// One load of `page` at `now`: OnNavigation (its hints returned), then for each (origin,
-// connections) that many OnConnectionNeeded (kNew, `wait_ms` each), then OnNavigationComplete.
+// One load of `page` at `now`: OnNavigation (its hints returned), the document requested and
+// served over the network, then for each (origin, connections) that many OnConnectionNeeded
+// (kNew, `wait_ms` each), then OnNavigationComplete.
 std::vector<Hint> LoadPage(PredictorPolicy& policy, const Url& page,
                            const std::vector<std::pair<SchemeHostPort, int>>& needs, TimeTicks now,
                            double wait_ms = 100);

@@ -8,6 +8,7 @@ netstack_test(predictor_policy_tests
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy_events_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/learned_policy_state_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/adaptive_budget_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/learned_warm_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/loading_policy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/loading_tables_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/tables_test.cc
