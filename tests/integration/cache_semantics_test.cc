@@ -1,8 +1,8 @@
 // The HTTP cache's semantics through `netstack fetch` (issue 22), against CacheOrigin (headers
 // chosen by the test, every request counted) and nginx: hop-by-hop fields and Age on a hit, a
 // 304 updating Content-Type, a HEAD freshening the stored GET, an Expires that is not an
-// HTTP-date, stale-if-error, only-if-cached's 504, `--cache-mode`, and an unsafe method
-// invalidating same-origin Location/Content-Location.
+// HTTP-date, stale-if-error, only-if-cached's 504, `--cache-mode`, and unsafe methods (any
+// `-X` token) invalidating their URL and same-origin Location/Content-Location.
 #include "tests/integration/cache_test_util.h"
 #include "tests/support/temp_dir.h"
 
@@ -271,6 +271,39 @@ TEST_CASE("semantics: an unsafe method invalidates same-origin Location and Cont
   CHECK(Disposition(after.records[1]) == "miss");
   CHECK(Disposition(after.records[2]) == "miss");
   CHECK(Disposition(after.records[3]) == "hit");
+}
+
+TEST_CASE("semantics: -X with any unsafe method, whatever its name, invalidates its URL",
+          "[cache][semantics]") {
+  REQUIRE_NETSTACK_BINARY();
+  FaultHttpServer server;
+  server.set_handler([](const FaultHttpServer::Request& req) -> std::optional<std::string> {
+    if (req.method != "GET") return FaultHttpServer::Response("204 No Content", {}, "");
+    return FaultHttpServer::Response("200 OK", {"Cache-Control: max-age=3600"}, req.path + "\n");
+  });
+  std::string error;
+  REQUIRE(server.Start(0, &error));
+  TempDir dir("sem-methods");
+  const std::string profile = dir.Join("profile");
+  for (const char* method : {"PUT", "DELETE", "PATCH", "PURGE"}) {
+    INFO(method);
+    const std::string url = server.Url(std::string("/thing-") + method);
+    CHECK_FETCH_OK(FetchWithProfile(profile, {url}), 1u);
+    NetstackRun stored = FetchWithProfile(profile, {url});
+    CHECK_FETCH_OK(stored, 1u);
+    CHECK(Disposition(stored.records[0]) == "hit");
+    CHECK_FETCH_OK(FetchWithProfile(profile, {"-X", method, url}), 1u);
+    NetstackRun after = FetchWithProfile(profile, {url});
+    CHECK_FETCH_OK(after, 1u);
+    CHECK(Disposition(after.records[0]) == "miss");
+  }
+  // A safe method leaves the entry alone.
+  const std::string url = server.Url("/thing-options");
+  CHECK_FETCH_OK(FetchWithProfile(profile, {url}), 1u);
+  CHECK_FETCH_OK(FetchWithProfile(profile, {"-X", "OPTIONS", url}), 1u);
+  NetstackRun after = FetchWithProfile(profile, {url});
+  CHECK_FETCH_OK(after, 1u);
+  CHECK(Disposition(after.records[0]) == "hit");
 }
 
 }  // namespace
