@@ -39,10 +39,12 @@ using test::JsonString;
 using test::TempDir;
 
 constexpr int kThinkMs = 600;
-// The client's ttfb starts at its own send stamp, which can trail the bytes leaving (a request on
-// a connection that was still being set up measured 598.6 ms against 600 in CI): a think time
-// shows as at least kThinkMs - kStampSlackMs, never as the ~1 ms of a host without one.
-constexpr int kStampSlackMs = 5;
+// A think time shows in the client's ttfb as at least half of it, never as the ~1 ms of a host
+// without one. Not kThinkMs itself: the ttfb starts at the client's own send stamp, which can
+// trail the bytes leaving by milliseconds on a loaded machine (598.6 ms, and under ASan 592.9 ms,
+// were measured against 600 in CI). The server's own figure (nginx's $request_time) is checked
+// against the whole think time below.
+constexpr int kThinkFloorMs = kThinkMs / 2;
 
 bool PortOpen(const std::string& address, int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -237,7 +239,7 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
       if (parsed.host() == "img.site0.lab") {
         CHECK(ttfb < kThinkMs);
       } else {
-        CHECK(ttfb >= kThinkMs - kStampSlackMs);
+        CHECK(ttfb >= kThinkFloorMs);
       }
       std::string address;
       for (const auto& [h, a] : plan.hosts) {
@@ -257,7 +259,7 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
     REQUIRE(run.records.size() == 2);
     CHECK(JsonInt(run.records[0], "status") == 200);
     CHECK(JsonString(run.records[0], "protocol") == "http/1.1");
-    CHECK(JsonNumber(run.records[0], "timing/ttfb_ms") >= kThinkMs - kStampSlackMs);
+    CHECK(JsonNumber(run.records[0], "timing/ttfb_ms") >= kThinkFloorMs);
     CHECK(JsonInt(run.records[0], "body_bytes") ==
           static_cast<int64_t>(
               std::filesystem::file_size(plan.site_dir + "/static.site0.lab/js/app.js")));
@@ -284,7 +286,7 @@ TEST_CASE("the plan's nginx and dnsmasq serve the default site on loopback", "[l
       CHECK(JsonInt(think, "status") == JsonInt(plain, "status"));
       CHECK(JsonInt(think, "status") == std::vector<int>{301, 403, 404}[i]);
       CHECK(JsonInt(think, "body_bytes") == JsonInt(plain, "body_bytes"));
-      CHECK(JsonNumber(think, "timing/ttfb_ms") >= kThinkMs - kStampSlackMs);
+      CHECK(JsonNumber(think, "timing/ttfb_ms") >= kThinkFloorMs);
     }
     CHECK(JsonString(run.records[0], "headers/location") == "https://site0.lab/css/");
     CHECK(JsonString(run.records[3], "headers/location") == "https://img.site0.lab/img/");
