@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "net/base/load_timing_phases.h"
 #include "net/base/net_error.h"
@@ -24,6 +25,18 @@ double Ms(TimeDelta d) { return ToMilliseconds(d); }
 // The message of a request that failed with `error` (as UrlRequest words its own).
 std::string ErrorMessage(int error, const std::string& detail) {
   return ErrorToMessage(error) + ": " + detail;
+}
+
+// Test-only: NETSTACK_ICOUNT_TEST_SPIN=N makes every replayed network request spin N loop
+// iterations, a known slowdown for tests/bench/icount_test.py to check that the instruction-count
+// gate (tools/bench/icount --check) trips. Unset (always, outside that test), it costs one branch.
+void IcountTestSpin() {
+  static const long spins = [] {
+    const char* v = std::getenv("NETSTACK_ICOUNT_TEST_SPIN");
+    return v ? std::max(0L, std::strtol(v, nullptr, 10)) : 0L;
+  }();
+  for (volatile long i = 0; i < spins; i = i + 1) {
+  }
 }
 
 }  // namespace
@@ -105,6 +118,7 @@ void ReplayPageRun::StartEntry(int index) {
   const PreparedEntry& p = page_->entries[index];
   switch (p.kind) {
     case PreparedEntry::Kind::kNetwork: {
+      IcountTestSpin();
       delegate_->OnEntryStarting(this, index);
       e.request = std::make_unique<UrlRequest>(context_, p.params, &e);
       responder_->Expect(&e);
