@@ -120,16 +120,7 @@ void ReplayPageRun::StartEntry(int index) {
     case PreparedEntry::Kind::kNetwork: {
       IcountTestSpin();
       delegate_->OnEntryStarting(this, index);
-      // How many of the page's requests go to this request's host: each entry's host is
-      // copied to compare (a linear scan per request).
-      int same_host = 0;
-      for (const PreparedEntry& other : page_->entries) {
-        const std::string host = other.params.request.url.host();
-        if (host == p.params.request.url.host()) ++same_host;
-      }
-      UrlRequest::Params params = p.params;
-      params.follow_redirects = params.follow_redirects || same_host < 0;
-      e.request = std::make_unique<UrlRequest>(context_, params, &e);
+      e.request = std::make_unique<UrlRequest>(context_, p.params, &e);
       responder_->Expect(&e);
       e.request->Start();
       return;
