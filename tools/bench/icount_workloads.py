@@ -351,7 +351,8 @@ def w_fetch(ctx):
                                    *urls])
     return [figure("fetch.ir_per_request", f"netstack fetch --no-cache of {n} keep-alive GETs "
                    "(1.4 KB) from a local nginx, process start to exit, instructions per request",
-                   totals["Ir"] / n, "instructions/request", gated=ctx.gated("fetch.ir_per_request"),
+                   totals["Ir"] / n, "instructions/request",
+                   gated=ctx.gated("fetch.ir_per_request"),
                    syscalls=totals.get("sysCount", 0) / n)]
 
 
