@@ -168,6 +168,24 @@ class GateTest(unittest.TestCase):
         self.assertIn("replay.ir_per_request fell -9.", p.stdout)
         self.assertIn("run tools/bench/icount --update", p.stdout)
 
+    def test_update_keeps_other_figures_only_when_comparable(self):
+        # A figure of a workload not run (--only) stays in a baseline of the same build and
+        # workloads, and is dropped from one that is not comparable.
+        same = dict(self.base, figures=dict(self.base["figures"], **{"other.ir": {"value": 7}}))
+        other = dict(same, build={"type": "Debug", "compiler": "clang 99"})
+        for data, kept in ((same, True), (other, False)):
+            path = os.path.join(self.dir, "update.json")
+            with open(path, "w") as f:
+                json.dump(data, f)
+            p = icount(*SMALL, "--update", "--baseline", path)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with open(path) as f:
+                written = json.load(f)
+            self.assertEqual("other.ir" in written["figures"], kept)
+            self.assertIn("replay.ir_per_request", written["figures"])
+            if not kept:
+                self.assertIn("old baseline's figures are dropped", p.stderr)
+
     def test_another_build_or_workload_is_refused(self):
         other = dict(self.base, build={"type": "Debug", "compiler": "clang 99"})
         path = os.path.join(self.dir, "other.json")
