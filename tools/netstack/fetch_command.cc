@@ -116,6 +116,7 @@ class FetchJob : public UrlRequest::Delegate {
     params.request.cache_mode = options_.cache_mode;
     for (const auto& [name, value] : options_.headers)
       params.request.extra_headers.SetHeader(name, value);
+    params.request.omitted_headers = options_.omitted_headers;
     params.follow_redirects = !options_.no_follow;
     params.max_redirects = options_.max_redirects;
     request_ = std::make_unique<UrlRequest>(context_, params, this);
