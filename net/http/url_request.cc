@@ -103,6 +103,7 @@ void UrlRequest::OnHeaders() {
       return;
     }
     redirect_target_ = target;
+    delegate_->OnRedirectReceived(this);
     DrainRedirectBody();
     return;
   }
