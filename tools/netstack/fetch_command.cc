@@ -293,6 +293,7 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
         opened.profile ? opened.profile->predictor_db_path() : std::string(), stderr);
     PageLoadOptions load_options;
     load_options.headers = options.headers;
+    load_options.omitted_headers = options.omitted_headers;
     load_options.follow_redirects = !options.no_follow;
     load_options.max_redirects = options.max_redirects;
     internals = MakeFetchInternals(

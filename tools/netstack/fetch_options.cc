@@ -232,7 +232,8 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
                 "load the URL as a page: the document, then its subresources; print a waterfall");
   cmd->add_option("--cache-mode", o->cache_mode_text,
                   "how the cache may answer (Fetch's modes): default, no-store, reload, no-cache, "
-                  "force-cache or only-if-cached");
+                  "force-cache or only-if-cached (with --page: every request of the page; not "
+                  "only-if-cached)");
   cmd->add_option("--har", o->har_path,
                   "write the fetches (or the --page load) as HAR 1.2 to FILE");
   cmd->add_option("--internals", o->internals_port,
@@ -481,8 +482,14 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
         "--cache-mode " + o->cache_mode_text + " conflicts with --no-cache (there is no cache)";
     return false;
   }
-  if (o->page && o->cache_mode != RequestCacheMode::kDefault) {
-    *message = "--cache-mode " + o->cache_mode_text + " is not applied to --page loads yet";
+  // --page gives its mode to the document and every subresource (a browser's reload does).
+  // only-if-cached is not a page load: the Fetch standard allows it only for same-origin
+  // requests (a page's cross-origin subresources would all fail), and the predictor's
+  // preconnects would reach the network anyway.
+  if (o->page && o->cache_mode == RequestCacheMode::kOnlyIfCached) {
+    *message =
+        "--cache-mode only-if-cached conflicts with --page (the Fetch standard allows it for "
+        "same-origin requests only; fetch the URLs without --page)";
     return false;
   }
   return ValidatePageOptions(o, message);
