@@ -41,7 +41,7 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
   start_ticks_ = cache_->scheduler().Now();
   key_ = info_.url.spec();
   sent_headers_ = info_.extra_headers;
-  AddDefaultRequestHeaders(&sent_headers_);
+  AddDefaultRequestHeaders(&sent_headers_, info_.omitted_headers);
   policy_ = GetRequestCachePolicy(info_.method, sent_headers_, info_.cache_mode);
   // What the Fetch standard's modes add to the request as sent (not to what the cache matches).
   AddCacheModeRequestHeaders(info_.cache_mode, &info_.extra_headers);

@@ -1,7 +1,9 @@
 #include "net/http/http_network_transaction.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "net/base/string_util.h"
 #include "net/http/http2_http_stream.h"
 #include "net/http/url_request_context.h"
 #include "net/http2/http2_session_pool.h"
@@ -17,10 +19,16 @@ constexpr int kMaxRetries = 3;
 
 }  // namespace
 
-void AddDefaultRequestHeaders(HttpRequestHeaders* headers) {
-  headers->SetHeaderIfMissing("Accept", "*/*");
-  headers->SetHeaderIfMissing("Accept-Encoding", "gzip, deflate, br");
-  headers->SetHeaderIfMissing("User-Agent", "netstack/0.1");
+void AddDefaultRequestHeaders(HttpRequestHeaders* headers,
+                              const std::vector<std::string>& omitted) {
+  static constexpr std::pair<const char*, const char*> kDefaults[] = {
+      {"Accept", "*/*"}, {"Accept-Encoding", "gzip, deflate, br"}, {"User-Agent", "netstack/0.1"}};
+  for (const auto& [name, value] : kDefaults) {
+    const bool omit = std::any_of(omitted.begin(), omitted.end(), [name = name](const auto& o) {
+      return EqualsCaseInsensitiveAscii(o, name);
+    });
+    if (!omit) headers->SetHeaderIfMissing(name, value);
+  }
 }
 
 HttpNetworkTransaction::HttpNetworkTransaction(UrlRequestContext* context, RequestPriority priority,
@@ -47,7 +55,7 @@ int HttpNetworkTransaction::Start(HttpRequestInfo info, CompletionCallback callb
   message_.target = info_.url.path_and_query();
   message_.host = info_.url.HostHeader();
   message_.headers = info_.extra_headers;
-  AddDefaultRequestHeaders(&message_.headers);
+  AddDefaultRequestHeaders(&message_.headers, info_.omitted_headers);
   message_.body = info_.body;
   // Any method may carry a body (curl's -X PUT -d, DELETE with a body); POST, PUT and PATCH say
   // Content-Length: 0 without one, as curl and browsers do.

@@ -25,6 +25,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "net/base/load_timing_info.h"
 #include "net/base/net_log.h"
@@ -47,8 +48,9 @@ class UrlRequestContext;
 
 // Sets the headers every request carries unless the caller set them (Accept, Accept-Encoding,
 // User-Agent), as the network transaction sends them. The cache uses it to see a request's
-// headers as sent (for Vary).
-void AddDefaultRequestHeaders(HttpRequestHeaders* headers);
+// headers as sent (for Vary). A name in `omitted` (any case) is left out.
+void AddDefaultRequestHeaders(HttpRequestHeaders* headers,
+                              const std::vector<std::string>& omitted = {});
 
 class HttpNetworkTransaction : public HttpTransaction {
  public:

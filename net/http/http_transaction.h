@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "net/base/load_timing_info.h"
 #include "net/base/net_error.h"
@@ -54,6 +55,8 @@ struct HttpRequestInfo {
   TimeTicks request_start{};
   // How the HTTP cache may answer this request (`fetch --cache-mode`). Ignored without a cache.
   RequestCacheMode cache_mode = RequestCacheMode::kDefault;
+  // Default headers (AddDefaultRequestHeaders's) the user asked not to send (curl's -H 'Name:').
+  std::vector<std::string> omitted_headers;
 };
 
 // What a hop learned about its connection, for output and the internals page. All defaults

@@ -66,6 +66,7 @@ void UrlRequest::StartHop() {
   info.speculative = params_.request.speculative;
   info.request_start = start_time_;
   info.cache_mode = params_.request.cache_mode;
+  info.omitted_headers = params_.request.omitted_headers;
   transaction_ = context_->http_transaction_factory()->CreateTransaction(params_.priority, net_log_,
                                                                          /*decode_content=*/true);
   int rv = transaction_->Start(std::move(info), [weak = weak_factory_.GetWeakPtr()](int rv) {
@@ -102,6 +103,7 @@ void UrlRequest::OnHeaders() {
       return;
     }
     redirect_target_ = target;
+    delegate_->OnRedirectReceived(this);
     DrainRedirectBody();
     return;
   }

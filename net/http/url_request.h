@@ -33,6 +33,9 @@ class UrlRequest {
     // The final response's headers arrived (after any redirects). Optional. May destroy the
     // request.
     virtual void OnResponseStarted(UrlRequest* request) {}
+    // A redirect about to be followed: response_headers() are its headers until the next hop
+    // starts (curl's -i prints every hop's head). Optional. Must not destroy the request.
+    virtual void OnRedirectReceived(UrlRequest* request) {}
     // Decoded body bytes, in order. `data` is valid only during the call. Must not destroy
     // the request (OnComplete may).
     virtual void OnReadData(UrlRequest* request, const char* data, int len) = 0;

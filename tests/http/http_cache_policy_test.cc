@@ -6,23 +6,14 @@
 #include <vector>
 
 #include "net/base/net_error.h"
-#include "net/http/http_date.h"
+#include "tests/http/http_cache_test_util.h"
 
 namespace netstack {
 namespace {
 
-// Wall time of the tests: Tue, 14 Nov 2023 22:13:20 GMT.
-const Time kT0 = TimeFromUnixSeconds(1'700'000'000);
-std::string DateAt(int64_t offset_s) { return FormatHttpDate(kT0 + Seconds(offset_s)); }
-
-std::shared_ptr<const HttpResponseHeaders> Headers(const std::string& status,
-                                                   const std::string& lines) {
-  std::string error;
-  auto h = HttpResponseHeaders::Parse("HTTP/1.1 " + status + "\r\n" + lines + "\r\n", &error);
-  INFO(error);
-  REQUIRE(h);
-  return h;
-}
+using test::DateAt;
+using test::Headers;
+using test::kT0;
 
 HttpRequestHeaders Request(const std::vector<std::pair<std::string, std::string>>& headers) {
   HttpRequestHeaders r;

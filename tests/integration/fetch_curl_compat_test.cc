@@ -35,8 +35,10 @@ struct Case {
   bool https = false;
   // Only for netstack: its -I prints no head without -i (curl's -I does).
   std::vector<std::string> netstack_extra = {};
-  // Compare the -i head's status line and header names, not the bytes (Date may tick).
+  // Compare the -i heads' status lines and header names, not the bytes (Date may tick).
   bool head_output = false;
+  // The -w format when not kWriteOut's.
+  std::string write_out = {};
 };
 
 // The -w format both get: the fields that must agree.
@@ -46,22 +48,29 @@ const char kWriteOut[] =
 
 std::string Curl(std::string* why) { return EnsureProgram("curl", "curl", why); }
 
-// "HTTP/1.1 200 OK" and the lower-cased header names of a head that ends at the first empty
-// line, then what follows it, so two heads compare without their Date values.
+// Each head's status line and lower-cased header names (-i -L prints one head per hop, each
+// ending at an empty line), then what follows the last one, so outputs compare without their
+// Date values.
 std::string HeadShape(const std::string& out) {
-  const size_t end = out.find("\r\n\r\n");
-  if (end == std::string::npos) return "no head: " + out;
-  std::string shape = out.substr(0, out.find("\r\n")) + "\n";
-  size_t pos = out.find("\r\n") + 2;
-  while (pos < end) {
-    size_t eol = out.find("\r\n", pos);
-    std::string line = out.substr(pos, eol - pos);
-    std::string name = line.substr(0, line.find(':'));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    shape += name + "\n";
-    pos = eol + 2;
-  }
-  return shape + out.substr(end + 4);
+  std::string shape;
+  size_t start = 0;
+  do {
+    const size_t end = out.find("\r\n\r\n", start);
+    if (end == std::string::npos) return shape + "no head: " + out.substr(start);
+    size_t pos = out.find("\r\n", start);
+    shape += out.substr(start, pos - start) + "\n";
+    pos += 2;
+    while (pos < end + 2) {
+      const size_t eol = out.find("\r\n", pos);
+      std::string name = out.substr(pos, out.find(':', pos) - pos);
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      shape += name + "\n";
+      pos = eol + 2;
+    }
+    shape += "--\n";
+    start = end + 4;
+  } while (out.compare(start, 5, "HTTP/") == 0);
+  return shape + out.substr(start);
 }
 
 TEST_CASE("curl and netstack fetch agree on everyday invocations", "[fetch][curl]") {
@@ -103,16 +112,29 @@ TEST_CASE("curl and netstack fetch agree on everyday invocations", "[fetch][curl
       {"-L 303 after POST", with_ua({"-L", "-d", "x=1"}), "/see-other"},
       {"--compressed", with_ua({"--compressed"}), "/small.txt"},
       {"-i", with_ua({"-i"}), "/plain/small.txt", false, {}, true},
+      // Every hop's head, then the final body; the heads' bytes summed and the hops counted
+      // (--compressed: both offer gzip, so nginx frames the responses alike).
+      {"-i -L",
+       with_ua({"-i", "-L", "--compressed"}),
+       "/redirect/3",
+       false,
+       {},
+       true,
+       "\\n--\\n%{http_code} %{size_header} %{num_redirects} %{size_download} %{url_effective}\\n"},
+      // 'Name:' sends no Name at all, not even netstack's default; 'Name;' sends it empty.
+      {"-H 'Accept:'", with_ua({"-H", "Accept:", "-H", "X-Custom;"}), "/echo"},
+      {"-H 'User-Agent:'", {"-H", "User-Agent:"}, "/echo"},
       {"-I", with_ua({"-I"}), "/plain/small.txt", false, {"-i"}, true},
       {"https", with_ua({"--cacert", ca}), "/echo", true},
   };
   for (const Case& c : cases) {
     const std::string url = c.https ? nginx.HttpsUrl(c.path) : nginx.HttpUrl(c.path);
-    std::vector<std::string> curl_argv = Concat({curl, "-s", "-w", kWriteOut}, c.args);
+    const std::string write_out = c.write_out.empty() ? kWriteOut : c.write_out;
+    std::vector<std::string> curl_argv = Concat({curl, "-s", "-w", write_out}, c.args);
     curl_argv.push_back(url);
     ProcessResult by_curl = RunProcess(curl_argv, std::chrono::seconds(30));
     std::vector<std::string> ns_argv = Concat(
-        Concat({"fetch", "--private", "-s", "-o", "-", "-w", kWriteOut}, c.args), c.netstack_extra);
+        Concat({"fetch", "--private", "-s", "-o", "-", "-w", write_out}, c.args), c.netstack_extra);
     ns_argv.push_back(url);
     NetstackRun by_netstack = RunNetstack(ns_argv, std::chrono::seconds(30));
     INFO(c.name << ": " << url << "\ncurl: " << by_curl.Describe()

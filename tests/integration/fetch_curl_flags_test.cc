@@ -1,6 +1,7 @@
 // curl's everyday flags on `netstack fetch` through the binary (docs/fetch.md "curl's flags"):
 // what the server receives for -X, -d, -H, -A, -e, -u (the fault server keeps every request
 // as received), and what -i, -v, -w, -s and -S print against nginx.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -98,6 +99,76 @@ TEST_CASE(
   CHECK(got.Header("user-agent") == "agent/2");
   CHECK(got.Header("referer") == "http://from.test/");
   CHECK(got.Header("authorization") == "Basic dXNlcjpwYTpzcw==");  // user:pa:ss
+}
+
+TEST_CASE(
+    "curl flags: -H 'Name:' leaves out a header netstack would send, a semicolon sends it empty",
+    "[fetch][curl]") {
+  REQUIRE_NETSTACK_BINARY();
+  FaultHttpServer server;
+  server.set_handler([](const FaultHttpServer::Request&) -> std::optional<std::string> {
+    return FaultHttpServer::Response("200 OK", {}, "done\n");
+  });
+  std::string error;
+  REQUIRE(server.Start(0, &error));
+  // The defaults first: every one is there without -H.
+  NetstackRun run = RunNetstack({"fetch", "--private", "--json", server.Url("/plain")});
+  INFO(run.Describe());
+  CHECK_FETCH_OK(run, 1u);
+  FaultHttpServer::Request got = server.requests().back();
+  for (const char* name : {"Accept", "Accept-Encoding", "User-Agent"})
+    CHECK(FieldLines(got.head, name).size() == 1);
+
+  // Each default left out, -A's and -d's own headers too; X-Empty; sent empty; a value given
+  // for a name also left out is still sent (curl's way).
+  run = RunNetstack({"fetch",
+                     "--private",
+                     "--json",
+                     "-H",
+                     "Accept:",
+                     "-H",
+                     "accept-encoding:  ",
+                     "-H",
+                     "User-Agent:",
+                     "-A",
+                     "ignored/1",
+                     "-d",
+                     "a=1",
+                     "-H",
+                     "Content-Type:",
+                     "-H",
+                     "X-Empty;",
+                     "-H",
+                     "X-Both: kept",
+                     "-H",
+                     "X-Both:",
+                     "-H",
+                     "X-Never:",
+                     server.Url("/omit")});
+  INFO(run.Describe());
+  CHECK_FETCH_OK(run, 1u);
+  got = server.requests().back();
+  INFO(got.head);
+  CHECK(got.path == "/omit");
+  for (const char* name : {"Accept", "Accept-Encoding", "User-Agent", "Content-Type", "X-Never"})
+    CHECK(FieldLines(got.head, name).empty());
+  CHECK(FieldLines(got.head, "X-Empty") == std::vector<std::string>{"X-Empty: "});
+  CHECK(FieldLines(got.head, "X-Both") == std::vector<std::string>{"X-Both: kept"});
+  CHECK(got.body == "a=1");
+  CHECK(got.Header("content-length") == "3");
+  CHECK(FieldLines(got.head, "Host").size() == 1);
+
+  // Host and Content-Length frame the request: refused, exit 2, one line, nothing sent.
+  const size_t before = server.requests().size();
+  for (const char* line : {"Host:", "content-length:"}) {
+    NetstackRun bad = RunNetstack({"fetch", "--private", "-H", line, server.Url("/never")});
+    INFO(bad.Describe());
+    CHECK(bad.exit_code() == 2);
+    CHECK(bad.process.err.find(std::string("bad header \"") + line + "\": netstack always sends") !=
+          std::string::npos);
+    CHECK(std::count(bad.process.err.begin(), bad.process.err.end(), '\n') == 1);
+  }
+  CHECK(server.requests().size() == before);
 }
 
 TEST_CASE("curl flags: -i writes the head before the body and -v prints the exchange on stderr",

@@ -109,6 +109,41 @@ TEST_CASE(
   CHECK(msg.find("expected 'Name: value'") != std::string::npos);
 }
 
+TEST_CASE("curl flags: -H 'Name:' omits netstack's own Name, -A's and -d's too, not -H's value") {
+  FetchOptions o;
+  std::string msg;
+  REQUIRE(Parse({"-H", "Accept:", "-H", "user-agent:", "-A", "agent/1", "-d", "x=1", "-H",
+                 "Content-Type: \t", "-H", "X-Both: kept", "-H", "X-Both:", "-H", "accept:", "-e",
+                 "http://ref.test/", "http://a.test/"},
+                &o, &msg));
+  // Each name once, as first typed; the -H value of X-Both stays, -A's and -d's are gone.
+  CHECK(o.omitted_headers ==
+        std::vector<std::string>{"Accept", "user-agent", "Content-Type", "X-Both"});
+  CHECK(HeaderValue(o, "X-Both") == "kept");
+  CHECK(HeaderValue(o, "User-Agent") == "<absent>");
+  CHECK(HeaderValue(o, "Content-Type") == "<absent>");
+  CHECK(HeaderValue(o, "Referer") == "http://ref.test/");
+  CHECK(o.data == "x=1");
+
+  // Without 'Name:' nothing is omitted, and 'Name;' is a value, not an omission.
+  FetchOptions plain;
+  REQUIRE(Parse({"-H", "X-Empty;", "http://a.test/"}, &plain, &msg));
+  CHECK(plain.omitted_headers.empty());
+  CHECK(HeaderValue(plain, "X-Empty") == "");
+
+  for (const char* framing : {"Host:", "content-length:"}) {
+    FetchOptions bad;
+    INFO(framing);
+    CHECK_FALSE(Parse({"-H", framing, "http://a.test/"}, &bad, &msg));
+    CHECK(msg.find(std::string("bad header \"") + framing + "\": netstack always sends") == 0);
+    CHECK(msg.find('\n') == std::string::npos);
+  }
+  // A framing field with a value is still the user's to give.
+  FetchOptions host;
+  REQUIRE(Parse({"-H", "Host: b.test", "http://a.test/"}, &host, &msg));
+  CHECK(HeaderValue(host, "Host") == "b.test");
+}
+
 TEST_CASE("curl flags: -A and -e and -u become headers unless -H gave them") {
   FetchOptions o;
   std::string msg;

@@ -70,3 +70,24 @@ TEST_CASE("page options: bad usage is one clear message", "[page]") {
     CHECK(msg.find('\n') == std::string::npos);
   }
 }
+
+TEST_CASE("page options: --page takes every cache mode but only-if-cached", "[page]") {
+  for (const char* mode : {"default", "no-store", "reload", "no-cache", "force-cache"}) {
+    FetchOptions o;
+    std::string msg;
+    INFO(mode);
+    REQUIRE(Parse({"--page", "--cache-mode", mode, "http://a.test/"}, &o, &msg));
+    RequestCacheMode expected;
+    REQUIRE(ParseRequestCacheMode(mode, &expected));
+    CHECK(o.cache_mode == expected);
+  }
+  FetchOptions o;
+  std::string msg;
+  CHECK_FALSE(Parse({"--page", "--cache-mode", "only-if-cached", "http://a.test/"}, &o, &msg));
+  CHECK(msg.find("--cache-mode only-if-cached conflicts with --page") == 0);
+  CHECK(msg.find('\n') == std::string::npos);
+  // Without --page it is a plain fetch's mode.
+  FetchOptions plain;
+  REQUIRE(Parse({"--cache-mode", "only-if-cached", "http://a.test/"}, &plain, &msg));
+  CHECK(plain.cache_mode == RequestCacheMode::kOnlyIfCached);
+}

@@ -116,6 +116,7 @@ class FetchJob : public UrlRequest::Delegate {
     params.request.cache_mode = options_.cache_mode;
     for (const auto& [name, value] : options_.headers)
       params.request.extra_headers.SetHeader(name, value);
+    params.request.omitted_headers = options_.omitted_headers;
     params.follow_redirects = !options_.no_follow;
     params.max_redirects = options_.max_redirects;
     request_ = std::make_unique<UrlRequest>(context_, params, this);
@@ -131,11 +132,15 @@ class FetchJob : public UrlRequest::Delegate {
 
   // -i: the final response's head goes before its body, where the body goes (the -o target,
   // else stdout), CRLFs and all, as curl writes it.
-  void OnResponseStarted(UrlRequest* request) override {
-    if (!options_.include || !request->response_headers()) return;
-    const std::string head = request->response_headers()->ToHttpString();
-    OnReadData(request, head.data(), static_cast<int>(head.size()));
-    if (!output_) std::fwrite(head.data(), 1, head.size(), stdout);
+  void OnResponseStarted(UrlRequest* request) override { WriteHead(request); }
+
+  // -i: each redirect's head too, its empty line ending it, as curl -i -L prints the hops (the
+  // redirect bodies are not written). -w's %{size_header} counts every hop's, as curl's does.
+  void OnRedirectReceived(UrlRequest* request) override {
+    WriteHead(request);
+    if (!options_.write_out.empty() && request->response_headers())
+      redirect_header_bytes_ +=
+          static_cast<int64_t>(request->response_headers()->ToHttpString().size());
   }
 
   void OnReadData(UrlRequest*, const char* data, int len) override {
@@ -176,13 +181,22 @@ class FetchJob : public UrlRequest::Delegate {
   }
 
  private:
+  // -i: `request`'s current head where the body goes (the -o target, else stdout).
+  void WriteHead(UrlRequest* request) {
+    if (!options_.include || !request->response_headers()) return;
+    const std::string head = request->response_headers()->ToHttpString();
+    OnReadData(request, head.data(), static_cast<int>(head.size()));
+    if (!output_) std::fwrite(head.data(), 1, head.size(), stdout);
+  }
+
   void FillRecord(const UrlRequest& r, int result) {
     // Only the --json object and the HAR carry the headers; the human line never shows them.
     FillRequestRecord(r, /*with_headers=*/options_.json || !options_.har_path.empty(), &record_);
     if (!options_.write_out.empty()) {
+      header_bytes_ = redirect_header_bytes_;
       if (const auto& headers = r.response_headers()) {
         headers->GetNormalizedHeader("Content-Type", &content_type_);
-        header_bytes_ = static_cast<int64_t>(headers->ToHttpString().size());
+        header_bytes_ += static_cast<int64_t>(headers->ToHttpString().size());
         const HttpVersion v = headers->version();
         // curl's spellings: "2" for h2, "1.1", and "1" for HTTP/1.0.
         http_version_ = r.connection_info().protocol == "h2" || v.major >= 2 ? "2"
@@ -212,7 +226,8 @@ class FetchJob : public UrlRequest::Delegate {
   // What -w needs beyond the record.
   std::string content_type_;
   std::string http_version_;
-  int64_t header_bytes_ = 0;
+  int64_t header_bytes_ = 0;           // every hop's head (curl's %{size_header})
+  int64_t redirect_header_bytes_ = 0;  // the redirects' heads, as they were followed
   FetchWireLog::Sent sent_;
 };
 
@@ -278,6 +293,7 @@ int RunFetchCommand(const FetchOptions& options, const std::string& command_line
         opened.profile ? opened.profile->predictor_db_path() : std::string(), stderr);
     PageLoadOptions load_options;
     load_options.headers = options.headers;
+    load_options.omitted_headers = options.omitted_headers;
     load_options.follow_redirects = !options.no_follow;
     load_options.max_redirects = options.max_redirects;
     internals = MakeFetchInternals(

@@ -65,7 +65,8 @@ bool ParseHeaderLine(const std::string& line, std::pair<std::string, std::string
                      std::string* message) {
   const std::string shown = TerminalSafe(line.size() > 200 ? line.substr(0, 200) + "..." : line);
   size_t colon = line.find(':');
-  // curl's "Name;": the field with an empty value ("Name:" alone already means that here).
+  // curl's "Name;": the field with an empty value ("Name:" alone parses as empty too, and
+  // ValidateFetchOptions then takes it as curl does: do not send Name).
   if (colon == std::string::npos && line.size() > 1 && line.back() == ';' &&
       ValidToken(line.substr(0, line.size() - 1))) {
     *out = {line.substr(0, line.size() - 1), std::string()};

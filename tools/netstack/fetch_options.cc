@@ -22,6 +22,31 @@
 namespace netstack {
 namespace {
 
+// curl's -H 'Name:' with nothing (or only blanks) after the colon: "do not send Name", where
+// 'Name;' is Name with an empty value. The line already parsed (ParseHeaderLine).
+bool IsOmission(const std::string& line) {
+  const size_t colon = line.find(':');
+  return colon != std::string::npos &&
+         line.find_first_not_of(" \t", colon + 1) == std::string::npos;
+}
+
+// Host and Content-Length frame the request: without them HTTP/1.1 has no target host or no
+// body boundary (curl would send the broken request; netstack refuses it).
+bool CheckOmission(const std::string& name, std::string* message) {
+  for (const char* framing : {"Host", "Content-Length"}) {
+    if (!EqualsCaseInsensitiveAscii(name, framing)) continue;
+    *message = "bad header \"" + name + ":\": netstack always sends " + framing +
+               " (the request is framed by it); give it a value instead";
+    return false;
+  }
+  return true;
+}
+
+bool HasName(const std::vector<std::string>& names, const std::string& name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return EqualsCaseInsensitiveAscii(n, name); });
+}
+
 bool ParseResolve(const std::string& text, ResolveOverride* out, std::string* message) {
   // HOST:PORT:ADDR, where ADDR may be an IPv6 literal with or without brackets.
   size_t first = text.find(':');
@@ -172,8 +197,8 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_option("-o,--output", o->outputs, "write the n-th URL's body to FILE (- = stdout)")
       ->allow_extra_args(false);
   cmd->add_option("-H,--header", o->header_lines,
-                  "extra request header 'Name: value' ('Name;': empty value; a name given again "
-                  "is joined with commas)")
+                  "extra request header 'Name: value' ('Name;': empty value; 'Name:': do not send "
+                  "netstack's own Name, e.g. Accept; a name given again is joined with commas)")
       ->allow_extra_args(false);
   cmd->add_option("-X,--request", o->method,
                   "request method: any token (GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, ...)");
@@ -207,7 +232,8 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
                 "load the URL as a page: the document, then its subresources; print a waterfall");
   cmd->add_option("--cache-mode", o->cache_mode_text,
                   "how the cache may answer (Fetch's modes): default, no-store, reload, no-cache, "
-                  "force-cache or only-if-cached");
+                  "force-cache or only-if-cached (with --page: every request of the page; not "
+                  "only-if-cached)");
   cmd->add_option("--har", o->har_path,
                   "write the fetches (or the --page load) as HAR 1.2 to FILE");
   cmd->add_option("--internals", o->internals_port,
@@ -370,11 +396,20 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
     return false;
   }
   o->headers.clear();
+  o->omitted_headers.clear();
   for (const std::string& line : o->header_lines) {
     std::pair<std::string, std::string> header;
     if (!ParseHeaderLine(line, &header, message)) return false;
+    if (IsOmission(line)) {
+      if (!CheckOmission(header.first, message)) return false;
+      if (!HasName(o->omitted_headers, header.first)) o->omitted_headers.push_back(header.first);
+      continue;
+    }
     AddOrJoinHeader(&o->headers, header.first, header.second);
   }
+  // Names -H gave a value: an omission does not take them back (curl sends them too).
+  std::vector<std::string> given;
+  for (const auto& header : o->headers) given.push_back(header.first);
   if (!ValidateCurlOptions(o, message)) return false;
   o->resolves.clear();
   for (const std::string& text : o->resolve_texts) {
@@ -404,6 +439,13 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
   // curl's -d: a form body unless the user said what it is.
   if (!o->data.empty() && !HasRequestHeader(o->headers, "Content-Type"))
     o->headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+  // -H 'Name:' wins over what netstack would add itself (-A, -e, -u, -d's Content-Type).
+  o->headers.erase(std::remove_if(o->headers.begin(), o->headers.end(),
+                                  [&](const auto& h) {
+                                    return HasName(o->omitted_headers, h.first) &&
+                                           !HasName(given, h.first);
+                                  }),
+                   o->headers.end());
   if (o->json && std::find(o->outputs.begin(), o->outputs.end(), "-") != o->outputs.end()) {
     *message = "--json and -o - both want stdout: write the body to a file";
     return false;
@@ -440,8 +482,14 @@ bool ValidateFetchOptions(FetchOptions* o, std::string* message) {
         "--cache-mode " + o->cache_mode_text + " conflicts with --no-cache (there is no cache)";
     return false;
   }
-  if (o->page && o->cache_mode != RequestCacheMode::kDefault) {
-    *message = "--cache-mode " + o->cache_mode_text + " is not applied to --page loads yet";
+  // --page gives its mode to the document and every subresource (a browser's reload does).
+  // only-if-cached is not a page load: the Fetch standard allows it only for same-origin
+  // requests (a page's cross-origin subresources would all fail), and the predictor's
+  // preconnects would reach the network anyway.
+  if (o->page && o->cache_mode == RequestCacheMode::kOnlyIfCached) {
+    *message =
+        "--cache-mode only-if-cached conflicts with --page (the Fetch standard allows it for "
+        "same-origin requests only; fetch the URLs without --page)";
     return false;
   }
   return ValidatePageOptions(o, message);

@@ -26,6 +26,10 @@ struct FetchOptions {
   // Parsed from header_lines, -A, -e, -u and -d's Content-Type: one entry per name (a name
   // given again has its values joined, RFC 9110 section 5.3), in the order first given.
   std::vector<std::pair<std::string, std::string>> headers;
+  // curl's -H 'Name:' (nothing after the colon): names netstack must not send of its own (its
+  // default Accept, Accept-Encoding and User-Agent, and what -A, -e, -u or -d would add). A
+  // value -H gives the same name is still sent. Never Host or Content-Length.
+  std::vector<std::string> omitted_headers;
   // Any RFC 9110 token; empty: GET, or POST with -d, or HEAD with -I. Validate normalizes
   // the Fetch standard's six (DELETE, GET, HEAD, OPTIONS, POST, PUT) to upper case.
   std::string method;

@@ -82,6 +82,8 @@ int RunPageCommand(const FetchOptions& options, const std::string& command_line)
 
   PageLoadOptions load_options;
   load_options.headers = options.headers;
+  load_options.omitted_headers = options.omitted_headers;
+  load_options.cache_mode = options.cache_mode;
   load_options.follow_redirects = !options.no_follow;
   load_options.max_redirects = options.max_redirects;
   // --internals: the page is up before the load starts, so the load can be watched.

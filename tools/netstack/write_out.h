@@ -20,7 +20,7 @@ struct WriteOutValues {
   double time_namelookup = 0, time_connect = 0, time_appconnect = 0, time_pretransfer = 0;
   double time_starttransfer = 0, time_total = 0;
   int64_t size_download = 0;  // the body as carried (before content decoding), as curl counts
-  int64_t size_header = 0;    // the final response's status line and headers, CRLFs included
+  int64_t size_header = 0;    // every hop's status line and headers, CRLFs included (curl's sum)
   int64_t size_request = 0;   // the request heads sent, every hop's
   int64_t size_upload = 0;    // the body the last hop sent (0 once a 303 made it a GET)
   int num_connects = 0;       // new connections the last hop opened (0 or 1)
@@ -39,8 +39,8 @@ struct WriteOutValues {
 };
 
 // The values of `record` (times, sizes, URL, peer, method, cache, socket) with what the record
-// does not hold given by the caller: the response's Content-Type, its head's bytes, its HTTP
-// version and the request heads' bytes.
+// does not hold given by the caller: the response's Content-Type, the heads' bytes (every hop's),
+// its HTTP version and the request heads' bytes.
 WriteOutValues WriteOutValuesFromRecord(const RequestRecord& record,
                                         const std::string& content_type, int64_t header_bytes,
                                         const std::string& http_version, int64_t request_bytes,

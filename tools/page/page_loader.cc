@@ -83,6 +83,8 @@ void PageLoader::Issue(const Url& url, bool is_document, std::string type,
   params.request.method = "GET";
   for (const auto& [name, value] : options_.headers)
     params.request.extra_headers.SetHeader(name, value);
+  params.request.omitted_headers = options_.omitted_headers;
+  params.request.cache_mode = options_.cache_mode;
   params.follow_redirects = options_.follow_redirects;
   params.max_redirects = options_.max_redirects;
   params.priority = priority;

@@ -27,6 +27,7 @@
 #include "net/base/time.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
+#include "net/http/http_transaction.h"
 #include "net/http/request_record.h"
 #include "tools/page/html_scanner.h"
 
@@ -55,6 +56,12 @@ struct PageLoadOptions {
   ScanLimits scan;
   // Headers added to every request (a User-Agent, ...).
   std::vector<std::pair<std::string, std::string>> headers;
+  // Default headers not sent (HttpRequestInfo::omitted_headers; `fetch -H 'Accept:'`).
+  std::vector<std::string> omitted_headers;
+  // The Fetch standard's request cache mode for the document and every subresource: a user's
+  // reload applies to the whole page (`fetch --page --cache-mode`). The predictor's own fetches
+  // ahead keep the default: they are not part of the load the user asked for.
+  RequestCacheMode cache_mode = RequestCacheMode::kDefault;
   bool follow_redirects = true;  // false: a 3xx document ends the load unparsed
   int max_redirects = 20;
 };
