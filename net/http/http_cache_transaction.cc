@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "net/http/http_cache.h"
+#include "net/http/http_cache_range_transaction.h"
 #include "net/http/http_util.h"
 
 namespace netstack {
@@ -71,7 +72,12 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
 int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
   bypass_ = true;
   disposition_ = CacheDisposition::kBypass;
-  network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
+  if (policy_.mode == RequestCachePolicy::Mode::kRange) {
+    network_ =
+        std::make_unique<HttpCacheRangeTransaction>(cache_, priority_, net_log_, decode_content_);
+  } else {
+    network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
+  }
   request_time_ = cache_->clock().Now();
   int rv = network_->Start(info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (!weak) return;
@@ -88,6 +94,8 @@ int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
 }
 
 int HttpCacheTransaction::OnBypassHeaders(int rv) {
+  if (policy_.mode == RequestCachePolicy::Mode::kRange)
+    disposition_ = network_->cache_disposition();
   if (rv != OK) return rv;
   if (policy_.mode == RequestCachePolicy::Mode::kHead) {
     if (network_->response_headers()->response_code() != 200) return OK;
@@ -104,6 +112,7 @@ int HttpCacheTransaction::OnBypassHeaders(int rv) {
   for (const std::string& key :
        GetInvalidatedKeys(info_.method, info_.url, *network_->response_headers())) {
     cache_->InvalidateKey(key);
+    cache_->InvalidateKey(PartialEntryKey(key));  // its stored pieces (http_cache_range.h)
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_DOOM_ENTRY, [&key, this] {
       return nlohmann::json{{"key", key}, {"reason", "invalidated by " + info_.method}};
     });
