@@ -50,7 +50,12 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
   if (policy_.mode != RequestCachePolicy::Mode::kNormal) {
     const bool reload = policy_.mode == RequestCachePolicy::Mode::kReload;
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this, reload](NetLogParams& p) {
-      p.Add("action", reload ? "network" : "bypass").Add("key", key_).Add("reason", policy_.reason);
+      const bool range = policy_.mode == RequestCachePolicy::Mode::kRange;  // its own lookup
+      p.Add("action", reload  ? "network"
+                      : range ? "range"
+                              : "bypass")
+          .Add("key", key_)
+          .Add("reason", policy_.reason);
     });
     if (policy_.only_if_cached) {
       headers_ticks_ = start_ticks_;

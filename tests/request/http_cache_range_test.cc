@@ -204,5 +204,66 @@ TEST_CASE("cache range: an unsafe method invalidates the stored pieces", "[cache
   CHECK(env.backend->GetEntryCount() == 0);
 }
 
+TEST_CASE("cache range: damaged stored pieces are doomed and the request goes out",
+          "[cache][range]") {
+  CacheTestEnv env;
+  HttpResponseInfo info;
+  info.url = PartialEntryKey(kUrl);
+  info.headers = HttpResponseHeaders::Parse(
+      "HTTP/1.1 206 Partial Content\r\nCache-Control: max-age=60\r\nETag: \"v1\"\r\n"
+      "Netstack-Pieces: bytes 0-3/10\r\n\r\n");
+  REQUIRE(info.headers);
+  info.request_time = info.response_time = env.clock.Now();
+  // The pieces header says 4 bytes; the body has 2.
+  env.PutEntry(PartialEntryKey(kUrl), info.Serialize(), "01");
+  FakeConnection* conn = env.Serve(Piece(1, 2));
+  RecordingDelegate d;
+  auto r = env.Get(kUrl, &d, {"Range: bytes=1-2"});
+  CHECK(d.data == "12");
+  CHECK(r->cache_disposition() == CacheDisposition::kMiss);
+  CHECK(RequestLines(conn->script->written()).size() == 1);
+  env.scheduler.RunUntilIdle();
+  // Replaced by the new piece.
+  std::string pieces;
+  CHECK(env.StoredInfo(PartialEntryKey(kUrl)).headers->GetNormalizedHeader(kPiecesHeader, &pieces));
+  CHECK(pieces == "bytes 1-2/10");
+}
+
+TEST_CASE("cache range: stale pieces and a stale whole go to the network as asked",
+          "[cache][range]") {
+  CacheTestEnv env;
+  env.Serve(CacheTestEnv::CloseResponse("200 OK", kBody,
+                                        "Cache-Control: max-age=60\r\nETag: \"v1\"\r\n"));
+  RecordingDelegate d0;
+  env.Get(kUrl, &d0);
+  env.Advance(Seconds(120));
+  FakeConnection* conn = env.Serve(Piece(0, 3));
+  RecordingDelegate d1;
+  auto r1 = env.Get(kUrl, &d1, {"Range: bytes=0-3"});
+  CHECK(d1.data == "0123");
+  CHECK(r1->cache_disposition() == CacheDisposition::kMiss);
+  CHECK(SentHeader(conn, "Range") == "bytes=0-3");
+  CHECK(SentHeader(conn, "If-None-Match").empty());  // not validated: a plain Range request
+  // The fresh piece now answers what it covers.
+  const size_t sockets = env.factory->transport_sockets_created();
+  RecordingDelegate d2;
+  auto r2 = env.Get(kUrl, &d2, {"Range: bytes=0-1"});
+  CHECK(d2.data == "01");
+  CHECK(r2->cache_disposition() == CacheDisposition::kHit);
+  CHECK(env.factory->transport_sockets_created() == sockets);
+}
+
+TEST_CASE("cache range: only-if-cached with a Range is a miss without a lookup", "[cache][range]") {
+  CacheTestEnv env;
+  env.Serve(CacheTestEnv::CloseResponse("200 OK", kBody, "Cache-Control: max-age=60\r\n"));
+  RecordingDelegate d0;
+  env.Get(kUrl, &d0);
+  const size_t sockets = env.factory->transport_sockets_created();
+  RecordingDelegate d;
+  auto r = env.Get(kUrl, &d, {"Range: bytes=0-3", "Cache-Control: only-if-cached"});
+  CHECK(r->response_headers()->response_code() == 504);
+  CHECK(env.factory->transport_sockets_created() == sockets);
+}
+
 }  // namespace
 }  // namespace netstack::test
