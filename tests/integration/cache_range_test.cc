@@ -32,6 +32,11 @@ TEST_CASE("range: -r through the cache against nginx", "[cache][range]") {
   CHECK(Disposition(first.records[0]) == "miss");
   CHECK(ReadFile(dir.Join("a")) == content.substr(0, 1000));
   REQUIRE(nginx.ReadAccessLog(1).size() == 1);
+  // The pieces are an entry of their own, listed by `cache ls` under "<url>#partial".
+  NetstackRun ls = RunCache({"ls"}, profile);
+  INFO(ls.Describe());
+  CHECK(ls.exit_code() == 0);
+  CHECK(ls.process.out.find(url + "#partial") != std::string::npos);
 
   // Covered by the stored piece: from the cache, nginx not asked.
   NetstackRun covered = FetchWithProfile(profile, {"-r", "100-199", "-o", dir.Join("b"), url});
