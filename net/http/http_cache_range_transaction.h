@@ -52,7 +52,10 @@ class HttpCacheRangeTransaction : public HttpTransaction {
   std::shared_ptr<const HttpResponseHeaders> response_headers() const override;
   LoadTimingInfo GetLoadTimingInfo() const override;
   const ConnectionInfo& connection_info() const override;
-  int64_t encoded_body_bytes() const override { return body_bytes_; }
+  // The network's count when the body came from it (encoded bytes), else the bytes served.
+  int64_t encoded_body_bytes() const override {
+    return network_ ? network_->encoded_body_bytes() : body_bytes_;
+  }
   const std::string& error_detail() const override;
   CacheDisposition cache_disposition() const override { return disposition_; }
 
