@@ -264,8 +264,18 @@ void HttpCacheRangeTransaction::AnswerFromCache(const HttpResponseInfo& stored, 
 }
 
 int HttpCacheRangeTransaction::DoSendNetwork() {
-  next_state_ = State::kSendNetworkComplete;
   disposition_ = CacheDisposition::kMiss;
+  if (ParseRequestCacheControl(sent_headers_).only_if_cached) {
+    // Nothing stored answers it: a 504 made here, never the network (RFC 9111 5.2.1.7).
+    auto headers = std::make_shared<HttpResponseHeaders>(HttpVersion{1, 1}, 504, "Gateway Timeout");
+    headers->AddHeader("Content-Length", "0");
+    response_headers_ = std::move(headers);
+    headers_ticks_ = cache_->scheduler().Now();
+    source_ = Source::kNone;
+    remaining_ = 0;
+    return OK;
+  }
+  next_state_ = State::kSendNetworkComplete;
   network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
   request_time_ = cache_->clock().Now();
   return network_->Start(info_, [weak = weak_factory_.GetWeakPtr()](int rv) {

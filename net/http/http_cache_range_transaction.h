@@ -14,8 +14,9 @@
 //       ├ 200 (the server ignored Range), identity coding, storable: stored as the whole
 //       └ anything else: served, not stored
 //
-// Stale entries are not validated here: the request goes to the network as asked (a plain Range
-// request, not the missing part only). Bodies to store are held in memory up to
+// With the request's only-if-cached, "the network" is a 504 made here instead (RFC 9111
+// 5.2.1.7). Stale entries are not validated here: the request goes to the network as asked (a plain
+// Range request, not the missing part only). Bodies to store are held in memory up to
 // PartialContent::kMaxBytes and written when the body ended cleanly.
 #ifndef NET_HTTP_HTTP_CACHE_RANGE_TRANSACTION_H_
 #define NET_HTTP_HTTP_CACHE_RANGE_TRANSACTION_H_

@@ -57,7 +57,8 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
           .Add("key", key_)
           .Add("reason", policy_.reason);
     });
-    if (policy_.only_if_cached) {
+    // A range request answers only-if-cached itself (from what is stored, else a 504).
+    if (policy_.only_if_cached && policy_.mode != RequestCachePolicy::Mode::kRange) {
       headers_ticks_ = start_ticks_;
       return OnlyIfCachedMiss("only-if-cached, but the cache does not serve this request (" +
                               policy_.reason + ")");

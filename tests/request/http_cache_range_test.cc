@@ -257,16 +257,26 @@ TEST_CASE("cache range: stale pieces and a stale whole go to the network as aske
   CHECK(env.factory->transport_sockets_created() == sockets);
 }
 
-TEST_CASE("cache range: only-if-cached with a Range is a miss without a lookup", "[cache][range]") {
+TEST_CASE("cache range: only-if-cached with a Range is answered from the cache or a 504",
+          "[cache][range]") {
   CacheTestEnv env;
+  const size_t sockets = env.factory->transport_sockets_created();
+  RecordingDelegate d1;
+  auto r1 = env.Get(kUrl, &d1, {"Range: bytes=0-3", "Cache-Control: only-if-cached"});
+  CHECK(Status(*r1) == 504);  // nothing stored, no network
+  CHECK(d1.data.empty());
+  CHECK(env.factory->transport_sockets_created() == sockets);
+
   env.Serve(CacheTestEnv::CloseResponse("200 OK", kBody, "Cache-Control: max-age=60\r\n"));
   RecordingDelegate d0;
   env.Get(kUrl, &d0);
-  const size_t sockets = env.factory->transport_sockets_created();
-  RecordingDelegate d;
-  auto r = env.Get(kUrl, &d, {"Range: bytes=0-3", "Cache-Control: only-if-cached"});
-  CHECK(Status(*r) == 504);
-  CHECK(env.factory->transport_sockets_created() == sockets);
+  const size_t after = env.factory->transport_sockets_created();
+  RecordingDelegate d2;
+  auto r2 = env.Get(kUrl, &d2, {"Range: bytes=0-3", "Cache-Control: only-if-cached"});
+  CHECK(Status(*r2) == 206);
+  CHECK(d2.data == "0123");
+  CHECK(r2->cache_disposition() == CacheDisposition::kHit);
+  CHECK(env.factory->transport_sockets_created() == after);
 }
 
 }  // namespace
