@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "net/base/net_error.h"
+#include "net/http/http_cache_range.h"
 #include "net/http/http_date.h"
 #include "net/http/http_util.h"
 
@@ -95,11 +96,20 @@ RequestCachePolicy GetRequestCachePolicy(std::string_view method, const HttpRequ
   if (cc.no_store) {
     return bypass(cc.too_many_directives ? TooManyDirectivesReason("request") : "request no-store");
   }
-  // The caller's own range or conditional request: the cache does not combine them with its
-  // stored response (Chrome's "external validation"/range handling is not implemented).
-  for (const char* name : {"range", "if-none-match", "if-modified-since", "if-match",
-                           "if-unmodified-since", "if-range"}) {
+  // The caller's own conditional request: the cache does not combine it with its stored
+  // response (Chrome's "external validation" is not implemented).
+  for (const char* name :
+       {"if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"}) {
     if (headers.HasHeader(name)) return bypass(std::string("request has ") + name);
+  }
+  if (std::optional<std::string> range = headers.GetHeader("range")) {
+    ByteRangeSpec spec;
+    if (method != "GET" || cache_mode != RequestCacheMode::kDefault ||
+        !ParseRangeHeader(*range, &spec))
+      return bypass("request has range");
+    policy.mode = RequestCachePolicy::Mode::kRange;
+    policy.reason = "request has range";
+    return policy;
   }
   if (method == "HEAD") {
     // A HEAD is never answered from the GET entry (its headers would be a GET's, its age
@@ -162,7 +172,7 @@ bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
   if (method != "GET") return no("method " + std::string(method));
   const int code = response.response_code();
   if (code < 200) return no("status " + std::to_string(code) + " is not final");
-  if (code == 206) return no("partial content (206) is not stored");
+  if (code == 206 && !request.HasHeader("range")) return no("206 to a request without Range");
   if (code == 304) return no("304 is not stored by itself");
   const CacheControl request_cc = ParseRequestCacheControl(request);
   if (request_cc.too_many_directives) return no(TooManyDirectivesReason("request"));

@@ -35,14 +35,17 @@ struct RequestCachePolicy {
     kInvalidate,  // an unsafe method: bypass, then invalidate (GetInvalidatedKeys)
     kReload,      // cache mode reload: not read, the network, the response stored
     kHead,        // HEAD: the network, then a 200 freshens or invalidates the stored GET
+    kRange,       // GET with one byte Range: HttpCacheRangeTransaction (http_cache_range.h)
   };
   Mode mode = Mode::kNormal;
   bool only_if_cached = false;
   std::string reason;  // why not kNormal ("method HEAD", "request no-store", ...)
 };
-// In order: an unsafe method -> kInvalidate (in every cache mode); request no-store, a Range or
-// If-* header, an OPTIONS/TRACE, or cache mode no-store -> kBypass; HEAD -> kHead; cache mode
-// reload -> kReload; else kNormal. only_if_cached is the request's directive or the mode's.
+// In order: an unsafe method -> kInvalidate (in every cache mode); request no-store, an If-*
+// header, an OPTIONS/TRACE, or cache mode no-store -> kBypass; a GET in the default cache mode
+// with one byte Range (ParseRangeHeader) -> kRange, any other Range -> kBypass; HEAD -> kHead;
+// cache mode reload -> kReload; else kNormal. only_if_cached is the request's directive or the
+// mode's.
 RequestCachePolicy GetRequestCachePolicy(std::string_view method, const HttpRequestHeaders& headers,
                                          RequestCacheMode cache_mode = RequestCacheMode::kDefault);
 
@@ -53,10 +56,10 @@ RequestCachePolicy GetRequestCachePolicy(std::string_view method, const HttpRequ
 void AddCacheModeRequestHeaders(RequestCacheMode mode, HttpRequestHeaders* headers);
 
 // Whether the response to a GET may be stored (RFC 9111 section 3 for a private cache): a
-// final status other than 206 and 304, no no-store in request or response (a Cache-Control
-// over kMaxCacheControlDirectives counts as no-store), not "Vary: *" nor a Vary over
-// kMaxVaryItems, and one of: max-age, Expires, private, public, or a heuristically cacheable
-// status. *reason (if given) says why not.
+// final status other than 304, and 206 only to a request with Range (http_cache_range.h), no
+// no-store in request or response (a Cache-Control over kMaxCacheControlDirectives counts as
+// no-store), not "Vary: *" nor a Vary over kMaxVaryItems, and one of: max-age, Expires, private,
+// public, or a heuristically cacheable status. *reason (if given) says why not.
 bool IsStorable(std::string_view method, const HttpRequestHeaders& request,
                 const HttpResponseHeaders& response, std::string* reason = nullptr);
 

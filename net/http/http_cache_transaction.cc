@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "net/http/http_cache.h"
+#include "net/http/http_cache_range_transaction.h"
 #include "net/http/http_util.h"
 
 namespace netstack {
@@ -49,9 +50,15 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
   if (policy_.mode != RequestCachePolicy::Mode::kNormal) {
     const bool reload = policy_.mode == RequestCachePolicy::Mode::kReload;
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_LOOKUP, [this, reload](NetLogParams& p) {
-      p.Add("action", reload ? "network" : "bypass").Add("key", key_).Add("reason", policy_.reason);
+      const bool range = policy_.mode == RequestCachePolicy::Mode::kRange;  // its own lookup
+      p.Add("action", reload  ? "network"
+                      : range ? "range"
+                              : "bypass")
+          .Add("key", key_)
+          .Add("reason", policy_.reason);
     });
-    if (policy_.only_if_cached) {
+    // A range request answers only-if-cached itself (from what is stored, else a 504).
+    if (policy_.only_if_cached && policy_.mode != RequestCachePolicy::Mode::kRange) {
       headers_ticks_ = start_ticks_;
       return OnlyIfCachedMiss("only-if-cached, but the cache does not serve this request (" +
                               policy_.reason + ")");
@@ -71,7 +78,12 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
 int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
   bypass_ = true;
   disposition_ = CacheDisposition::kBypass;
-  network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
+  if (policy_.mode == RequestCachePolicy::Mode::kRange) {
+    network_ =
+        std::make_unique<HttpCacheRangeTransaction>(cache_, priority_, net_log_, decode_content_);
+  } else {
+    network_ = cache_->network_layer()->CreateTransaction(priority_, net_log_, decode_content_);
+  }
   request_time_ = cache_->clock().Now();
   int rv = network_->Start(info_, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (!weak) return;
@@ -88,6 +100,8 @@ int HttpCacheTransaction::StartBypass(CompletionCallback callback) {
 }
 
 int HttpCacheTransaction::OnBypassHeaders(int rv) {
+  if (policy_.mode == RequestCachePolicy::Mode::kRange)
+    disposition_ = network_->cache_disposition();
   if (rv != OK) return rv;
   if (policy_.mode == RequestCachePolicy::Mode::kHead) {
     if (network_->response_headers()->response_code() != 200) return OK;
@@ -104,6 +118,7 @@ int HttpCacheTransaction::OnBypassHeaders(int rv) {
   for (const std::string& key :
        GetInvalidatedKeys(info_.method, info_.url, *network_->response_headers())) {
     cache_->InvalidateKey(key);
+    cache_->InvalidateKey(PartialEntryKey(key));  // its stored pieces (http_cache_range.h)
     net_log_.AddEvent(NetLogEventType::HTTP_CACHE_DOOM_ENTRY, [&key, this] {
       return nlohmann::json{{"key", key}, {"reason", "invalidated by " + info_.method}};
     });

@@ -1,6 +1,6 @@
 // HttpCacheTransaction: one hop through the HTTP cache (Chrome's HttpCache::Transaction,
-// simplified: no range requests, no waiting for another writer of the same entry). The
-// decisions come from http_cache_policy.h; the storage is the HttpCache's CacheBackend.
+// simplified: ranges in http_cache_range_transaction.h, no waiting for another writer of the same
+// entry). The decisions come from http_cache_policy.h; the storage is the HttpCache's CacheBackend.
 //
 //   GET:  open the entry (key: the URL without fragment)
 //         ├ absent / damaged (doomed) / Vary mismatch  -> network, store if storable   "miss"
@@ -11,7 +11,8 @@
 //              └ other -> the new response is served and replaces the entry      "miss"
 //         └ the network fails or answers 5xx, stale-if-error allows -> stored  "stale"
 //   HEAD: the network only; its 200 freshens or invalidates the stored GET        "bypass"
-//   OPTIONS, TRACE, GET with no-store/Range/If-*, cache mode no-store: the network  "bypass"
+//   OPTIONS, TRACE, GET with no-store/If-*, cache mode no-store: the network        "bypass"
+//   GET with one byte Range: HttpCacheRangeTransaction, forwarded to    "hit"/"stale"/"miss"
 //   cache mode reload: the network, the response stored                             "miss"
 //   other methods: the network, then a 2xx/3xx invalidates the URL and same-origin
 //   Location/Content-Location entries                                                "bypass"

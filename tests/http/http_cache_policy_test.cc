@@ -104,7 +104,11 @@ TEST_CASE("request classification: what the cache touches", "[cache_policy]") {
       {"GET", {{"Authorization", "Basic eDp5"}}, Mode::kNormal},  // private cache: fine
       {"GET", {{"Cache-Control", "no-cache"}}, Mode::kNormal},    // validates, still stores
       {"GET", {{"Cache-Control", "no-store"}}, Mode::kBypass},
-      {"GET", {{"Range", "bytes=0-10"}}, Mode::kBypass},
+      {"GET", {{"Range", "bytes=0-10"}}, Mode::kRange},      // HttpCacheRangeTransaction
+      {"GET", {{"Range", "bytes=0-1,5-6"}}, Mode::kBypass},  // several ranges
+      {"GET", {{"Range", "items=0-10"}}, Mode::kBypass},
+      {"GET", {{"Range", "bytes=0-10"}, {"If-Range", "\"x\""}}, Mode::kBypass},
+      {"HEAD", {{"Range", "bytes=0-10"}}, Mode::kBypass},
       {"GET", {{"If-None-Match", "\"x\""}}, Mode::kBypass},
       {"GET", {{"If-Modified-Since", DateAt(0)}}, Mode::kBypass},
       {"HEAD", {}, Mode::kHead},  // network, then freshens the stored GET
@@ -158,6 +162,12 @@ TEST_CASE("storability for a private cache", "[cache_policy]") {
       {"GET", "200 OK", "Vary: *\r\n", {}, false},
       {"GET", "200 OK", "Vary: Accept-Encoding\r\n", {}, true},
       {"GET", "206 Partial Content", "Cache-Control: max-age=60\r\n", {}, false},
+      // A piece, to a Range request: storable (http_cache_range decides whether it combines).
+      {"GET",
+       "206 Partial Content",
+       "Cache-Control: max-age=60\r\n",
+       {{"Range", "bytes=0-1"}},
+       true},
       {"GET", "304 Not Modified", "Cache-Control: max-age=60\r\n", {}, false},
       {"GET", "404 Not Found", "", {}, true},
       {"GET", "301 Moved", "Location: /x\r\n", {}, true},

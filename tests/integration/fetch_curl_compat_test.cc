@@ -111,6 +111,9 @@ TEST_CASE("curl and netstack fetch agree on everyday invocations", "[fetch][curl
       {"-L", with_ua({"-L", "--compressed"}), "/redirect/3"},
       {"-L 303 after POST", with_ua({"-L", "-d", "x=1"}), "/see-other"},
       {"--compressed", with_ua({"--compressed"}), "/small.txt"},
+      {"-r", with_ua({"-r", "100-199"}), "/plain/small.txt"},
+      {"-r suffix", with_ua({"-r", "-50"}), "/plain/small.txt"},
+      {"-r open", with_ua({"-r", "600-"}), "/plain/small.txt"},
       {"-i", with_ua({"-i"}), "/plain/small.txt", false, {}, true},
       // Every hop's head, then the final body; the heads' bytes summed and the hops counted
       // (--compressed: both offer gzip, so nginx frames the responses alike).

@@ -9,6 +9,7 @@
 #include "net/base/net_error.h"
 #include "net/base/string_util.h"
 #include "net/base/url.h"
+#include "net/http/http_cache_range.h"
 #include "tools/netstack/terminal_text.h"
 
 namespace netstack {
@@ -123,6 +124,18 @@ bool HasRequestHeader(const std::vector<std::pair<std::string, std::string>>& he
                      [&](const auto& h) { return EqualsCaseInsensitiveAscii(h.first, name); });
 }
 
+bool ParseRangeFlag(const std::string& text, std::string* header, std::string* message) {
+  ByteRangeSpec spec;
+  std::string why;
+  if (!ParseByteRangeSpec(text, &spec, &why)) {
+    // ParseByteRangeSpec says 'bad range "TEXT": why'; name the flag.
+    *message = "bad -r" + why.substr(std::strlen("bad range"));
+    return false;
+  }
+  *header = "bytes=" + spec.ToString();
+  return true;
+}
+
 bool ValidateCurlOptions(FetchOptions* o, std::string* message) {
   if (!CheckFieldValue("-A", o->user_agent, message) ||
       !CheckFieldValue("-e", o->referer, message) || !CheckFieldValue("-u", o->user, message))
@@ -147,6 +160,11 @@ bool ValidateCurlOptions(FetchOptions* o, std::string* message) {
     }
     if (!HasRequestHeader(o->headers, "Authorization"))
       o->headers.emplace_back("Authorization", BasicAuthorization(o->user));
+  }
+  if (!o->range.empty()) {
+    std::string range;
+    if (!ParseRangeFlag(o->range, &range, message)) return false;
+    if (!HasRequestHeader(o->headers, "Range")) o->headers.emplace_back("Range", range);
   }
   o->write_out = o->write_out_text;
   if (!o->write_out_text.empty() && o->write_out_text.front() == '@') {

@@ -36,10 +36,19 @@ std::string BasicAuthorization(const std::string& user_pass);
 bool HasRequestHeader(const std::vector<std::pair<std::string, std::string>>& headers,
                       const std::string& name);
 
-// After -H's lines are in o->headers: -A, -e (a URL) and -u (user:password) become User-Agent,
-// Referer and Authorization unless -H gave them (curl lets -H win); -w's format is read (@FILE
-// with its bound, kMaxWriteOutBytes); -w and -i conflict with --json, and -w, -i and -v with
-// --page. False with a one-line message naming the flag and the value.
+// -r's --help line.
+inline constexpr char kRangeFlagHelp[] =
+    "ask for bytes A-B, A- (to the end) or -N (the last N) as 'Range: bytes=...'; one range only";
+
+// Checks -r's value (ParseByteRangeSpec: A-B, A-, -N; a list is refused, only one range is
+// supported). Sets *header to the Range value to send ("bytes=0-1023"). False with a one-line
+// message naming -r and the value.
+bool ParseRangeFlag(const std::string& text, std::string* header, std::string* message);
+
+// After -H's lines are in o->headers: -A, -e (a URL), -u (user:password) and -r (a byte range)
+// become User-Agent, Referer, Authorization and Range unless -H gave them (curl lets -H win);
+// -w's format is read (@FILE with its bound, kMaxWriteOutBytes); -w and -i conflict with --json,
+// and -w, -i and -v with --page. False with a one-line message naming the flag and the value.
 bool ValidateCurlOptions(FetchOptions* o, std::string* message);
 
 }  // namespace netstack

@@ -208,6 +208,7 @@ void AddFetchOptions(CLI::App* cmd, FetchOptions* o) {
   cmd->add_option("-A,--user-agent", o->user_agent, "User-Agent to send");
   cmd->add_option("-e,--referer", o->referer, "Referer to send");
   cmd->add_option("-u,--user", o->user, "user:password for Basic authentication");
+  cmd->add_option("-r,--range", o->range, kRangeFlagHelp);
   cmd->add_option("--max-redirs", o->max_redirects, "follow at most N redirects")
       ->check(CLI::Range(0, 20));
   CLI::Option* no_follow = cmd->add_flag("--no-follow", o->no_follow, "do not follow redirects");

@@ -41,6 +41,7 @@ struct FetchOptions {
   std::string user_agent;   // -A: User-Agent, unless -H gave one
   std::string referer;      // -e: Referer, unless -H gave one
   std::string user;         // -u user:password: Basic Authorization, unless -H gave one
+  std::string range;        // -r A-B | A- | -N: "Range: bytes=...", unless -H gave one
   bool location = false;    // -L: follow redirects (the default; conflicts with --no-follow)
   bool compressed = false;  // --compressed: accepted; gzip, deflate and br are always offered
   bool silent = false;      // -s: no record lines, no error lines (unless -S)
