@@ -215,5 +215,48 @@ TEST_CASE("vary: a stale variant is revalidated in place", "[cache][vary]") {
   CHECK(env.backend->GetEntryCount() == 3);
 }
 
+TEST_CASE("vary: a HEAD freshens or invalidates only the variant it selects", "[cache][vary]") {
+  CacheTestEnv env;
+  const std::string headers =
+      "Cache-Control: max-age=10\r\nVary: Accept-Language\r\nETag: \"v\"\r\n";
+  Fetch(env, {"Accept-Language: en"}, "english", headers);
+  Fetch(env, {"Accept-Language: fr"}, "francais", headers);
+  env.Advance(Seconds(20));  // both stale
+  std::string etag;
+  std::string expect;
+  SECTION("same validator: the selected variant is fresh again") {
+    etag = "\"v\"";
+    expect = "hit";
+  }
+  SECTION("another validator: the selected variant is doomed") {
+    etag = "\"w\"";
+    expect = "doomed";
+  }
+  env.Serve("HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nVary: Accept-Language\r\nETag: " +
+            etag + "\r\nContent-Length: 8\r\nConnection: close\r\n\r\n");
+  RecordingDelegate dh;
+  env.Get(kUrl, &dh, {"Accept-Language: fr"}, "HEAD");
+  REQUIRE(dh.result == OK);
+  env.scheduler.RunUntilIdle();
+  VaryIndex index;
+  REQUIRE(VaryIndex::Parse(env.StoredInfoBlob(kUrl), &index, nullptr));
+  HttpRequestHeaders fr;
+  fr.SetHeader("Accept-Language", "fr");
+  const std::string fr_key = VariantKey(kUrl, index.FindSlot(fr));
+  if (expect == "hit") {
+    Got g = Fetch(env, {"Accept-Language: fr"});
+    CHECK(g.disposition == CacheDisposition::kHit);
+    CHECK(g.body == "francais");
+  } else {
+    CHECK_FALSE(Stored(env, fr_key));
+  }
+  // The other variant is untouched: still stored, still stale.
+  HttpRequestHeaders en;
+  en.SetHeader("Accept-Language", "en");
+  CHECK(Stored(env, VariantKey(kUrl, index.FindSlot(en))));
+  CHECK(env.StoredInfo(VariantKey(kUrl, index.FindSlot(en))).response_time <
+        env.clock.Now() - Seconds(15));
+}
+
 }  // namespace
 }  // namespace netstack::test
