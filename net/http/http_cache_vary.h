@@ -8,7 +8,7 @@
 // A URL without Vary keeps its response under the URL itself, as before.
 //
 // Why slots rather than a key per selection: the derived keys of a URL are a fixed, bounded
-// set, so dooming a URL (unsafe methods, `netstack cache remove`) reaches every variant without
+// set, so dooming a URL (unsafe methods, `netstack cache rm`) reaches every variant without
 // reading the index first. Why it survives a crash between the two commits: the index and each
 // variant are separate entries, and nothing trusts the index alone. A slot it names that is
 // missing is a miss; a slot holding another variant (an index older or newer than the entry) is

@@ -307,9 +307,6 @@ TEST_CASE("semantics: -X with any unsafe method, whatever its name, invalidates 
   CHECK(Disposition(after.records[0]) == "hit");
 }
 
-}  // namespace
-}  // namespace netstack::test
-
 TEST_CASE("semantics: nginx varying by Accept-Language keeps a variant per language",
           "[cache][semantics][vary]") {
   REQUIRE_NETSTACK_BINARY();
@@ -352,15 +349,25 @@ TEST_CASE("semantics: nginx varying by Accept-Language keeps a variant per langu
   }
   CHECK(nginx.ReadAccessLog().size() == 2);
 
-  NetstackRun show = RunCache({"show", url}, profile);
-  INFO(show.Describe());
-  CHECK(show.exit_code() == 0);
-  CHECK(show.process.out.find("Vary index: 2 of at most 4 variants") != std::string::npos);
-  CHECK(show.process.out.find("accept-language: fr") != std::string::npos);
+  {
+    NetstackRun show = RunCache({"show", url}, profile);
+    INFO(show.Describe());
+    CHECK(show.exit_code() == 0);
+    CHECK(show.process.out.find("Vary index: 2 of at most 4 variants") != std::string::npos);
+    CHECK(show.process.out.find("accept-language: fr") != std::string::npos);
+    // A variant's key, as `show` printed it, shows that variant.
+    NetstackRun variant = RunCache({"show", url + " vary-variant=1"}, profile);
+    INFO(variant.Describe());
+    CHECK(variant.exit_code() == 0);
+    CHECK(variant.process.out.find("bonjour") != std::string::npos);
+    NetstackRun ls = RunCache({"ls"}, profile);
+    CHECK(ls.process.out.find("Vary index of 2 variants") != std::string::npos);
+  }
 
   // Removing the URL removes every variant: nothing of it is left, and fr is fetched again.
-  NetstackRun remove = RunCache({"remove", url}, profile);
-  CHECK(remove.exit_code() == 0);
+  NetstackRun rm = RunCache({"rm", url}, profile);
+  INFO(rm.Describe());
+  CHECK(rm.exit_code() == 0);
   NetstackRun ls = RunCache({"ls"}, profile);
   CHECK(ls.exit_code() == 0);
   CHECK(ls.process.out.find("/greeting") == std::string::npos);
@@ -369,3 +376,6 @@ TEST_CASE("semantics: nginx varying by Accept-Language keeps a variant per langu
   CHECK(Disposition(fr_again.records[0]) == "miss");
   CHECK(nginx.ReadAccessLog(3).size() == 3);
 }
+
+}  // namespace
+}  // namespace netstack::test
