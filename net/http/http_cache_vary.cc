@@ -210,7 +210,10 @@ std::vector<HttpResponseInfo::VaryValue> VaryIndex::SelectionOf(
 }
 
 int VaryIndex::FindSlot(const HttpRequestHeaders& request) const {
-  for (const Variant& v : variants) {
+  // Newest first: when variants with different Vary names both match, the most recent response
+  // is the one to use (RFC 9111 4.1).
+  for (auto it = variants.rbegin(); it != variants.rend(); ++it) {
+    const Variant& v = *it;
     bool match = true;
     for (const HttpResponseInfo::VaryValue& value : v.selection) {
       std::optional<std::string> now = request.GetHeader(value.name);

@@ -89,7 +89,7 @@ struct VaryIndex {
   static std::vector<HttpResponseInfo::VaryValue> SelectionOf(
       const std::vector<HttpResponseInfo::VaryValue>& stored);
 
-  // The slot of the first variant whose selection `request` matches, or -1.
+  // The slot of the newest variant whose selection `request` matches, or -1.
   int FindSlot(const HttpRequestHeaders& request) const;
 
   // Records `selection` and returns its slot: the slot of an equal selection (moved to the end,

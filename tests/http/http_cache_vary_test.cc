@@ -94,6 +94,14 @@ TEST_CASE("vary: the index round-trips and selects by normalized values", "[cach
   fr.SetHeader("Accept-Language", "fr");
   CHECK(parsed.FindSlot(fr) == -1);
 
+  // Variants selected by different Vary names that both match: the newest is used.
+  VaryIndex mixed = parsed;
+  mixed.variants.push_back({3, VaryIndex::SelectionOf({{"accept-language", "en"}, {"dnt", "1"}})});
+  HttpRequestHeaders en_dnt = en;
+  en_dnt.SetHeader("DNT", "1");
+  CHECK(mixed.FindSlot(en_dnt) == 3);
+  CHECK(mixed.FindSlot(en) == 0);
+
   // A response's stream 0 is not an index.
   HttpResponseInfo info;
   info.url = index.url;
