@@ -161,7 +161,6 @@ TEST_CASE("vary: an index that does not match the stored variants is a miss, nev
   REQUIRE(VaryIndex::Parse(env.StoredInfoBlob(kUrl), &index, &error));
   REQUIRE(index.variants.size() == 2);
   const int en_slot = index.variants[0].slot;
-  const int fr_slot = index.variants[1].slot;
 
   SECTION("the index names a variant whose entry never got committed") {
     env.backend->DoomEntry(VariantKey(kUrl, en_slot));
@@ -177,7 +176,6 @@ TEST_CASE("vary: an index that does not match the stored variants is a miss, nev
     Got g = Fetch(env, {"Accept-Language: en"}, "english again");
     CHECK(g.disposition == CacheDisposition::kMiss);
     CHECK(g.body == "english again");
-    (void)fr_slot;
   }
   SECTION("a damaged index is doomed with its URL's entry and refetched") {
     env.PutEntry(kUrl, R"({"format":"netstack-http-vary-index","version":7})", "");
