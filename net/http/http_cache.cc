@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "net/http/http_cache_transaction.h"
+#include "net/http/http_cache_vary.h"
 #include "net/http/http_cache_writer.h"
 
 namespace netstack {
@@ -133,6 +134,8 @@ std::unique_ptr<HttpTransaction> HttpCache::CreateTransaction(RequestPriority pr
 
 void HttpCache::InvalidateKey(const std::string& key) {
   backend_->DoomEntry(key);
+  // Every Vary variant of the URL too (writers of variants are registered under the URL).
+  DoomVariantKeys(backend_.get(), key);
   auto [begin, end] = writers_.equal_range(key);
   // Abandoning unregisters the writer, so collect them first.
   std::vector<HttpCacheWriter*> doomed;

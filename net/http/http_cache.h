@@ -99,9 +99,10 @@ class HttpCache : public HttpTransactionFactory {
   size_t background_revalidation_count() const { return jobs_.size(); }
 
   // For HttpCacheTransaction: invalidation by an unsafe method (RFC 9111 4.4). Dooms `key`'s
-  // stored entry and abandons every response still being written under `key` (a GET that
-  // started before the unsafe request must not store what it fetched once it completes).
-  // Commits already handed to the backend are not reached (README.md, "HTTP cache").
+  // stored entry and its Vary variants (http_cache_vary.h) and abandons every response still being
+  // written under `key` (a GET that started before the unsafe request must not store what it
+  // fetched once it completes). Commits already handed to the backend are not reached (README.md,
+  // "HTTP cache").
   void InvalidateKey(const std::string& key);
 
   // For HttpCacheWriter: the writers in progress, so InvalidateKey reaches them. A writer

@@ -4,6 +4,7 @@
 
 #include "net/http/http_cache.h"
 #include "net/http/http_cache_policy.h"
+#include "net/http/http_cache_vary.h"
 #include "net/http/http_response_info.h"
 #include "net/http/http_util.h"
 
@@ -22,25 +23,36 @@ int HttpCacheHeadUpdate::Start(const std::string& key, const HttpRequestHeaders&
   head_ = std::move(head);
   request_time_ = request_time;
   response_time_ = response_time;
+  int rv = Open(key_);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+int HttpCacheHeadUpdate::Open(const std::string& key) {
   int rv = cache_->backend()->OpenEntry(
-      key_, &entry_,
-      [weak = weak_factory_.GetWeakPtr()](int rv, std::unique_ptr<CacheEntry> entry) {
+      key, &entry_, [weak = weak_factory_.GetWeakPtr()](int rv, std::unique_ptr<CacheEntry> entry) {
         if (!weak) return;
         weak->entry_ = std::move(entry);
         rv = weak->OnOpened(rv);
+        if (rv == ERR_IO_PENDING) return;  // the variant's open calls back
         CompletionCallback cb = std::move(weak->callback_);
         if (cb) cb(rv);  // May destroy this.
       });
-  if (rv == ERR_IO_PENDING) {
-    callback_ = std::move(callback);
-    return rv;
-  }
+  if (rv == ERR_IO_PENDING) return rv;
   return OnOpened(rv);
 }
 
 int HttpCacheHeadUpdate::OnOpened(int rv) {
   std::unique_ptr<CacheEntry> entry = std::move(entry_);
   if (rv != OK || !entry) return OK;  // nothing stored: nothing to update
+  // Vary variants: the update is for the variant this HEAD would have selected, if any.
+  if (entry->key() == key_ && VaryIndex::IsIndex(entry->headers())) {
+    VaryIndex index;
+    if (!VaryIndex::Parse(entry->headers(), &index, nullptr)) return OK;  // the GET's business
+    const int slot = index.FindSlot(sent_);
+    if (slot < 0) return OK;
+    return Open(VariantKey(key_, slot));
+  }
   HttpResponseInfo stored;
   std::string error;
   // A damaged or foreign entry is the GET's business (it dooms it when it reads it).

@@ -33,7 +33,8 @@ class HttpCacheHeadUpdate {
 
   // Applies `head` (a 200 to HEAD `key`, requested with `sent` at `request_time`, its headers
   // received at `response_time`) to the stored GET response of `key`, if there is one and its
-  // Vary-named request headers match `sent`. Returns OK or ERR_IO_PENDING (then `callback` gets
+  // Vary-named request headers match `sent` (for a URL with Vary variants, the variant `sent`
+  // selects: http_cache_vary.h). Returns OK or ERR_IO_PENDING (then `callback` gets
   // OK). Never fails: no entry, a damaged one or a Vary mismatch leave the cache as it was. Call
   // once.
   int Start(const std::string& key, const HttpRequestHeaders& sent,
@@ -41,7 +42,10 @@ class HttpCacheHeadUpdate {
             CompletionCallback callback);
 
  private:
-  // The entry was opened (rv OK) or not; applies the update. Returns OK.
+  // Opens `key` (the URL's, or a variant's) into entry_; OnOpened follows, now or later.
+  int Open(const std::string& key);
+  // The entry was opened (rv OK) or not; applies the update. Returns OK, or ERR_IO_PENDING
+  // while the variant a Vary index selects is being opened.
   int OnOpened(int rv);
 
   HttpCache* const cache_;

@@ -5,6 +5,7 @@
 
 #include "net/base/net_error.h"
 #include "net/http/http_cache_range.h"
+#include "net/http/http_cache_vary.h"
 #include "net/http/http_date.h"
 #include "net/http/http_util.h"
 
@@ -52,14 +53,6 @@ TimeDelta GetAgeValue(const HttpResponseHeaders& headers) {
   if (!headers.EnumerateHeader(&iter, "age", &value) || !ParseDeltaSeconds(value, &age))
     return TimeDelta::zero();
   return age;
-}
-
-// A header's values joined with ", " as they would be sent, for Vary comparison.
-std::optional<std::string> NormalizedRequestValue(const HttpRequestHeaders& request,
-                                                  std::string_view name) {
-  std::optional<std::string> v = request.GetHeader(name);
-  if (v) *v = std::string(TrimHttpWhitespace(*v));
-  return v;
 }
 
 bool IsSameOrigin(const Url& a, const Url& b) {
@@ -315,10 +308,8 @@ void FreshnessInfo::WriteNetLogParams(NetLogParams& params) const {
 bool VaryMatches(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
                  std::string* mismatch) {
   for (const HttpResponseInfo::VaryValue& v : stored.vary) {
-    std::optional<std::string> now = NormalizedRequestValue(request, v.name);
-    std::optional<std::string> then = v.value;
-    if (then) then = std::string(TrimHttpWhitespace(*then));
-    if (now != then) {
+    // Compared after normalization (whitespace, case, list order: http_cache_vary.h).
+    if (!VaryValuesMatch(v.name, request.GetHeader(v.name), v.value)) {
       if (mismatch) *mismatch = v.name;
       return false;
     }

@@ -111,7 +111,8 @@ TimeDelta GetCurrentAge(const HttpResponseHeaders& headers, Time request_time, T
 FreshnessInfo GetFreshnessInfo(const HttpResponseInfo& info, Time now);
 
 // Whether `request` (the headers as they would be sent) matches what `stored` was selected by
-// (RFC 9111 4.1): every Vary-named header absent in both or equal after joining repeats.
+// (RFC 9111 4.1): every Vary-named header absent in both or equal after normalization
+// (NormalizeVaryValue: whitespace, case and list order where the field allows).
 // *mismatch (if given) names the first header that differs.
 bool VaryMatches(const HttpResponseInfo& stored, const HttpRequestHeaders& request,
                  std::string* mismatch = nullptr);

@@ -41,6 +41,7 @@ int HttpCacheTransaction::Start(HttpRequestInfo info, CompletionCallback callbac
   info_ = std::move(info);
   start_ticks_ = cache_->scheduler().Now();
   key_ = info_.url.spec();
+  open_key_ = key_;
   sent_headers_ = info_.extra_headers;
   AddDefaultRequestHeaders(&sent_headers_, info_.omitted_headers);
   policy_ = GetRequestCachePolicy(info_.method, sent_headers_, info_.cache_mode);
@@ -175,9 +176,9 @@ int HttpCacheTransaction::DoOpenEntry() {
   next_state_ = State::kOpenEntryComplete;
   open_event_pending_ = true;
   net_log_.BeginEvent(NetLogEventType::HTTP_CACHE_OPEN_ENTRY,
-                      [this](NetLogParams& p) { p.Add("key", key_); });
+                      [this](NetLogParams& p) { p.Add("key", open_key_); });
   return cache_->backend()->OpenEntry(
-      key_, &entry_,
+      open_key_, &entry_,
       [weak = weak_factory_.GetWeakPtr()](int rv, std::unique_ptr<CacheEntry> entry) {
         if (!weak) return;
         weak->entry_ = std::move(entry);
@@ -199,6 +200,7 @@ int HttpCacheTransaction::DoOpenEntryComplete(int rv) {
     next_state_ = State::kSendNetwork;
     return OK;
   }
+  if (open_key_ == key_ && VaryIndex::IsIndex(entry_->headers())) return SelectVariant();
 
   std::string error;
   bool parsed = HttpResponseInfo::Parse(entry_->headers(), &stored_, &error);
@@ -481,7 +483,7 @@ void HttpCacheTransaction::HandleNetworkResponse() {
     });
     return;
   }
-  writer_ = std::make_unique<HttpCacheWriter>(cache_, info, net_log_);
+  writer_ = std::make_unique<HttpCacheWriter>(cache_, info, net_log_, PrepareStoreKey(info));
 }
 
 std::shared_ptr<const HttpResponseHeaders> HttpCacheTransaction::response_headers() const {

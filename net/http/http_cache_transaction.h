@@ -41,6 +41,7 @@
 #include "net/http/content_decoder.h"
 #include "net/http/http_cache_head_update.h"
 #include "net/http/http_cache_policy.h"
+#include "net/http/http_cache_vary.h"
 #include "net/http/http_cache_writer.h"
 #include "net/http/http_network_transaction.h"
 #include "net/http/http_response_info.h"
@@ -125,6 +126,14 @@ class HttpCacheTransaction : public HttpTransaction {
   int HandleNotModified();
   // Handles any other network response: storage decision, entry creation.
   void HandleNetworkResponse();
+  // Vary (http_cache_vary.h): the URL's key held an index of variants (in entry_); opens the
+  // variant the request selects, or goes to the network when none matches.
+  int SelectVariant();
+  // Vary: the key to store `info` under. A response with Vary is recorded in the URL's index
+  // (written now, before its body: an index naming a variant not yet committed is a miss) and
+  // gets its variant's key; one without gets "" (the URL's key), and the variants of an index
+  // it replaces are doomed.
+  std::string PrepareStoreKey(const HttpResponseInfo& info);
   // Dooms the entry opened for this request (damaged or superseded) and logs why.
   void DoomOpenedEntry(const std::string& reason);
   // After a damaged stored response: the network, unless only-if-cached.
@@ -154,6 +163,11 @@ class HttpCacheTransaction : public HttpTransaction {
   HttpRequestHeaders sent_headers_;
   HttpRequestInfo network_info_;  // with the validation headers when validating
   std::string key_;
+  // The key opened: key_, or a Vary variant's key once the URL's index selected one.
+  std::string open_key_;
+  // The URL's index of Vary variants, when its key held one (has_vary_index_).
+  VaryIndex vary_index_;
+  bool has_vary_index_ = false;
   RequestCachePolicy policy_;
   bool bypass_ = false;
 

@@ -6,14 +6,14 @@
 namespace netstack {
 
 HttpCacheWriter::HttpCacheWriter(HttpCache* cache, const HttpResponseInfo& info,
-                                 const NetLogWithSource& net_log)
+                                 const NetLogWithSource& net_log, const std::string& entry_key)
     : cache_(cache),
       key_(info.url),
-      entry_(cache->backend()->CreateEntry(info.url)),
+      entry_(cache->backend()->CreateEntry(entry_key.empty() ? info.url : entry_key)),
       net_log_(net_log) {
   cache_->AddWriter(key_, this);
   net_log_.AddEvent(NetLogEventType::HTTP_CACHE_CREATE_ENTRY,
-                    [&info](NetLogParams& p) { p.Add("key", SanitizeUtf8(info.url)); });
+                    [this](NetLogParams& p) { p.Add("key", SanitizeUtf8(entry_->key())); });
   std::string blob = info.Serialize();
   const size_t bytes = blob.size();
   entry_->WriteHeaders(std::move(blob));

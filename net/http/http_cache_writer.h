@@ -20,10 +20,13 @@ class HttpCache;
 
 class HttpCacheWriter {
  public:
-  // Creates `info.url`'s entry in `cache`'s backend (`cache` must outlive this writer) and
-  // writes `info` as its stream 0. The entry stays invisible until Finish(0). The writer is
-  // registered with `cache` until it finishes, so HttpCache::InvalidateKey can abandon it.
-  HttpCacheWriter(HttpCache* cache, const HttpResponseInfo& info, const NetLogWithSource& net_log);
+  // Creates the entry `entry_key` (empty: `info.url`; a Vary variant's derived key otherwise,
+  // http_cache_vary.h) in `cache`'s backend (`cache` must outlive this writer) and writes `info`
+  // as its stream 0. The entry stays invisible until Finish(0). The writer is registered with
+  // `cache` under `info.url` until it finishes, so HttpCache::InvalidateKey of the URL abandons
+  // it whichever variant it writes.
+  HttpCacheWriter(HttpCache* cache, const HttpResponseInfo& info, const NetLogWithSource& net_log,
+                  const std::string& entry_key = "");
   // An entry neither committed nor abandoned yet is abandoned ("cancelled").
   ~HttpCacheWriter();
   HttpCacheWriter(const HttpCacheWriter&) = delete;

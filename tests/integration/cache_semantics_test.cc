@@ -2,7 +2,8 @@
 // chosen by the test, every request counted) and nginx: hop-by-hop fields and Age on a hit, a
 // 304 updating Content-Type, a HEAD freshening the stored GET, an Expires that is not an
 // HTTP-date, stale-if-error, only-if-cached's 504, `--cache-mode`, and unsafe methods (any
-// `-X` token) invalidating their URL and same-origin Location/Content-Location.
+// `-X` token) invalidating their URL and same-origin Location/Content-Location, and nginx
+// varying by Accept-Language (several variants kept, compared after normalization).
 #include "tests/integration/cache_test_util.h"
 #include "tests/support/temp_dir.h"
 
@@ -304,6 +305,76 @@ TEST_CASE("semantics: -X with any unsafe method, whatever its name, invalidates 
   NetstackRun after = FetchWithProfile(profile, {url});
   CHECK_FETCH_OK(after, 1u);
   CHECK(Disposition(after.records[0]) == "hit");
+}
+
+TEST_CASE("semantics: nginx varying by Accept-Language keeps a variant per language",
+          "[cache][semantics][vary]") {
+  REQUIRE_NETSTACK_BINARY();
+  NginxFixture nginx;
+  nginx.AddFile("/vary/en.txt", "hello\n");
+  nginx.AddFile("/vary/fr.txt", "bonjour\n");
+  nginx.AddFile("/vary/default.txt", "hi\n");
+  // The body chosen by the request's Accept-Language, exactly as sent ("EN" gets the default).
+  nginx.AddServerConfig(
+      "    location = /greeting { gzip off; add_header Vary Accept-Language;"
+      " add_header Cache-Control max-age=3600;"
+      " try_files /vary/$http_accept_language.txt /vary/default.txt; }");
+  START_OR_SKIP(nginx);
+  TempDir dir("sem-vary");
+  const std::string profile = dir.Join("profile");
+  const std::string url = nginx.HttpUrl("/greeting");
+  auto fetch = [&](const std::string& language, const std::string& out) {
+    return FetchWithProfile(profile,
+                            {"-H", "Accept-Language: " + language, "-o", dir.Join(out), url});
+  };
+
+  NetstackRun en = fetch("en", "en1");
+  CHECK_FETCH_OK(en, 1u);
+  CHECK(Disposition(en.records[0]) == "miss");
+  NetstackRun fr = fetch("fr", "fr1");
+  CHECK_FETCH_OK(fr, 1u);
+  CHECK(Disposition(fr.records[0]) == "miss");
+  REQUIRE(nginx.ReadAccessLog(2).size() == 2);
+  CHECK(ReadFile(dir.Join("fr1")) == "bonjour\n");
+
+  // Both variants are served from the profile by new processes, and "EN" is "en" (a
+  // case-insensitive field): nginx would have answered it with the default body.
+  for (const auto& [language, body] : std::vector<std::pair<std::string, std::string>>{
+           {"en", "hello\n"}, {"fr", "bonjour\n"}, {"EN", "hello\n"}}) {
+    INFO(language);
+    NetstackRun again = fetch(language, "again");
+    CHECK_FETCH_OK(again, 1u);
+    CHECK(Disposition(again.records[0]) == "hit");
+    CHECK(ReadFile(dir.Join("again")) == body);
+  }
+  CHECK(nginx.ReadAccessLog().size() == 2);
+
+  {
+    NetstackRun show = RunCache({"show", url}, profile);
+    INFO(show.Describe());
+    CHECK(show.exit_code() == 0);
+    CHECK(show.process.out.find("Vary index: 2 of at most 4 variants") != std::string::npos);
+    CHECK(show.process.out.find("accept-language: fr") != std::string::npos);
+    // A variant's key, as `show` printed it, shows that variant.
+    NetstackRun variant = RunCache({"show", url + " vary-variant=1"}, profile);
+    INFO(variant.Describe());
+    CHECK(variant.exit_code() == 0);
+    CHECK(variant.process.out.find("bonjour") != std::string::npos);
+    NetstackRun ls = RunCache({"ls"}, profile);
+    CHECK(ls.process.out.find("Vary index of 2 variants") != std::string::npos);
+  }
+
+  // Removing the URL removes every variant: nothing of it is left, and fr is fetched again.
+  NetstackRun rm = RunCache({"rm", url}, profile);
+  INFO(rm.Describe());
+  CHECK(rm.exit_code() == 0);
+  NetstackRun ls = RunCache({"ls"}, profile);
+  CHECK(ls.exit_code() == 0);
+  CHECK(ls.process.out.find("/greeting") == std::string::npos);
+  NetstackRun fr_again = fetch("fr", "fr2");
+  CHECK_FETCH_OK(fr_again, 1u);
+  CHECK(Disposition(fr_again.records[0]) == "miss");
+  CHECK(nginx.ReadAccessLog(3).size() == 3);
 }
 
 }  // namespace

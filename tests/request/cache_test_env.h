@@ -95,6 +95,14 @@ struct CacheTestEnv : RequestTestEnv {
     return info;
   }
 
+  // Stream 0 of `key` as stored (REQUIREs it exists): a response info or a Vary index.
+  std::string StoredInfoBlob(const std::string& key) {
+    std::unique_ptr<CacheEntry> entry;
+    int rv = backend->OpenEntry(key, &entry, [](int, std::unique_ptr<CacheEntry>) {});
+    REQUIRE(rv == OK);
+    return entry->headers();
+  }
+
   // Puts an entry into the backend directly and commits it.
   void PutEntry(const std::string& key, const std::string& stream0, const std::string& body) {
     std::unique_ptr<CacheEntry> entry = backend->CreateEntry(key);

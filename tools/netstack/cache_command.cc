@@ -13,6 +13,7 @@
 #include "net/base/uv_cross_thread_poster.h"
 #include "net/http/content_decoder.h"
 #include "net/http/http_cache_policy.h"
+#include "net/http/http_cache_vary.h"
 #include "net/http/http_response_info.h"
 #include "tools/netstack/cache_display.h"
 #include "tools/netstack/cache_loop.h"
@@ -111,6 +112,13 @@ class CacheSession {
       *error = rv == ERR_CACHE_MISS ? "the entry is gone or was damaged" : ErrorToString(rv);
       return false;
     }
+    if (VaryIndex::IsIndex((*entry)->headers())) {
+      VaryIndex index;
+      *error = VaryIndex::Parse((*entry)->headers(), &index, error)
+                   ? "Vary index of " + std::to_string(index.variants.size()) + " variants"
+                   : *error;
+      return false;
+    }
     return HttpResponseInfo::Parse((*entry)->headers(), info, error);
   }
 
@@ -140,6 +148,27 @@ int RunList(CacheSession& s, bool json) {
   return 0;
 }
 
+// A URL whose responses vary: its index, one line per variant with the key to `show` it by.
+int ShowVaryIndex(const std::string& key, const std::string& blob) {
+  VaryIndex index;
+  std::string error;
+  if (!VaryIndex::Parse(blob, &index, &error)) {
+    PrintError(key + ": cannot read the stored response: " + error);
+    return 1;
+  }
+  std::string out = "Vary index: " + std::to_string(index.variants.size()) + " of at most " +
+                    std::to_string(kMaxVariantsPerUrl) + " variants, oldest stored first\n";
+  for (const VaryIndex::Variant& v : index.variants) {
+    out += "variant:        " + TerminalSafe(VariantKey(key, v.slot)) + "\n";
+    for (const HttpResponseInfo::VaryValue& value : v.selection) {
+      out += "  vary:         " + TerminalSafe(value.name) + ": " +
+             (value.value ? TerminalSafe(*value.value) : "(absent)") + "\n";
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
 int RunShow(CacheSession& s, const CacheCommandOptions& o) {
   std::string key = s.FindKey(o.url);
   if (key.empty()) {
@@ -151,7 +180,10 @@ int RunShow(CacheSession& s, const CacheCommandOptions& o) {
   std::unique_ptr<CacheEntry> entry;
   HttpResponseInfo info;
   std::string error;
-  if (!s.ReadResponseInfo(key, &entry, &info, &error)) {
+  const bool read = s.ReadResponseInfo(key, &entry, &info, &error);
+  if (!read && entry && VaryIndex::IsIndex(entry->headers()))
+    return ShowVaryIndex(key, entry->headers());
+  if (!read) {
     PrintError(key + ": cannot read the stored response: " + error);
     return 1;
   }
@@ -246,6 +278,7 @@ int RunRemove(CacheSession& s, const CacheCommandOptions& o) {
     return 1;
   }
   s.backend()->DoomEntry(key);
+  DoomVariantKeys(s.backend(), key);  // a URL with Vary: its variants go with it
   CacheBackend* backend = s.backend();
   int rv = WaitForCompletion(s.loop(), s.poster(),
                              [backend](CompletionCallback cb) { backend->Flush(std::move(cb)); });

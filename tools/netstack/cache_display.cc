@@ -94,8 +94,10 @@ std::string ListingLine(const CacheListing& l, Time now) {
   line += l.entry.last_used == Time{} ? std::string("never used")
                                       : "used " + FormatDuration(now - l.entry.last_used) + " ago";
   line += "  " + std::to_string(l.entry.use_count) + (l.entry.use_count == 1 ? " use" : " uses");
-  line += "  " +
-          (l.parsed ? FreshnessLabel(l.freshness) : "unreadable: " + TerminalSafe(l.parse_error));
+  line += "  " + (l.parsed ? FreshnessLabel(l.freshness)
+                  : l.parse_error.starts_with("Vary index")
+                      ? TerminalSafe(l.parse_error)
+                      : "unreadable: " + TerminalSafe(l.parse_error));
   return line;
 }
 
