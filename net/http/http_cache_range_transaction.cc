@@ -433,6 +433,11 @@ void HttpCacheRangeTransaction::WriteEntry(const std::string& key,
   info.headers = std::move(headers);
   info.request_time = request_time_;
   info.response_time = response_time_;
+  // A URL's Vary variants live under an index at the URL's key (http_cache_vary.h); the range
+  // path keeps one representation per URL, so storing a varying one here would replace that
+  // index and orphan the variants. It is served, not stored.
+  if (info.headers->HasHeader("vary"))
+    return LogNotStored("a range response with Vary is not stored (variants are not ranged)");
   if (!info.SetVaryFromRequest(sent_headers_))
     return LogNotStored("Vary names headers that cannot be matched");
   HttpCacheWriter writer(cache_, info, net_log_);

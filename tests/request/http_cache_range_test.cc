@@ -158,6 +158,7 @@ TEST_CASE("cache range: 206s that cannot be combined are served but not stored",
            Case{"weak ETag", Piece(0, 3, "ETag: W/\"v\"\r\n")},
            Case{"no validator", Piece(0, 3, "")},
            Case{"no-store", Piece(0, 3, "ETag: \"v\"\r\nCache-Control: no-store\r\n")},
+           Case{"Vary", Piece(0, 3, "ETag: \"v\"\r\nVary: Accept-Language\r\n")},
        }) {
     INFO(c.name);
     CacheTestEnv env;
@@ -192,6 +193,30 @@ TEST_CASE("cache range: a 200 to a Range request is stored whole, other requests
     CHECK(r->cache_disposition() == CacheDisposition::kBypass);
     CHECK(RequestLines(conn->script->written()).size() == 1);
   }
+}
+
+TEST_CASE("cache range: a Range request leaves a URL's Vary variants reachable", "[cache][range]") {
+  CacheTestEnv env;
+  env.Serve(CacheTestEnv::CloseResponse("200 OK", kBody,
+                                        "Cache-Control: max-age=60\r\nVary: Accept-Language\r\n"));
+  RecordingDelegate d1;
+  env.Get(kUrl, &d1, {"Accept-Language: en"});
+  REQUIRE(d1.data == kBody);
+  env.scheduler.RunUntilIdle();
+
+  // The URL's key holds the variants' index, not a whole response: the range goes out, and its
+  // varying 206 is served without replacing the index.
+  env.Serve(Piece(0, 3, "ETag: \"v1\"\r\nVary: Accept-Language\r\n"));
+  RecordingDelegate d2;
+  auto r2 = env.Get(kUrl, &d2, {"Accept-Language: en", "Range: bytes=0-3"});
+  CHECK(d2.data == "0123");
+  CHECK(Status(*r2) == 206);
+  env.scheduler.RunUntilIdle();
+
+  RecordingDelegate d3;
+  auto r3 = env.Get(kUrl, &d3, {"Accept-Language: en"});
+  CHECK(d3.data == kBody);
+  CHECK(r3->cache_disposition() == CacheDisposition::kHit);
 }
 
 TEST_CASE("cache range: an unsafe method invalidates the stored pieces", "[cache][range]") {
