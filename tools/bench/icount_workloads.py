@@ -43,8 +43,11 @@ def parse_callgrind(path):
 
 def inclusive_costs(path, functions):
     """Callgrind's inclusive Ir of each function whose name contains one of `functions`,
-    summed over every thread (callgrind_annotate --inclusive=yes)."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+    summed over every thread (callgrind_annotate --inclusive=yes). Only the function table
+    counts: --auto=no keeps out the annotated source, whose call-site lines ("=> ...") would add
+    the same cost again whenever the sources happen to be readable from the build."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no",
+                          path],
                          capture_output=True, text=True)
     if out.returncode != 0:
         raise IcountError(f"callgrind_annotate {path} failed: {out.stderr.strip()[-200:]}")
@@ -57,6 +60,8 @@ def inclusive_costs(path, functions):
         for name in functions:
             # The exact function (its signature follows the name), not a lambda inside it.
             sym = m.group(2)
+            if sym.startswith("=>"):
+                continue  # a call site, not the function's own row
             if sym.startswith(name + "(") or (":" + name + "(") in sym:
                 found[name] += int(m.group(1).replace(",", ""))
     return found
