@@ -342,10 +342,11 @@ def w_cache(ctx):
         raise IcountError(f"cache_bench: no cost for netstack::BackendMisses in {out}")
     return [figure("cache.hit_ir", "netstack fetch of a 1.4 KB response fresh in the disk "
                    "cache (a copied primed profile): instructions per hit, beyond the first",
-                   hit, "instructions/hit", syscalls=hit_syscalls),
+                   hit, "instructions/hit", gated=ctx.gated("cache.hit_ir"),
+                   syscalls=hit_syscalls),
             figure("cache.miss_ir", "a disk-cache miss (cache_bench: OpenEntry of an absent key, "
                    "decided on the loop), instructions per miss", miss / misses,
-                   "instructions/miss")]
+                   "instructions/miss", gated=ctx.gated("cache.miss_ir"))]
 
 
 def w_fetch(ctx):
@@ -418,7 +419,11 @@ RUNNERS = {"replay": w_replay, "hars": w_hars, "cache": w_cache, "fetch": w_fetc
 
 # Figures too noisy to gate (their run-to-run spread, measured with --runs 3, is near or above
 # the threshold): printed and recorded, never compared. BENCHMARKS.md gives the spreads.
-UNGATED = set()
+# cache.miss_ir: the one figure taken from callgrind_annotate's inclusive table, not from the
+# whole run's totals. On unchanged cache code it read 3,859, 5,494 and 3,661 instructions per
+# miss as the annotate parsing changed, while summing that table's BackendMisses rows by hand
+# gives 2,028: until the extraction is understood it is printed, not gated.
+UNGATED = {"cache.miss_ir"}
 
 
 class Context:
