@@ -173,6 +173,27 @@ TEST_CASE("cache range: 206s that cannot be combined are served but not stored",
   }
 }
 
+TEST_CASE("cache range: a piece over the per-URL byte bound is served, not stored",
+          "[cache][range]") {
+  // A backend far larger than the bound, so that only the range path's own bound refuses it.
+  CacheConfig config;
+  config.max_bytes = 1024 * 1024 * 1024;
+  CacheTestEnv env(config);
+  const int64_t last = PartialContent::kMaxBytes;  // kMaxBytes + 1 bytes: one over the bound
+  const std::string body(static_cast<size_t>(last + 1), 'x');
+  env.Serve(CacheTestEnv::CloseResponse(
+      "206 Partial Content", body,
+      "Cache-Control: max-age=60\r\nETag: \"big\"\r\nContent-Range: bytes 0-" +
+          std::to_string(last) + "/" + std::to_string(last + 10) + "\r\n"));
+  RecordingDelegate d;
+  auto r = env.Get(kUrl, &d, {"Range: bytes=0-" + std::to_string(last)});
+  CHECK(d.result == OK);
+  CHECK(Status(*r) == 206);
+  CHECK(d.data.size() == body.size());
+  env.scheduler.RunUntilIdle();
+  CHECK(env.backend->GetEntryCount() == 0);
+}
+
 TEST_CASE("cache range: a 200 to a Range request is stored whole, other requests bypass",
           "[cache][range]") {
   CacheTestEnv env;
